@@ -1,0 +1,523 @@
+/*
+ * client.c: the command phase of a client session: reading and checking
+ * command packets, answering what the node answers itself (unknown
+ * commands, CMD_QUIT, PING for sessions without an upstream), forwarding the
+ * rest to the session's upstream connection and relaying the response, and
+ * closing cleanly on every error path. Login is in login.c.
+ */
+#include "client.h"
+
+#include <arpa/inet.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "log.h"
+#include "stats.h"
+#include "worker.h"
+
+#define CLIENT_READ_MAX (256 * 1024)
+#define CLIENT_OUT_HIGH (1024 * 1024)   /* stop reading upstream above this */
+#define LOGIN_PACKET_MAX 65536
+
+static atomic_uint next_conn_id = 1;
+
+static void process_input(struct client *c);
+static void on_upstream(struct upstream *u, enum upstream_event ev, void *owner);
+
+void client_send_err(struct client *c, uint8_t seq, uint16_t code, const char *state, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (pkt_put_err(&c->io.out, seq, code, state, msg) < 0)
+		log_warn("client %u: out of memory for an error packet", c->id);
+}
+
+void client_close(struct client *c, const char *why)
+{
+	struct worker *w = c->w;
+
+	log_debug("client %u (%s) closed: %s", c->id, c->peer, why);
+	if (c->st < CS_READY || c->st == CS_CLOSING)
+		STAT_INC(client_connections_aborted);
+	ev_io_stop(w->loop, &c->watcher);
+	ev_timer_stop(w->loop, &c->timer);
+	upstream_close(c->up, c->st == CS_READY);
+	sbuf_close(&c->io);
+	worker_remove_client(w, c);
+	STAT_DEC(client_connections);
+	free(c);
+}
+
+void client_arm(struct client *c)
+{
+	int ev = EV_READ;
+
+	if (sbuf_out_pending(&c->io) > 0 || c->io.ssl_want_write)
+		ev |= EV_WRITE;
+	if (c->st == CS_RELAYING && !c->cont_packets && sbuf_in_len(&c->io) > CLIENT_READ_MAX)
+		ev &= ~EV_READ; /* the client pipelines: hold further input */
+	if (ev_is_active(&c->watcher) && (c->watcher.events & (EV_READ | EV_WRITE)) == ev)
+		return;
+	ev_io_stop(c->w->loop, &c->watcher);
+	ev_io_set(&c->watcher, c->io.fd, ev);
+	ev_io_start(c->w->loop, &c->watcher);
+}
+
+/* Write pending output. false if the client is gone (closed and freed). */
+bool client_flush(struct client *c)
+{
+	enum sbuf_io r = sbuf_flush(&c->io);
+
+	if (r == SBUF_ERROR) {
+		client_close(c, "write failed");
+		return false;
+	}
+	if (r == SBUF_OK && c->st == CS_CLOSING) {
+		client_close(c, "closed after error");
+		return false;
+	}
+	return true;
+}
+
+/* Arm the upstream watcher for the current relay state. */
+static void arm_upstream(struct client *c)
+{
+	bool rd = c->st == CS_RELAYING && sbuf_out_pending(&c->io) < CLIENT_OUT_HIGH;
+
+	if (c->up)
+		upstream_want(c->up, rd, sbuf_out_pending(&c->up->io) > 0 || c->up->io.ssl_want_write);
+}
+
+/* Flush both sides and re-arm; the end of every event handler. */
+static void settle(struct client *c)
+{
+	if (c->up && (sbuf_out_pending(&c->up->io) > 0 || c->up->io.ssl_want_write) &&
+	    sbuf_flush(&c->up->io) == SBUF_ERROR) {
+		upstream_close(c->up, false);
+		c->up = NULL;
+		if (c->st == CS_RELAYING && c->relay.packets == 0)
+			client_send_err(c, 1, ERR_SERVER_LOST, "HY000",
+					"Lost connection to upstream server during query");
+		c->st = CS_CLOSING;
+	}
+	if (!client_flush(c))
+		return;
+	arm_upstream(c);
+	client_arm(c);
+}
+
+/* The upstream connection broke. Before any byte of the answer reached the
+ * client it gets an error; either way the session ends, since its upstream
+ * state (transaction, variables, temporary tables) is gone. */
+static void upstream_lost(struct client *c, const char *why)
+{
+	log_info("client %u: upstream connection lost: %s", c->id, why);
+	upstream_close(c->up, false);
+	c->up = NULL;
+	if (c->st == CS_RELAYING && c->relay.packets == 0)
+		client_send_err(c, 1, ERR_SERVER_LOST, "HY000",
+				"Lost connection to upstream server during query");
+	c->st = CS_CLOSING;
+	settle(c);
+}
+
+static bool start_upstream(struct client *c)
+{
+	struct upstream_params p = {
+		.client_caps = c->caps,
+		.collation = c->collation,
+		.db = c->db[0] ? c->db : NULL,
+	};
+
+	c->up = upstream_open(c->w->loop, &p, on_upstream, c);
+	if (!c->up) {
+		client_close(c, "out of memory");
+		return false;
+	}
+	return true;
+}
+
+void client_authenticated(struct client *c)
+{
+	if (c->changing_user) {
+		/* a fresh upstream session: CMD_CHANGE_USER resets all state */
+		upstream_close(c->up, true);
+		c->up = NULL;
+	}
+	if (c->is_monitor) {
+		pkt_put_ok(&c->io.out, c->seq, 0, 0, ST_AUTOCOMMIT, 0, c->caps);
+		c->st = CS_READY;
+		c->changing_user = false;
+		ev_timer_stop(c->w->loop, &c->timer);
+		return;
+	}
+	c->st = CS_CONNECTING;
+	c->login_pending = true;
+	start_upstream(c);
+}
+
+static void upstream_connected(struct client *c)
+{
+	if (c->login_pending) {
+		pkt_put_ok(&c->io.out, c->seq, 0, 0, ST_AUTOCOMMIT, 0, c->caps);
+		c->login_pending = false;
+		c->changing_user = false;
+		ev_timer_stop(c->w->loop, &c->timer);
+	}
+	c->st = CS_READY;
+	process_input(c);
+}
+
+static void upstream_failed(struct client *c)
+{
+	struct upstream *u = c->up;
+	uint8_t seq = c->login_pending ? c->seq : 1;
+	uint32_t len;
+	uint8_t s;
+
+	log_warn("cannot connect to upstream %s:%u: %s", g_config.upstream_host,
+		 g_config.upstream_port, u->err);
+	client_send_err(c, seq, (uint16_t)u->err_code, u->sqlstate[0] ? u->sqlstate : "HY000",
+			"Shoal: cannot connect to upstream server at %s:%u: %s",
+			g_config.upstream_host, g_config.upstream_port, u->err);
+	upstream_close(u, false);
+	c->up = NULL;
+	if (c->login_pending) {
+		c->st = CS_CLOSING;
+		return;
+	}
+	/* a lazily opened upstream: drop the command, keep the session */
+	if (sbuf_packet_ready(&c->io, &len, &s))
+		sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
+	c->st = CS_READY;
+}
+
+/* Relay what the upstream has sent. */
+static void pump_upstream(struct client *c)
+{
+	struct sbuf *up = &c->up->io;
+	uint32_t len;
+	uint8_t seq;
+
+	while (c->st == CS_RELAYING && sbuf_packet_ready(up, &len, &seq)) {
+		int rc = relay_feed(&c->relay, sbuf_in_ptr(up), PKT_HEADER_LEN + len, &c->io.out);
+
+		sbuf_in_consume(up, PKT_HEADER_LEN + len);
+		if (rc < 0) {
+			STAT_INC(protocol_errors);
+			upstream_lost(c, "unexpected packet from upstream");
+			return;
+		}
+		if (rc == 1) {
+			c->st = CS_READY;
+			sbuf_shrink(up);
+		}
+		if (sbuf_out_pending(&c->io) >= CLIENT_OUT_HIGH)
+			break;
+	}
+	if (c->st == CS_READY)
+		process_input(c);
+	else
+		settle(c);
+}
+
+static void upstream_io(struct client *c)
+{
+	struct sbuf *up = &c->up->io;
+	enum sbuf_io r;
+
+	if (sbuf_out_pending(up) > 0 || up->ssl_want_write) {
+		if (sbuf_flush(up) == SBUF_ERROR) {
+			upstream_lost(c, "write failed");
+			return;
+		}
+	}
+	if (c->st == CS_RELAYING && sbuf_out_pending(&c->io) < CLIENT_OUT_HIGH) {
+		r = sbuf_read(up, CLIENT_READ_MAX);
+		if (r == SBUF_EOF || r == SBUF_ERROR) {
+			upstream_lost(c, r == SBUF_EOF ? "closed by upstream" : "read error");
+			return;
+		}
+		pump_upstream(c);
+		return;
+	}
+	settle(c);
+}
+
+static void on_upstream(struct upstream *u, enum upstream_event ev, void *owner)
+{
+	struct client *c = owner;
+
+	(void)u;
+	switch (ev) {
+	case UP_EV_CONNECTED:
+		upstream_connected(c);
+		return;
+	case UP_EV_FAILED:
+		upstream_failed(c);
+		settle(c);
+		return;
+	case UP_EV_IO:
+		upstream_io(c);
+		return;
+	}
+}
+
+static bool is_known_command(uint8_t cmd)
+{
+	switch (cmd) {
+	case CMD_INIT_DB: case CMD_QUERY: case CMD_FIELD_LIST: case CMD_REFRESH:
+	case CMD_STATISTICS: case CMD_PROCESS_INFO: case CMD_PROCESS_KILL:
+	case CMD_DEBUG: case CMD_PING: case CMD_STMT_PREPARE: case CMD_STMT_EXECUTE:
+	case CMD_STMT_SEND_LONG_DATA: case CMD_STMT_CLOSE: case CMD_STMT_RESET:
+	case CMD_SET_OPTION: case CMD_STMT_FETCH: case CMD_RESET_CONNECTION:
+	case CMD_CREATE_DB: case CMD_DROP_DB:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Forward one client packet (header included) to the upstream. */
+static bool forward_packet(struct client *c, uint32_t len)
+{
+	if (pbuf_append(&c->up->io.out, sbuf_in_ptr(&c->io), PKT_HEADER_LEN + len) < 0) {
+		client_close(c, "out of memory");
+		return false;
+	}
+	sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
+	c->cont_packets = len == PKT_MAX_PAYLOAD;
+	return true;
+}
+
+/* One whole command packet is at the front of the input. Returns false only
+ * when the client was closed (and freed). */
+static bool handle_command(struct client *c, uint32_t len)
+{
+	const uint8_t *pl = sbuf_in_ptr(&c->io) + PKT_HEADER_LEN;
+	uint8_t cmd = len ? pl[0] : 0xff;
+
+	if (cmd == CMD_QUIT) {
+		client_close(c, "CMD_QUIT");
+		return false;
+	}
+	if (cmd == CMD_CHANGE_USER) {
+		login_change_user(c, pl, len);
+		sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
+		return true;
+	}
+	if (!is_known_command(cmd)) {
+		STAT_INC(protocol_errors);
+		client_send_err(c, 1, ERR_UNKNOWN_COM_ERROR, "08S01", "Unknown command");
+		sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
+		return true;
+	}
+	if (cmd == CMD_PING && !c->up) {
+		pkt_put_ok(&c->io.out, 1, 0, 0, ST_AUTOCOMMIT, 0, c->caps);
+		sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
+		return true;
+	}
+	if (!c->up) {
+		/* opened lazily; the command stays queued until it is up */
+		c->st = CS_CONNECTING;
+		return start_upstream(c);
+	}
+	if (!forward_packet(c, len))
+		return false;
+	c->cont_total = len;
+	STAT_INC(queries);
+	relay_start(&c->relay, cmd, (c->caps & CAP_DEPRECATE_EOF) != 0);
+	if (relay_kind_of(cmd) != RK_NONE)
+		c->st = CS_RELAYING;
+	return true;
+}
+
+/* Continuation packets of a command over 16 MiB go straight through. */
+static bool forward_continuation(struct client *c)
+{
+	uint32_t len;
+	uint8_t seq;
+
+	while (c->cont_packets && sbuf_packet_ready(&c->io, &len, &seq)) {
+		c->cont_total += len;
+		if (c->cont_total > g_config.max_allowed_packet) {
+			upstream_close(c->up, false);
+			c->up = NULL;
+			client_send_err(c, (uint8_t)(seq + 1), ERR_NET_PACKET_TOO_LARGE, "08S01",
+					"Got a packet bigger than 'max_allowed_packet' bytes");
+			c->st = CS_CLOSING;
+			return true;
+		}
+		if (!forward_packet(c, len))
+			return false;
+	}
+	return true;
+}
+
+/* Check the header of the next command; false if the session must end. */
+static bool command_header_ok(struct client *c, uint32_t len, uint8_t seq)
+{
+	if (len > g_config.max_allowed_packet) {
+		STAT_INC(protocol_errors);
+		client_send_err(c, (uint8_t)(seq + 1), ERR_NET_PACKET_TOO_LARGE, "08S01",
+				"Got a packet bigger than 'max_allowed_packet' bytes");
+		c->st = CS_CLOSING;
+		return false;
+	}
+	if (seq != 0) {
+		STAT_INC(protocol_errors);
+		client_send_err(c, 1, ERR_NET_PACKETS_OUT_OF_ORDER, "08S01", "Got packets out of order");
+		c->st = CS_CLOSING;
+		return false;
+	}
+	return true;
+}
+
+static bool login_input(struct client *c)
+{
+	uint32_t len;
+	uint8_t seq;
+
+	if (!sbuf_header_ready(&c->io, &len, &seq))
+		return false;
+	if (len > LOGIN_PACKET_MAX) {
+		STAT_INC(protocol_errors);
+		c->st = CS_CLOSING;
+		return false;
+	}
+	if (!sbuf_packet_ready(&c->io, &len, &seq))
+		return false;
+	login_packet(c, sbuf_in_ptr(&c->io) + PKT_HEADER_LEN, len, seq);
+	sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
+	return true;
+}
+
+static bool in_login(const struct client *c)
+{
+	return c->st == CS_HANDSHAKE || c->st == CS_AUTH_SWITCH || c->st == CS_AUTH_SHA2;
+}
+
+/* Consume as much buffered input as the state allows, then settle. */
+static void process_input(struct client *c)
+{
+	uint32_t len;
+	uint8_t seq;
+
+	for (;;) {
+		if (in_login(c)) {
+			if (!login_input(c))
+				break;
+			continue;
+		}
+		if (c->st == CS_RELAYING && c->cont_packets && !forward_continuation(c))
+			return;
+		if (c->st != CS_READY || !sbuf_header_ready(&c->io, &len, &seq))
+			break;
+		if (!command_header_ok(c, len, seq))
+			break;
+		if (!sbuf_packet_ready(&c->io, &len, &seq))
+			break;
+		if (!handle_command(c, len))
+			return;
+	}
+	if (c->st == CS_CLOSING)
+		sbuf_in_consume(&c->io, sbuf_in_len(&c->io));
+	settle(c);
+}
+
+/* Before TLS starts, read no further than the packet being waited for, so
+ * that a TLS ClientHello sent right after the SSL request stays in the
+ * socket for OpenSSL. */
+static size_t read_budget(const struct client *c)
+{
+	uint32_t len;
+	uint8_t seq;
+
+	if (c->st != CS_HANDSHAKE || c->tls_done)
+		return CLIENT_READ_MAX;
+	if (!sbuf_header_ready(&c->io, &len, &seq))
+		return PKT_HEADER_LEN - sbuf_in_len(&c->io);
+	if (len > LOGIN_PACKET_MAX)
+		return 1;
+	return PKT_HEADER_LEN + len - sbuf_in_len(&c->io);
+}
+
+static void on_client_io(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct client *c = w->data;
+	enum sbuf_io r;
+
+	(void)loop;
+	if ((revents & EV_WRITE) && !client_flush(c))
+		return;
+	if (c->st == CS_TLS_ACCEPT) {
+		login_tls_step(c);
+		if (c->st == CS_TLS_ACCEPT) {
+			settle(c);
+			return;
+		}
+	}
+	if ((revents & EV_READ) && c->st != CS_CLOSING) {
+		r = sbuf_read(&c->io, read_budget(c));
+		if (r == SBUF_EOF || r == SBUF_ERROR) {
+			client_close(c, r == SBUF_EOF ? "client disconnected" : "read error");
+			return;
+		}
+	}
+	process_input(c);
+}
+
+static void on_handshake_timeout(struct ev_loop *loop, ev_timer *t, int revents)
+{
+	struct client *c = t->data;
+
+	(void)loop;
+	(void)revents;
+	log_info("client %u (%s): handshake timeout", c->id, c->peer);
+	client_close(c, "handshake timeout");
+}
+
+static void peer_text(const struct sockaddr_storage *ss, char *out, size_t cap)
+{
+	const void *addr = ss->ss_family == AF_INET6
+		? (const void *)&((const struct sockaddr_in6 *)ss)->sin6_addr
+		: (const void *)&((const struct sockaddr_in *)ss)->sin_addr;
+
+	if (!inet_ntop(ss->ss_family, addr, out, (socklen_t)cap))
+		snprintf(out, cap, "unknown");
+	if (strncmp(out, "::ffff:", 7) == 0)
+		memmove(out, out + 7, strlen(out + 7) + 1);
+}
+
+void client_accept(struct worker *w, int fd, const struct sockaddr_storage *peer)
+{
+	struct client *c = calloc(1, sizeof(*c));
+
+	if (!c) {
+		close(fd);
+		atomic_fetch_sub(&w->n_clients, 1);
+		STAT_DEC(client_connections);
+		return;
+	}
+	c->id = atomic_fetch_add(&next_conn_id, 1);
+	sbuf_init(&c->io, fd);
+	peer_text(peer, c->peer, sizeof(c->peer));
+	worker_add_client(w, c);
+	STAT_INC(client_connections_created);
+	ev_io_init(&c->watcher, on_client_io, fd, EV_READ);
+	c->watcher.data = c;
+	ev_timer_init(&c->timer, on_handshake_timeout, g_config.handshake_timeout_ms / 1000.0, 0.);
+	c->timer.data = c;
+	ev_timer_start(w->loop, &c->timer);
+	login_start(c);
+	settle(c);
+}

@@ -1,0 +1,114 @@
+/*
+ * config.h: the node's settings. One struct, filled from defaults, then the
+ * config file, then the environment, then command-line flags (each later
+ * source overrides the earlier). Every setting has a flag (--upstream-db-url),
+ * an env name (UPSTREAM_DB_URL) and a config-file key (upstream_db_url).
+ * After config_load() returns 0 the struct is read-only and shared by all
+ * threads.
+ */
+#ifndef SHOAL_CONFIG_H
+#define SHOAL_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define SHOAL_MAX_LISTEN 8
+#define SHOAL_MAX_USERS 64
+
+struct shoal_addr {
+	char host[256];   /* as written: "0.0.0.0", "127.0.0.1", "::1", a name */
+	uint16_t port;
+};
+
+struct shoal_user {
+	char name[128];
+	char password[256];
+};
+
+enum shoal_tls_mode { TLS_MODE_DISABLED, TLS_MODE_OPTIONAL, TLS_MODE_REQUIRED };
+enum shoal_auth_plugin { AUTH_NATIVE_PASSWORD, AUTH_CACHING_SHA2 };
+enum shoal_log_level { LOG_LEVEL_ERROR, LOG_LEVEL_WARN, LOG_LEVEL_INFO, LOG_LEVEL_DEBUG };
+
+struct shoal_config {
+	/* upstream: parsed from upstream_db_url mysql://user:pass@host:port/db */
+	char upstream_url[1024];         /* as given (contains the password; never print) */
+	struct shoal_user upstream_user; /* also a login user for clients */
+	char upstream_host[256];
+	uint16_t upstream_port;          /* default 3306 */
+	char upstream_db[256];           /* may be empty */
+	int upstream_connect_timeout_ms; /* default 5000 */
+	/* upstream TLS */
+	bool upstream_tls;               /* default false */
+	bool upstream_tls_verify;        /* default false: verify server cert against CA */
+	char upstream_tls_ca[1024];
+
+	/* listeners: comma-separated list allowed for listen_address */
+	struct shoal_addr listen[SHOAL_MAX_LISTEN];
+	int n_listen;                    /* default one: 0.0.0.0:3307 */
+	struct shoal_addr metrics;       /* default 0.0.0.0:6034 */
+	struct shoal_addr admin;         /* default 127.0.0.1:6035 */
+
+	/* clients */
+	struct shoal_user allowed_users[SHOAL_MAX_USERS]; /* ALLOWED_USERS=u:p,u2:p2 */
+	int n_allowed_users;
+	struct shoal_user monitor_user;  /* default monitor/monitor */
+	enum shoal_auth_plugin auth_plugin; /* default mysql_native_password */
+	char rsa_private_key[1024];      /* PEM path; empty: generate at start */
+	char rsa_public_key[1024];       /* PEM path; empty: derive */
+
+	/* client TLS */
+	enum shoal_tls_mode tls_mode;    /* default optional (effective only with cert+key) */
+	char tls_cert[1024];
+	char tls_key[1024];
+
+	/* limits */
+	uint32_t max_allowed_packet;     /* default 64 MiB (67108864) */
+	int max_client_connections;      /* default 10000 */
+	int handshake_timeout_ms;        /* default 10000 */
+
+	/* threads and process */
+	int workers;                     /* default: number of online cores */
+	enum shoal_log_level log_level;  /* default info */
+	char config_file[1024];          /* --config / SHOAL_CONFIG; default /etc/shoal/shoal.conf */
+
+	/* cache (used by later issues; parsed now so the contract is stable) */
+	bool auto_cache;                 /* AUTO_CACHE=true */
+};
+
+/* The one configuration, filled by config_load(). */
+extern struct shoal_config g_config;
+
+/* Fill cfg from defaults < file < env < argv. On a bad value prints a message
+ * naming the setting and value (never a password) to stderr and returns 2;
+ * for --help prints help to stdout and returns 1; --version likewise 1.
+ * Returns 0 on success. envp may be NULL (then environ is used). */
+int config_load(struct shoal_config *cfg, int argc, char **argv, char **envp);
+
+/* Set defaults only. */
+void config_defaults(struct shoal_config *cfg);
+
+/* Parse a mysql:// URL into cfg's upstream fields. Returns 0 or -1 with a
+ * message (without the password) in err. */
+int config_parse_upstream_url(struct shoal_config *cfg, const char *url, char *err, size_t errlen);
+
+/* Parse "host:port" (IPv6 as "[::1]:3307"). Returns 0 or -1. */
+int config_parse_addr(const char *s, struct shoal_addr *out);
+
+/* Print --help to the stream. */
+void config_print_help(FILE *out);
+
+/* Look up a login user (upstream user, allowed users, monitor). NULL if none. */
+const struct shoal_user *config_find_user(const struct shoal_config *cfg, const char *name, bool *is_monitor);
+
+/* Copy url to out (always NUL-terminated, truncated to outlen) with the
+ * password of its user:password@ part replaced by "***". Safe on any string,
+ * well-formed or not. */
+void config_redact_url(const char *url, char *out, size_t outlen);
+
+/* Print the effective settings, one "key = value" line each, passwords shown
+ * as "***". */
+void config_log_summary(const struct shoal_config *cfg, FILE *out);
+
+#endif

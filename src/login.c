@@ -1,0 +1,307 @@
+/*
+ * login.c: the connection phase of a client session: greeting, optional TLS
+ * upgrade, authentication (mysql_native_password, caching_sha2_password with
+ * fast and full auth, auth switch), and the same checks for CMD_CHANGE_USER.
+ * On success it hands over to client_authenticated(). See client.h for the
+ * states.
+ */
+#include <openssl/err.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "client.h"
+#include "config.h"
+#include "log.h"
+#include "stats.h"
+#include "worker.h"
+
+/* Users that completed a caching_sha2 full authentication since start: only
+ * they may use the fast path, as with MySQL's own cache. Login path only. */
+#define SHA2_CACHE_MAX 256
+static pthread_mutex_t sha2_lock = PTHREAD_MUTEX_INITIALIZER;
+static char sha2_cached[SHA2_CACHE_MAX][HS_USER_MAX];
+static int sha2_n;
+
+static bool sha2_is_cached(const char *user)
+{
+	bool found = false;
+
+	pthread_mutex_lock(&sha2_lock);
+	for (int i = 0; i < sha2_n && !found; i++)
+		found = strcmp(sha2_cached[i], user) == 0;
+	pthread_mutex_unlock(&sha2_lock);
+	return found;
+}
+
+static void sha2_remember(const char *user)
+{
+	if (sha2_is_cached(user))
+		return;
+	pthread_mutex_lock(&sha2_lock);
+	if (sha2_n < SHA2_CACHE_MAX)
+		snprintf(sha2_cached[sha2_n++], HS_USER_MAX, "%s", user);
+	pthread_mutex_unlock(&sha2_lock);
+}
+
+static const char *configured_plugin(void)
+{
+	return g_config.auth_plugin == AUTH_CACHING_SHA2 ? PLUGIN_SHA2 : PLUGIN_NATIVE;
+}
+
+/* Send the next login packet from the server: uses c->seq, then expects the
+ * client's reply with the following id. */
+static uint8_t next_seq(struct client *c)
+{
+	uint8_t s = c->seq;
+
+	c->seq = (uint8_t)(s + 1);
+	return s;
+}
+
+/* End the session once pending output is written (the caller closes). */
+static void abort_login(struct client *c, const char *why)
+{
+	log_debug("client %u (%s): %s", c->id, c->peer, why);
+	c->st = CS_CLOSING;
+}
+
+static void fail_and_close(struct client *c, uint16_t code, const char *state, const char *msg)
+{
+	client_send_err(c, next_seq(c), code, state, "%s", msg);
+	c->st = CS_CLOSING;
+}
+
+static void access_denied(struct client *c, bool used_password)
+{
+	char msg[HS_USER_MAX + 128];
+
+	STAT_INC(auth_failures);
+	log_info("access denied for user '%s' from %s", c->user, c->peer);
+	snprintf(msg, sizeof(msg), "Access denied for user '%s'@'%s' (using password: %s)",
+		 c->user, c->peer, used_password ? "YES" : "NO");
+	fail_and_close(c, ERR_ACCESS_DENIED_ERROR, "28000", msg);
+}
+
+void login_start(struct client *c)
+{
+	char version[160];
+	char full[192];
+	uint8_t collation;
+	uint32_t caps = SHOAL_SERVER_CAPS;
+
+	if (auth_make_nonce(c->nonce) < 0) {
+		abort_login(c, "no randomness");
+		return;
+	}
+	upstream_info(version, sizeof(version), &collation);
+	snprintf(full, sizeof(full), "%s-shoal", version);
+	if (c->w->tls && g_config.tls_mode != TLS_MODE_DISABLED)
+		caps |= CAP_SSL;
+	if (hs_put_greeting(&c->io.out, c->id, full, c->nonce, caps, collation, configured_plugin()) < 0) {
+		abort_login(c, "out of memory");
+		return;
+	}
+	c->seq = 1;
+	c->st = CS_HANDSHAKE;
+}
+
+static const struct shoal_user *lookup(struct client *c)
+{
+	bool mon = false;
+	const struct shoal_user *u = config_find_user(&g_config, c->user, &mon);
+
+	c->is_monitor = mon;
+	return u;
+}
+
+/* Full auth for caching_sha2: ask for the password. */
+static void sha2_request_full(struct client *c)
+{
+	static const uint8_t perform_full = 0x04;
+
+	hs_put_more_data(&c->io.out, next_seq(c), &perform_full, 1);
+	c->st = CS_AUTH_SHA2;
+}
+
+static void succeed(struct client *c)
+{
+	client_authenticated(c);
+}
+
+/* Check a token made for the configured plugin with c->nonce. */
+static void check_token(struct client *c, const uint8_t *tok, size_t len)
+{
+	const struct shoal_user *u = lookup(c);
+	const char *pw = u ? u->password : "";
+	static const uint8_t fast_ok = 0x03;
+
+	if (g_config.auth_plugin == AUTH_NATIVE_PASSWORD) {
+		if (u && auth_native_check(pw, c->nonce, tok, len))
+			succeed(c);
+		else
+			access_denied(c, len > 0);
+		return;
+	}
+	if (u && pw[0] == 0 && len == 0) {
+		succeed(c);
+		return;
+	}
+	if (!u || !sha2_is_cached(c->user)) {
+		/* same exchange for unknown users: no enumeration */
+		sha2_request_full(c);
+		return;
+	}
+	if (auth_sha2_check(pw, c->nonce, tok, len)) {
+		hs_put_more_data(&c->io.out, next_seq(c), &fast_ok, 1);
+		succeed(c);
+	} else {
+		access_denied(c, len > 0);
+	}
+}
+
+/* After a handshake response or CMD_CHANGE_USER: the plugin it used. */
+static void authenticate(struct client *c, const struct hs_response *r)
+{
+	const char *want = configured_plugin();
+	bool same = strcmp(r->plugin, want) == 0 ||
+		    (r->plugin[0] == 0 && g_config.auth_plugin == AUTH_NATIVE_PASSWORD);
+
+	snprintf(c->user, sizeof(c->user), "%s", r->user);
+	if (same) {
+		check_token(c, r->auth, r->auth_len);
+		return;
+	}
+	if (!(c->caps & CAP_PLUGIN_AUTH)) {
+		fail_and_close(c, ERR_NOT_SUPPORTED_AUTH_MODE, "08004",
+			       "Client does not support authentication protocol requested by server");
+		return;
+	}
+	hs_put_auth_switch(&c->io.out, next_seq(c), want, c->nonce);
+	c->st = CS_AUTH_SWITCH;
+}
+
+static void on_handshake_response(struct client *c, const uint8_t *pl, uint32_t len)
+{
+	struct hs_response r;
+
+	if (hs_is_ssl_request(pl, len)) {
+		if (!c->w->tls || g_config.tls_mode == TLS_MODE_DISABLED || c->tls_done) {
+			abort_login(c, "unexpected SSL request");
+			return;
+		}
+		c->io.ssl = SSL_new(c->w->tls);
+		if (!c->io.ssl || SSL_set_fd(c->io.ssl, c->io.fd) != 1) {
+			abort_login(c, "cannot start TLS");
+			return;
+		}
+		c->st = CS_TLS_ACCEPT;
+		login_tls_step(c);
+		return;
+	}
+	if (hs_parse_response(pl, len, &r) < 0) {
+		STAT_INC(protocol_errors);
+		fail_and_close(c, ERR_HANDSHAKE_ERROR, "08S01", "Bad handshake");
+		return;
+	}
+	if (g_config.tls_mode == TLS_MODE_REQUIRED && !c->tls_done) {
+		fail_and_close(c, ERR_SECURE_TRANSPORT_REQUIRED, "HY000",
+			       "Connections using insecure transport are prohibited: this server requires TLS");
+		return;
+	}
+	c->caps = r.caps & (SHOAL_SERVER_CAPS | CAP_SSL);
+	c->collation = r.collation;
+	snprintf(c->db, sizeof(c->db), "%s", r.has_db ? r.db : "");
+	authenticate(c, &r);
+}
+
+static void on_sha2_full(struct client *c, const uint8_t *pl, uint32_t len)
+{
+	const struct shoal_user *u = lookup(c);
+	const char *pw = u ? u->password : "";
+	size_t pem_len;
+	const char *pem;
+	bool good;
+
+	if (!c->tls_done && len == 1 && pl[0] == 0x02) {
+		pem = auth_rsa_public_pem(&pem_len);
+		hs_put_more_data(&c->io.out, next_seq(c), pem, pem_len);
+		return;
+	}
+	if (c->tls_done)
+		good = u && auth_cleartext_check(pw, pl, len);
+	else
+		good = u && auth_rsa_check(pw, c->nonce, pl, len);
+	if (!good) {
+		access_denied(c, true);
+		return;
+	}
+	sha2_remember(c->user);
+	succeed(c);
+}
+
+void login_packet(struct client *c, const uint8_t *pl, uint32_t len, uint8_t seq)
+{
+	if (seq != c->seq) {
+		STAT_INC(protocol_errors);
+		fail_and_close(c, ERR_NET_PACKETS_OUT_OF_ORDER, "08S01", "Got packets out of order");
+		return;
+	}
+	c->seq = (uint8_t)(seq + 1);
+	switch (c->st) {
+	case CS_HANDSHAKE:
+		on_handshake_response(c, pl, len);
+		break;
+	case CS_AUTH_SWITCH:
+		check_token(c, pl, len);
+		break;
+	case CS_AUTH_SHA2:
+		on_sha2_full(c, pl, len);
+		break;
+	default:
+		abort_login(c, "unexpected login packet");
+		break;
+	}
+}
+
+void login_tls_step(struct client *c)
+{
+	int rc;
+
+	ERR_clear_error();
+	rc = SSL_accept(c->io.ssl);
+	if (rc == 1) {
+		c->tls_done = true;
+		c->st = CS_HANDSHAKE;
+		return;
+	}
+	switch (SSL_get_error(c->io.ssl, rc)) {
+	case SSL_ERROR_WANT_READ:
+		c->io.ssl_want_write = false;
+		return;
+	case SSL_ERROR_WANT_WRITE:
+		c->io.ssl_want_write = true;
+		return;
+	default:
+		ERR_clear_error();
+		STAT_INC(protocol_errors);
+		abort_login(c, "TLS handshake failed");
+	}
+}
+
+void login_change_user(struct client *c, const uint8_t *pl, uint32_t len)
+{
+	struct hs_response r;
+
+	c->seq = 1;
+	if (hs_parse_change_user(pl, len, c->caps, &r) < 0) {
+		STAT_INC(protocol_errors);
+		fail_and_close(c, ERR_HANDSHAKE_ERROR, "08S01", "Bad handshake");
+		return;
+	}
+	c->changing_user = true;
+	if (r.collation)
+		c->collation = r.collation;
+	snprintf(c->db, sizeof(c->db), "%s", r.has_db ? r.db : "");
+	authenticate(c, &r);
+}

@@ -1,0 +1,122 @@
+/*
+ * main.c: start-up and shutdown of the node: configuration, process limits,
+ * the upstream probe, TLS and RSA keys, worker threads, listeners, and the
+ * signals that stop it.
+ */
+#include <errno.h>
+#include <ev.h>
+#include <openssl/ssl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <mysql.h>
+
+#include "auth.h"
+#include "config.h"
+#include "listener.h"
+#include "log.h"
+#include "stats.h"
+#include "tls.h"
+#include "upstream.h"
+#include "worker.h"
+
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0) {
+		log_warn("getrlimit: %s", strerror(errno));
+		return;
+	}
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			log_warn("setrlimit: %s", strerror(errno));
+	}
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0)
+		log_info("open file limit: %llu", (unsigned long long)rl.rlim_cur);
+}
+
+static void on_stop_signal(struct ev_loop *loop, ev_signal *w, int revents)
+{
+	(void)revents;
+	log_info("received signal %d, stopping", w->signum);
+	listeners_close(loop);
+	ev_break(loop, EVBREAK_ALL);
+}
+
+static SSL_CTX *setup_tls(void)
+{
+	char err[512];
+	SSL_CTX *ctx;
+
+	if (!g_config.tls_cert[0] || g_config.tls_mode == TLS_MODE_DISABLED)
+		return NULL;
+	ctx = tls_server_ctx(g_config.tls_cert, g_config.tls_key, err, sizeof(err));
+	if (!ctx) {
+		log_error("%s", err);
+		exit(2);
+	}
+	log_info("TLS for clients: %s", g_config.tls_mode == TLS_MODE_REQUIRED ? "required" : "optional");
+	return ctx;
+}
+
+static void setup_upstream(void)
+{
+	char err[512];
+
+	if (upstream_global_init() < 0) {
+		log_error("cannot initialise the MySQL client library");
+		exit(1);
+	}
+	if (upstream_probe(err, sizeof(err)) < 0)
+		log_warn("upstream %s:%u not reachable at start: %s (will retry per connection)",
+			 g_config.upstream_host, g_config.upstream_port, err);
+	else
+		log_info("upstream %s:%u reachable", g_config.upstream_host, g_config.upstream_port);
+}
+
+int main(int argc, char **argv)
+{
+	struct ev_loop *loop = EV_DEFAULT;
+	ev_signal sig_term, sig_int;
+	char err[512];
+	SSL_CTX *tls;
+	int rc = config_load(&g_config, argc, argv, NULL);
+
+	if (rc == 1)
+		return 0;
+	if (rc != 0)
+		return 2;
+	log_set_level(g_config.log_level);
+	signal(SIGPIPE, SIG_IGN);
+	raise_fd_limit();
+	if (auth_rsa_init(g_config.rsa_private_key, g_config.rsa_public_key, err, sizeof(err)) < 0) {
+		log_error("RSA key: %s", err);
+		return 2;
+	}
+	tls = setup_tls();
+	setup_upstream();
+	if (workers_start(g_config.workers, tls) < 0) {
+		log_error("cannot start workers");
+		return 1;
+	}
+	if (listeners_open(loop, &g_config) < 0)
+		return 1;
+	ev_signal_init(&sig_term, on_stop_signal, SIGTERM);
+	ev_signal_start(loop, &sig_term);
+	ev_signal_init(&sig_int, on_stop_signal, SIGINT);
+	ev_signal_start(loop, &sig_int);
+	log_info("shoal started with %d workers", g_config.workers);
+	ev_run(loop, 0);
+	workers_stop();
+	auth_rsa_free();
+	SSL_CTX_free(tls);
+	mysql_library_end();
+	log_info("stopped");
+	return 0;
+}

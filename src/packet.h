@@ -1,0 +1,148 @@
+/*
+ * packet.h: MySQL packet framing and the wire encodings: 3-byte length +
+ * sequence id headers, little-endian integers, length-encoded integers and
+ * strings, and builders for the generic OK, ERR and EOF packets that the
+ * node itself sends. Protocol constants (commands, capability and status
+ * flags) live here too.
+ */
+#ifndef SHOAL_PACKET_H
+#define SHOAL_PACKET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PKT_HEADER_LEN 4
+#define PKT_MAX_PAYLOAD 0xffffffu /* a payload of this size continues in the next packet */
+
+/* commands */
+enum {
+	CMD_SLEEP = 0x00, CMD_QUIT = 0x01, CMD_INIT_DB = 0x02, CMD_QUERY = 0x03,
+	CMD_FIELD_LIST = 0x04, CMD_CREATE_DB = 0x05, CMD_DROP_DB = 0x06,
+	CMD_REFRESH = 0x07, CMD_SHUTDOWN = 0x08, CMD_STATISTICS = 0x09,
+	CMD_PROCESS_INFO = 0x0a, CMD_CONNECT = 0x0b, CMD_PROCESS_KILL = 0x0c,
+	CMD_DEBUG = 0x0d, CMD_PING = 0x0e, CMD_TIME = 0x0f,
+	CMD_DELAYED_INSERT = 0x10, CMD_CHANGE_USER = 0x11, CMD_BINLOG_DUMP = 0x12,
+	CMD_TABLE_DUMP = 0x13, CMD_CONNECT_OUT = 0x14, CMD_REGISTER_SLAVE = 0x15,
+	CMD_STMT_PREPARE = 0x16, CMD_STMT_EXECUTE = 0x17,
+	CMD_STMT_SEND_LONG_DATA = 0x18, CMD_STMT_CLOSE = 0x19,
+	CMD_STMT_RESET = 0x1a, CMD_SET_OPTION = 0x1b, CMD_STMT_FETCH = 0x1c,
+	CMD_DAEMON = 0x1d, CMD_BINLOG_DUMP_GTID = 0x1e, CMD_RESET_CONNECTION = 0x1f,
+};
+
+/* capability flags */
+#define CAP_LONG_PASSWORD        (1u << 0)
+#define CAP_FOUND_ROWS           (1u << 1)
+#define CAP_LONG_FLAG            (1u << 2)
+#define CAP_CONNECT_WITH_DB      (1u << 3)
+#define CAP_NO_SCHEMA            (1u << 4)
+#define CAP_COMPRESS             (1u << 5)
+#define CAP_ODBC                 (1u << 6)
+#define CAP_LOCAL_FILES          (1u << 7)
+#define CAP_IGNORE_SPACE         (1u << 8)
+#define CAP_PROTOCOL_41          (1u << 9)
+#define CAP_INTERACTIVE          (1u << 10)
+#define CAP_SSL                  (1u << 11)
+#define CAP_IGNORE_SIGPIPE       (1u << 12)
+#define CAP_TRANSACTIONS         (1u << 13)
+#define CAP_RESERVED             (1u << 14)
+#define CAP_SECURE_CONNECTION    (1u << 15)
+#define CAP_MULTI_STATEMENTS     (1u << 16)
+#define CAP_MULTI_RESULTS        (1u << 17)
+#define CAP_PS_MULTI_RESULTS     (1u << 18)
+#define CAP_PLUGIN_AUTH          (1u << 19)
+#define CAP_CONNECT_ATTRS        (1u << 20)
+#define CAP_PLUGIN_AUTH_LENENC   (1u << 21)
+#define CAP_CAN_HANDLE_EXPIRED   (1u << 22)
+#define CAP_SESSION_TRACK        (1u << 23)
+#define CAP_DEPRECATE_EOF        (1u << 24)
+
+/* status flags */
+#define ST_IN_TRANS          0x0001
+#define ST_AUTOCOMMIT        0x0002
+#define ST_MORE_RESULTS_EXISTS      0x0008
+#define ST_CURSOR_EXISTS     0x0040
+#define ST_LAST_ROW_SENT     0x0080
+#define ST_NO_BACKSLASH_ESCAPES 0x0200
+#define ST_SESSION_STATE_CHANGED    0x4000
+
+/* error codes the node itself raises */
+#define ERR_CON_COUNT_ERROR      1040
+#define ERR_HANDSHAKE_ERROR      1043
+#define ERR_ACCESS_DENIED_ERROR  1045
+#define ERR_UNKNOWN_COM_ERROR    1047
+#define ERR_NET_PACKET_TOO_LARGE 1153
+#define ERR_NET_READ_ERROR       1158
+#define ERR_NET_PACKETS_OUT_OF_ORDER 1156
+#define ERR_NOT_SUPPORTED_AUTH_MODE 1251
+#define ERR_SECURE_TRANSPORT_REQUIRED 3159
+#define ERR_CONN_HOST_ERROR      2003
+#define ERR_SERVER_LOST          2013
+
+/* A growable byte buffer. */
+struct pbuf {
+	uint8_t *data;
+	size_t len;
+	size_t cap;
+};
+
+int pbuf_reserve(struct pbuf *b, size_t extra);   /* 0 or -1 (ENOMEM) */
+int pbuf_append(struct pbuf *b, const void *p, size_t n);
+void pbuf_consume(struct pbuf *b, size_t n);      /* drop n bytes from the front */
+void pbuf_free(struct pbuf *b);
+/* Release memory above keep bytes when empty (buffers shrink back). */
+void pbuf_shrink(struct pbuf *b, size_t keep);
+
+/* little-endian readers; callers check bounds */
+static inline uint16_t rd_u16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
+static inline uint32_t rd_u24(const uint8_t *p) { return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16); }
+static inline uint32_t rd_u32(const uint8_t *p) { return rd_u24(p) | ((uint32_t)p[3] << 24); }
+static inline void wr_u16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
+static inline void wr_u24(uint8_t *p, uint32_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); }
+static inline void wr_u32(uint8_t *p, uint32_t v) { wr_u24(p, v); p[3] = (uint8_t)(v >> 24); }
+
+/* Bounded cursor over a payload, for parsing. Reads past the end set err. */
+struct pcur {
+	const uint8_t *p;
+	const uint8_t *end;
+	bool err;
+};
+
+static inline void pcur_init(struct pcur *c, const uint8_t *p, size_t n) { c->p = p; c->end = p + n; c->err = false; }
+static inline size_t pcur_left(const struct pcur *c) { return (size_t)(c->end - c->p); }
+uint8_t pcur_u8(struct pcur *c);
+uint16_t pcur_u16(struct pcur *c);
+uint32_t pcur_u32(struct pcur *c);
+uint64_t pcur_lenenc(struct pcur *c, bool *is_null);
+const uint8_t *pcur_bytes(struct pcur *c, size_t n);
+/* NUL-terminated string; returns pointer and length (without the NUL). */
+const char *pcur_cstr(struct pcur *c, size_t *len);
+/* length-encoded string */
+const uint8_t *pcur_lenenc_str(struct pcur *c, size_t *len);
+
+/* Writers into a pbuf (all return 0 or -1). */
+int put_u8(struct pbuf *b, uint8_t v);
+int put_u16(struct pbuf *b, uint16_t v);
+int put_u32(struct pbuf *b, uint32_t v);
+int put_lenenc(struct pbuf *b, uint64_t v);
+int put_lenenc_str(struct pbuf *b, const void *s, size_t n);
+size_t lenenc_size(uint64_t v);
+
+/* Start a packet: reserves the header; pkt_end fills in the length. A payload
+ * over 16 MiB - 1 is not supported by these builders (the node's own packets
+ * are small). */
+int pkt_begin(struct pbuf *b, size_t *start);
+void pkt_end(struct pbuf *b, size_t start, uint8_t seq);
+
+/* Whole packets. */
+int pkt_put_ok(struct pbuf *b, uint8_t seq, uint64_t affected, uint64_t insert_id,
+	       uint16_t status, uint16_t warnings, uint32_t caps);
+int pkt_put_eof(struct pbuf *b, uint8_t seq, uint16_t status, uint16_t warnings, uint32_t caps);
+int pkt_put_err(struct pbuf *b, uint8_t seq, uint16_t code, const char *sqlstate, const char *msg);
+
+/* Classify a response payload's first packet. */
+static inline bool pkt_is_ok(const uint8_t *pl, size_t n) { return n >= 7 && pl[0] == 0x00; }
+static inline bool pkt_is_err(const uint8_t *pl, size_t n) { return n >= 1 && pl[0] == 0xff; }
+static inline bool pkt_is_eof(const uint8_t *pl, size_t n) { return n >= 1 && n < 9 && pl[0] == 0xfe; }
+
+#endif

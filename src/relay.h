@@ -1,0 +1,66 @@
+/*
+ * relay.h: the response state machine. Fed the upstream's packets for one
+ * command, it decides where the response ends and copies each packet to the
+ * client's output, byte for byte, with one exception: for a client that
+ * negotiated CLIENT_DEPRECATE_EOF (which the upstream connection never does)
+ * it drops the EOF that ends column metadata and turns every other EOF into
+ * the OK packet with a 0xFE header, renumbering sequence ids to match.
+ */
+#ifndef SHOAL_RELAY_H
+#define SHOAL_RELAY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "packet.h"
+
+enum relay_state {
+	RL_IDLE,
+	RL_FIRST,        /* first packet of a result: OK, ERR or column count */
+	RL_COLDEFS,      /* column definitions */
+	RL_COLDEFS_EOF,  /* the EOF after them */
+	RL_ROWS,         /* rows until EOF or ERR */
+	RL_PREP_FIRST,   /* CMD_STMT_PREPARE: OK with counts, or ERR */
+	RL_PREP_PARAMS,
+	RL_PREP_PARAMS_EOF,
+	RL_PREP_COLS,
+	RL_PREP_COLS_EOF,
+	RL_FIELDLIST,    /* CMD_FIELD_LIST: definitions until EOF */
+	RL_SINGLE,       /* exactly one packet */
+	RL_DONE,
+};
+
+enum relay_kind {
+	RK_NONE,         /* no response expected */
+	RK_SINGLE,       /* one packet (OK, ERR, EOF or a string) */
+	RK_RESULT,       /* OK/ERR or result sets (CMD_QUERY, CMD_STMT_EXECUTE) */
+	RK_ROWS,         /* CMD_STMT_FETCH: rows then EOF */
+	RK_PREPARE,
+	RK_FIELDLIST,
+};
+
+struct relay {
+	enum relay_state st;
+	uint8_t cmd;
+	bool deprecate_eof;   /* rewrite EOFs for the client */
+	bool in_continuation; /* the previous packet had a 16 MiB - 1 payload */
+	uint8_t seq_shift;    /* packets dropped so far in this response */
+	uint64_t cols_left;
+	uint16_t params_left;
+	uint16_t prep_cols;
+	uint16_t status;      /* status flags of the last OK/EOF */
+	uint16_t warnings;
+	uint64_t packets;     /* forwarded so far */
+	uint64_t rows;
+};
+
+/* How a command's response is shaped. */
+enum relay_kind relay_kind_of(uint8_t cmd);
+/* Start tracking the response to cmd. */
+void relay_start(struct relay *r, uint8_t cmd, bool deprecate_eof);
+/* Feed one whole packet (header included). Appends what the client must get
+ * to out. Returns 1 when the response is complete, 0 if more packets are
+ * expected, -1 on a protocol violation or out of memory. */
+int relay_feed(struct relay *r, const uint8_t *pkt, size_t len, struct pbuf *out);
+
+#endif

@@ -1,0 +1,30 @@
+/*
+ * stats.h: node-wide counters. Each is a relaxed atomic, written by the
+ * worker that owns the event and read by whoever takes a snapshot (admin,
+ * metrics, tests). No locks.
+ */
+#ifndef SHOAL_STATS_H
+#define SHOAL_STATS_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+struct shoal_stats {
+	atomic_uint_fast64_t client_connections;       /* open now */
+	atomic_uint_fast64_t client_connections_created;
+	atomic_uint_fast64_t client_connections_aborted; /* closed before login finished, or on error */
+	atomic_uint_fast64_t client_connections_refused; /* over max_client_connections */
+	atomic_uint_fast64_t auth_failures;
+	atomic_uint_fast64_t upstream_connections;      /* open now */
+	atomic_uint_fast64_t upstream_connect_errors;
+	atomic_uint_fast64_t queries;                   /* commands relayed */
+	atomic_uint_fast64_t protocol_errors;           /* malformed client input */
+};
+
+extern struct shoal_stats g_stats;
+
+#define STAT_INC(f) atomic_fetch_add_explicit(&g_stats.f, 1, memory_order_relaxed)
+#define STAT_DEC(f) atomic_fetch_sub_explicit(&g_stats.f, 1, memory_order_relaxed)
+#define STAT_GET(f) atomic_load_explicit(&g_stats.f, memory_order_relaxed)
+
+#endif

@@ -1,0 +1,387 @@
+/*
+ * upstream.c: opening upstream connections with Connector/C's non-blocking
+ * API on a libev loop, the greeting hook that pins the upstream session's
+ * capabilities to the client's, and the hand-over of the socket to raw
+ * relaying. See upstream.h.
+ */
+#include "upstream.h"
+
+/* the connector was built with TLS: see its pvio layout with the TLS member */
+#include <mysql.h>
+#ifndef HAVE_TLS
+#define HAVE_TLS 1
+#endif
+typedef unsigned char uchar;
+#include <ma_pvio.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "config.h"
+#include "log.h"
+#include "packet.h"
+#include "stats.h"
+
+/* Exported by Connector/C (its trace plugin uses it), not declared in its
+ * public headers. The hook sees every buffer the connector reads. */
+extern int ma_pvio_register_callback(my_bool reg,
+	void (*fn)(int mode, MYSQL *mysql, const uchar *buffer, size_t length));
+
+/* The upstream being driven by this thread right now, for the hook. */
+static __thread struct upstream *tl_driving;
+
+/* Facts about the upstream server, shared by all workers (guarded). */
+static pthread_mutex_t info_lock = PTHREAD_MUTEX_INITIALIZER;
+static char info_version[128] = "10.11.0-MariaDB";
+static uint8_t info_collation = 45;
+static bool info_known;
+
+/* Capabilities the node's upstream sessions always keep. */
+#define UP_BASE_CAPS (CAP_LONG_PASSWORD | CAP_LONG_FLAG | CAP_PROTOCOL_41 | \
+	CAP_TRANSACTIONS | CAP_SECURE_CONNECTION | CAP_PLUGIN_AUTH | \
+	CAP_PLUGIN_AUTH_LENENC | CAP_CONNECT_ATTRS | CAP_SSL)
+/* Client capabilities that change what the upstream sends. */
+#define UP_CLIENT_CAPS (CAP_FOUND_ROWS | CAP_CONNECT_WITH_DB | CAP_NO_SCHEMA | \
+	CAP_ODBC | CAP_IGNORE_SPACE | CAP_INTERACTIVE | CAP_MULTI_STATEMENTS | \
+	CAP_MULTI_RESULTS | CAP_PS_MULTI_RESULTS | CAP_SESSION_TRACK)
+
+/* Rewrite the capability bits of a greeting in place. */
+static bool patch_greeting(uint8_t *buf, size_t len, uint32_t want)
+{
+	uint8_t *p = buf + PKT_HEADER_LEN;
+	size_t n = rd_u24(buf), off;
+	uint8_t *nul;
+	uint32_t caps;
+
+	if (n > len - PKT_HEADER_LEN || n < 1 || p[0] != 10)
+		return false;
+	nul = memchr(p + 1, 0, n - 1);
+	if (!nul)
+		return false;
+	off = (size_t)(nul - p) + 1 + 4 + 8 + 1; /* thread id, scramble, filler */
+	if (off + 18 > n)
+		return false;
+	caps = rd_u16(p + off) | ((uint32_t)rd_u16(p + off + 5) << 16);
+	/* CLIENT_MYSQL (bit 0) set: the connector asks for no MariaDB extensions */
+	caps = (caps & want) | CAP_LONG_PASSWORD;
+	wr_u16(p + off, (uint16_t)caps);
+	wr_u16(p + off + 5, (uint16_t)(caps >> 16));
+	memset(p + off + 14, 0, 4); /* MariaDB extended capabilities */
+	return true;
+}
+
+static void greeting_hook(int mode, MYSQL *m, const uchar *buf, size_t len)
+{
+	struct upstream *u = tl_driving;
+
+	if (mode != 0 || !u || u->mysql != m || u->greeting_patched)
+		return;
+	if ((ssize_t)len < PKT_HEADER_LEN + 1)
+		return;
+	/* the buffer is the connector's own read buffer, writable */
+	u->greeting_patched = patch_greeting((uint8_t *)(uintptr_t)buf, len, u->want_caps);
+}
+
+int upstream_global_init(void)
+{
+	if (mysql_library_init(0, NULL, NULL))
+		return -1;
+	return ma_pvio_register_callback(1, greeting_hook) ? -1 : 0;
+}
+
+void upstream_info(char *version, size_t cap, uint8_t *collation)
+{
+	pthread_mutex_lock(&info_lock);
+	snprintf(version, cap, "%s", info_version);
+	*collation = info_collation;
+	pthread_mutex_unlock(&info_lock);
+}
+
+static void learn_info(MYSQL *m)
+{
+	const char *v = mysql_get_server_info(m);
+
+	pthread_mutex_lock(&info_lock);
+	if (!info_known && v) {
+		snprintf(info_version, sizeof(info_version), "%s", v);
+		info_collation = (uint8_t)m->server_language;
+		info_known = true;
+	}
+	pthread_mutex_unlock(&info_lock);
+}
+
+static void set_common_options(MYSQL *m)
+{
+	unsigned timeout = (unsigned)(g_config.upstream_connect_timeout_ms + 999) / 1000;
+	my_bool on = 1, verify = g_config.upstream_tls_verify;
+
+	mysql_options(m, MYSQL_OPT_CONNECT_TIMEOUT, &timeout);
+	mysql_optionsv(m, MYSQL_OPT_CONNECT_ATTR_ADD, "program_name", "shoal");
+	if (g_config.upstream_tls) {
+		mysql_optionsv(m, MYSQL_OPT_SSL_ENFORCE, &on);
+		mysql_optionsv(m, MYSQL_OPT_SSL_VERIFY_SERVER_CERT, &verify);
+		if (g_config.upstream_tls_ca[0])
+			mysql_optionsv(m, MYSQL_OPT_SSL_CA, g_config.upstream_tls_ca);
+	}
+}
+
+int upstream_probe(char *err, size_t errlen)
+{
+	MYSQL *m = mysql_init(NULL);
+	struct shoal_user *u = &g_config.upstream_user;
+
+	if (!m) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	set_common_options(m);
+	if (!mysql_real_connect(m, g_config.upstream_host, u->name, u->password, NULL,
+				g_config.upstream_port, NULL, 0)) {
+		snprintf(err, errlen, "%s", mysql_error(m));
+		mysql_close(m);
+		return -1;
+	}
+	learn_info(m);
+	mysql_close(m);
+	return 0;
+}
+
+static void fail(struct upstream *u)
+{
+	MYSQL *m = u->mysql;
+
+	u->st = UP_FAILED;
+	u->err_code = mysql_errno(m);
+	if (u->err_code) {
+		snprintf(u->sqlstate, sizeof(u->sqlstate), "%s", mysql_sqlstate(m));
+		snprintf(u->err, sizeof(u->err), "%s", mysql_error(m));
+	} else {
+		u->err_code = ERR_CONN_HOST_ERROR;
+		if (!u->err[0])
+			snprintf(u->err, sizeof(u->err), "connection setup failed");
+	}
+	if (u->err_code >= 2000 && u->err_code < 3000)
+		snprintf(u->sqlstate, sizeof(u->sqlstate), "HY000");
+	STAT_INC(upstream_connect_errors);
+	ev_io_stop(u->loop, &u->watcher);
+	ev_timer_stop(u->loop, &u->timer);
+	u->cb(u, UP_EV_FAILED, u->owner);
+}
+
+/* Arm watchers for what the connector waits on. */
+static void wait_for(struct upstream *u, int status)
+{
+	int fd = mysql_get_socket(u->mysql);
+	int ev = ((status & MYSQL_WAIT_READ) ? EV_READ : 0) | ((status & MYSQL_WAIT_WRITE) ? EV_WRITE : 0);
+
+	u->wait_status = status;
+	ev_io_stop(u->loop, &u->watcher);
+	ev_timer_stop(u->loop, &u->timer);
+	if (ev && fd >= 0) {
+		ev_io_set(&u->watcher, fd, ev);
+		ev_io_start(u->loop, &u->watcher);
+	}
+	if (status & MYSQL_WAIT_TIMEOUT) {
+		ev_timer_set(&u->timer, mysql_get_timeout_value_ms(u->mysql) / 1000.0, 0.);
+		ev_timer_start(u->loop, &u->timer);
+	}
+}
+
+static void become_ready(struct upstream *u)
+{
+	MARIADB_PVIO *pvio = u->mysql->net.pvio;
+
+	ev_io_stop(u->loop, &u->watcher);
+	ev_timer_stop(u->loop, &u->timer);
+	sbuf_init(&u->io, mysql_get_socket(u->mysql));
+	if (pvio && pvio->ctls)
+		u->io.ssl = (SSL *)pvio->ctls->ssl;
+	u->st = UP_READY;
+	STAT_INC(upstream_connections);
+	u->cb(u, UP_EV_CONNECTED, u->owner);
+}
+
+/* The connector finished connecting: maybe set the client's collation. */
+static int after_connect(struct upstream *u)
+{
+	uint16_t collation = u->collation;
+	const MARIADB_CHARSET_INFO *cs;
+
+	learn_info(u->mysql);
+	if (!u->greeting_patched) {
+		snprintf(u->err, sizeof(u->err), "could not read the upstream greeting");
+		return -1;
+	}
+	if (collation == 0 || (u->mysql->charset && u->mysql->charset->nr == collation))
+		return 0;
+	cs = mariadb_get_charset_by_nr(collation);
+	if (!cs)
+		return 0;
+	snprintf(u->setup_sql, sizeof(u->setup_sql), "SET NAMES %s COLLATE %s", cs->csname, cs->name);
+	return 1;
+}
+
+static void step(struct upstream *u, int events, bool first);
+
+static void on_io(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct upstream *u = w->data;
+	int ev = ((revents & EV_READ) ? MYSQL_WAIT_READ : 0) | ((revents & EV_WRITE) ? MYSQL_WAIT_WRITE : 0);
+
+	(void)loop;
+	if (u->st == UP_READY) {
+		u->cb(u, UP_EV_IO, u->owner);
+		return;
+	}
+	step(u, ev, false);
+}
+
+static void on_timer(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct upstream *u = w->data;
+
+	(void)loop;
+	(void)revents;
+	if (!u->started) {
+		u->started = true;
+		step(u, 0, true);
+		return;
+	}
+	step(u, MYSQL_WAIT_TIMEOUT, false);
+}
+
+static int run_connect(struct upstream *u, int events, bool first)
+{
+	MYSQL *ret = NULL;
+	struct shoal_user *usr = &g_config.upstream_user;
+	unsigned long flags = u->want_caps & (CAP_FOUND_ROWS | CAP_IGNORE_SPACE | CAP_INTERACTIVE |
+					      CAP_MULTI_STATEMENTS | CAP_NO_SCHEMA | CAP_ODBC);
+	int status;
+
+	if (first)
+		status = mysql_real_connect_start(&ret, u->mysql, g_config.upstream_host, usr->name,
+						  usr->password, u->db[0] ? u->db : NULL,
+						  g_config.upstream_port, NULL, flags);
+	else
+		status = mysql_real_connect_cont(&ret, u->mysql, events);
+	if (status)
+		return status;
+	return ret ? 0 : -1;
+}
+
+static int run_setup(struct upstream *u, int events, bool first)
+{
+	int err = 0, status;
+
+	if (first)
+		status = mysql_real_query_start(&err, u->mysql, u->setup_sql, strlen(u->setup_sql));
+	else
+		status = mysql_real_query_cont(&err, u->mysql, events);
+	if (status)
+		return status;
+	return err ? -1 : 0;
+}
+
+static void step(struct upstream *u, int events, bool first)
+{
+	int status, rc;
+
+	tl_driving = u;
+	status = u->st == UP_CONNECTING ? run_connect(u, events, first) : run_setup(u, events, first);
+	tl_driving = NULL;
+	if (status > 0) {
+		wait_for(u, status);
+		return;
+	}
+	if (status < 0) {
+		fail(u);
+		return;
+	}
+	if (u->st == UP_CONNECTING) {
+		rc = after_connect(u);
+		if (rc < 0) {
+			fail(u);
+			return;
+		}
+		if (rc > 0) {
+			u->st = UP_SETUP;
+			step(u, 0, true);
+			return;
+		}
+	}
+	become_ready(u);
+}
+
+struct upstream *upstream_open(struct ev_loop *loop, const struct upstream_params *p,
+			       upstream_cb cb, void *owner)
+{
+	struct upstream *u = calloc(1, sizeof(*u));
+	const MARIADB_CHARSET_INFO *cs = p->collation ? mariadb_get_charset_by_nr(p->collation) : NULL;
+
+	if (!u)
+		return NULL;
+	u->mysql = mysql_init(NULL);
+	if (!u->mysql) {
+		free(u);
+		return NULL;
+	}
+	u->loop = loop;
+	u->cb = cb;
+	u->owner = owner;
+	u->collation = p->collation;
+	u->want_caps = UP_BASE_CAPS | (p->client_caps & UP_CLIENT_CAPS);
+	if (!g_config.upstream_tls)
+		u->want_caps &= ~CAP_SSL;
+	if (p->db)
+		snprintf(u->db, sizeof(u->db), "%s", p->db);
+	sbuf_init(&u->io, -1);
+	mysql_options(u->mysql, MYSQL_OPT_NONBLOCK, 0);
+	set_common_options(u->mysql);
+	if (cs)
+		mysql_optionsv(u->mysql, MYSQL_SET_CHARSET_NAME, cs->csname);
+	ev_io_init(&u->watcher, on_io, -1, 0);
+	u->watcher.data = u;
+	ev_timer_init(&u->timer, on_timer, 0., 0.);
+	u->timer.data = u;
+	ev_timer_start(loop, &u->timer);
+	return u;
+}
+
+void upstream_want(struct upstream *u, bool rd, bool wr)
+{
+	int ev = (rd ? EV_READ : 0) | (wr ? EV_WRITE : 0);
+
+	if (u->st != UP_READY)
+		return;
+	if (u->want_read == rd && u->want_write == wr && (ev == 0) == !ev_is_active(&u->watcher))
+		return;
+	u->want_read = rd;
+	u->want_write = wr;
+	ev_io_stop(u->loop, &u->watcher);
+	if (ev) {
+		ev_io_set(&u->watcher, u->io.fd, ev);
+		ev_io_start(u->loop, &u->watcher);
+	}
+}
+
+void upstream_close(struct upstream *u, bool send_quit)
+{
+	if (!u)
+		return;
+	ev_io_stop(u->loop, &u->watcher);
+	ev_timer_stop(u->loop, &u->timer);
+	if (u->st == UP_READY)
+		STAT_DEC(upstream_connections);
+	/* mysql_close sends CMD_QUIT; on a connection in an unknown state make
+	 * that write fail at once rather than risk blocking */
+	if (!send_quit && mysql_get_socket(u->mysql) >= 0)
+		shutdown(mysql_get_socket(u->mysql), SHUT_RDWR);
+	pbuf_free(&u->io.in);
+	pbuf_free(&u->io.out);
+	mysql_close(u->mysql);
+	free(u);
+}

@@ -1,0 +1,89 @@
+/*
+ * upstream.h: one connection to the upstream MySQL/MariaDB server.
+ *
+ * It is opened with MariaDB Connector/C's non-blocking API
+ * (mysql_real_connect_start/_cont) driven from the owning worker's libev
+ * loop, so that TLS and authentication toward the upstream are the
+ * connector's. Once it is open, the node relays raw packets on its socket
+ * (through the connector's OpenSSL session when TLS is on), so answers reach
+ * clients byte for byte.
+ *
+ * For that, the upstream session must use exactly the protocol features the
+ * client negotiated. The connector always asks for some (session tracking,
+ * multi-results, MariaDB's metadata caching), so a read hook registered with
+ * the connector rewrites the capability bits of the upstream's greeting
+ * before the connector parses it: the connector then cannot ask for more
+ * than the client did. See docs/architecture.md.
+ */
+#ifndef SHOAL_UPSTREAM_H
+#define SHOAL_UPSTREAM_H
+
+#include <ev.h>
+#include <mysql.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sbuf.h"
+
+enum upstream_state {
+	UP_CONNECTING,   /* connector is connecting and authenticating */
+	UP_SETUP,        /* connector runs SET NAMES for the client's collation */
+	UP_READY,        /* raw relay */
+	UP_FAILED,
+};
+
+enum upstream_event {
+	UP_EV_CONNECTED,
+	UP_EV_FAILED,    /* connect failed: code/sqlstate/message are set */
+	UP_EV_IO,        /* ready: the socket is readable or writable */
+};
+
+struct upstream;
+typedef void (*upstream_cb)(struct upstream *u, enum upstream_event ev, void *owner);
+
+struct upstream_params {
+	uint32_t client_caps;   /* what the client negotiated with the node */
+	uint16_t collation;     /* client's collation id, 0 for the server default */
+	const char *db;         /* schema to start in, or NULL */
+};
+
+struct upstream {
+	struct ev_loop *loop;
+	MYSQL *mysql;
+	struct sbuf io;          /* fd and TLS session borrowed from the connector */
+	ev_io watcher;
+	ev_timer timer;
+	enum upstream_state st;
+	int wait_status;         /* MYSQL_WAIT_* the connector waits for */
+	uint32_t want_caps;      /* capability mask applied to the greeting */
+	bool greeting_patched;
+	bool started;            /* the first connect step has run */
+	uint16_t collation;
+	char db[256];
+	bool want_read, want_write;
+	char setup_sql[160];
+	upstream_cb cb;
+	void *owner;
+	unsigned err_code;
+	char sqlstate[6];
+	char err[512];
+};
+
+/* Process-wide setup (registers the greeting hook). Call once. */
+int upstream_global_init(void);
+/* Start connecting. Returns NULL only when out of memory; failures arrive as
+ * UP_EV_FAILED through cb, from the loop (never re-entrantly). */
+struct upstream *upstream_open(struct ev_loop *loop, const struct upstream_params *p,
+			       upstream_cb cb, void *owner);
+/* Arm the socket watcher for a READY connection. */
+void upstream_want(struct upstream *u, bool rd, bool wr);
+/* Close and free (sends CMD_QUIT when the connection is idle and usable). */
+void upstream_close(struct upstream *u, bool send_quit);
+
+/* Server facts learnt from the first connection: version and default
+ * collation, for the greeting sent to clients. Thread-safe. */
+void upstream_info(char *version, size_t cap, uint8_t *collation);
+/* Blocking probe at start-up (main thread, before workers). 0 or -1. */
+int upstream_probe(char *err, size_t errlen);
+
+#endif

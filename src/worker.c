@@ -1,0 +1,167 @@
+/*
+ * worker.c: starting, feeding and stopping worker threads (one libev loop
+ * each), and placing new connections on the least-loaded one.
+ */
+#include "worker.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <mysql.h>
+
+#include "client.h"
+#include "log.h"
+
+static struct worker *workers;
+static int n_workers;
+
+static void drain_queue(struct worker *w)
+{
+	struct handoff batch[64];
+	size_t n;
+	bool stop;
+
+	for (;;) {
+		pthread_mutex_lock(&w->lock);
+		n = w->n_queue < 64 ? w->n_queue : 64;
+		memcpy(batch, w->queue, n * sizeof(batch[0]));
+		memmove(w->queue, w->queue + n, (w->n_queue - n) * sizeof(batch[0]));
+		w->n_queue -= n;
+		stop = w->stop;
+		pthread_mutex_unlock(&w->lock);
+		for (size_t i = 0; i < n; i++) {
+			if (stop) {
+				close(batch[i].fd);
+				atomic_fetch_sub(&w->n_clients, 1);
+				continue;
+			}
+			client_accept(w, batch[i].fd, &batch[i].peer);
+		}
+		if (n < 64)
+			break;
+	}
+	if (stop) {
+		while (w->clients)
+			client_close(w->clients, "shutting down");
+		ev_break(w->loop, EVBREAK_ALL);
+	}
+}
+
+static void on_wake(struct ev_loop *loop, ev_async *a, int revents)
+{
+	(void)loop;
+	(void)revents;
+	drain_queue(a->data);
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+
+	mysql_thread_init();
+	ev_run(w->loop, 0);
+	mysql_thread_end();
+	return NULL;
+}
+
+int workers_start(int n, SSL_CTX *tls)
+{
+	workers = calloc((size_t)n, sizeof(*workers));
+	if (!workers)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		struct worker *w = &workers[i];
+
+		w->idx = i;
+		w->tls = tls;
+		w->loop = ev_loop_new(EVFLAG_AUTO);
+		if (!w->loop)
+			return -1;
+		pthread_mutex_init(&w->lock, NULL);
+		ev_async_init(&w->wake, on_wake);
+		w->wake.data = w;
+		ev_async_start(w->loop, &w->wake);
+		errno = pthread_create(&w->thread, NULL, worker_main, w);
+		if (errno) {
+			log_error("cannot start worker thread: %s", strerror(errno));
+			return -1;
+		}
+		n_workers = i + 1;
+	}
+	return 0;
+}
+
+struct worker *workers_pick(void)
+{
+	struct worker *best = &workers[0];
+
+	for (int i = 1; i < n_workers; i++)
+		if (atomic_load(&workers[i].n_clients) < atomic_load(&best->n_clients))
+			best = &workers[i];
+	return best;
+}
+
+int worker_hand_off(struct worker *w, int fd, const struct sockaddr_storage *peer)
+{
+	pthread_mutex_lock(&w->lock);
+	if (w->n_queue == w->cap_queue) {
+		size_t cap = w->cap_queue ? w->cap_queue * 2 : 64;
+		struct handoff *q = realloc(w->queue, cap * sizeof(*q));
+
+		if (!q) {
+			pthread_mutex_unlock(&w->lock);
+			return -1;
+		}
+		w->queue = q;
+		w->cap_queue = cap;
+	}
+	w->queue[w->n_queue].fd = fd;
+	w->queue[w->n_queue].peer = *peer;
+	w->n_queue++;
+	atomic_fetch_add(&w->n_clients, 1);
+	pthread_mutex_unlock(&w->lock);
+	ev_async_send(w->loop, &w->wake);
+	return 0;
+}
+
+void workers_stop(void)
+{
+	for (int i = 0; i < n_workers; i++) {
+		pthread_mutex_lock(&workers[i].lock);
+		workers[i].stop = true;
+		pthread_mutex_unlock(&workers[i].lock);
+		ev_async_send(workers[i].loop, &workers[i].wake);
+	}
+	for (int i = 0; i < n_workers; i++) {
+		pthread_join(workers[i].thread, NULL);
+		ev_loop_destroy(workers[i].loop);
+		pthread_mutex_destroy(&workers[i].lock);
+		free(workers[i].queue);
+	}
+	free(workers);
+	workers = NULL;
+	n_workers = 0;
+}
+
+void worker_add_client(struct worker *w, struct client *c)
+{
+	c->w = w;
+	c->prev = NULL;
+	c->next = w->clients;
+	if (w->clients)
+		w->clients->prev = c;
+	w->clients = c;
+}
+
+void worker_remove_client(struct worker *w, struct client *c)
+{
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		w->clients = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	atomic_fetch_sub(&w->n_clients, 1);
+}

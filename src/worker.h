@@ -1,0 +1,51 @@
+/*
+ * worker.h: worker threads. Each runs one libev loop and owns every
+ * connection handed to it for that connection's whole life. The listener
+ * hands accepted sockets over through a small mutex-guarded queue and an
+ * ev_async wake-up; that queue and the client count (an atomic) are the only
+ * state a worker shares.
+ */
+#ifndef SHOAL_WORKER_H
+#define SHOAL_WORKER_H
+
+#include <ev.h>
+#include <openssl/ssl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <sys/socket.h>
+
+struct client;
+
+struct handoff {
+	int fd;
+	struct sockaddr_storage peer;
+};
+
+struct worker {
+	int idx;
+	pthread_t thread;
+	struct ev_loop *loop;
+	ev_async wake;
+	pthread_mutex_t lock;         /* guards queue, n_queue, cap_queue, stop */
+	struct handoff *queue;
+	size_t n_queue, cap_queue;
+	bool stop;
+	atomic_int n_clients;         /* read by the listener to place new sockets */
+	struct client *clients;       /* owned by this worker's thread only */
+	SSL_CTX *tls;                 /* shared, read-only */
+};
+
+/* Start n workers. 0 or -1. */
+int workers_start(int n, SSL_CTX *tls);
+/* The worker with the fewest clients. */
+struct worker *workers_pick(void);
+/* Give fd to w. 0, or -1 (then the caller closes fd). */
+int worker_hand_off(struct worker *w, int fd, const struct sockaddr_storage *peer);
+/* Ask all workers to close their clients and stop; join them. */
+void workers_stop(void);
+
+void worker_add_client(struct worker *w, struct client *c);
+void worker_remove_client(struct worker *w, struct client *c);
+
+#endif

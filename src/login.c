@@ -211,7 +211,8 @@ static void on_handshake_response(struct client *c, const uint8_t *pl, uint32_t 
 	}
 	c->caps = r.caps & (SHOAL_SERVER_CAPS | CAP_SSL);
 	c->collation = r.collation;
-	snprintf(c->db, sizeof(c->db), "%s", r.has_db ? r.db : "");
+	/* no schema asked for: the one in UPSTREAM_DB_URL, as Readyset does */
+	snprintf(c->db, sizeof(c->db), "%s", r.has_db ? r.db : g_config.upstream_db);
 	authenticate(c, &r);
 }
 
@@ -302,6 +303,7 @@ void login_change_user(struct client *c, const uint8_t *pl, uint32_t len)
 	c->changing_user = true;
 	if (r.collation)
 		c->collation = r.collation;
-	snprintf(c->db, sizeof(c->db), "%s", r.has_db ? r.db : "");
+	/* no schema asked for: the one in UPSTREAM_DB_URL, as Readyset does */
+	snprintf(c->db, sizeof(c->db), "%s", r.has_db ? r.db : g_config.upstream_db);
 	authenticate(c, &r);
 }

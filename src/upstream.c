@@ -41,7 +41,7 @@ static uint8_t info_collation = 45;
 static bool info_known;
 
 /* Capabilities the node's upstream sessions always keep. */
-#define UP_BASE_CAPS (CAP_LONG_PASSWORD | CAP_LONG_FLAG | CAP_PROTOCOL_41 | \
+#define UP_BASE_CAPS (CAP_LONG_PASSWORD | CAP_LONG_FLAG | CAP_PROTOCOL_41 | CAP_CONNECT_WITH_DB | \
 	CAP_TRANSACTIONS | CAP_SECURE_CONNECTION | CAP_PLUGIN_AUTH | \
 	CAP_PLUGIN_AUTH_LENENC | CAP_CONNECT_ATTRS | CAP_SSL)
 /* Client capabilities that change what the upstream sends. */

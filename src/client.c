@@ -335,7 +335,7 @@ static bool handle_command(struct client *c, uint32_t len)
 		return false;
 	c->cont_total = len;
 	STAT_INC(queries);
-	relay_start(&c->relay, cmd, (c->caps & CAP_DEPRECATE_EOF) != 0);
+	relay_start(&c->relay, cmd, c->caps);
 	if (relay_kind_of(cmd) != RK_NONE)
 		c->st = CS_RELAYING;
 	return true;

@@ -28,7 +28,7 @@ enum relay_kind relay_kind_of(uint8_t cmd)
 	}
 }
 
-void relay_start(struct relay *r, uint8_t cmd, bool deprecate_eof)
+void relay_start(struct relay *r, uint8_t cmd, uint32_t client_caps)
 {
 	static const enum relay_state first[] = {
 		[RK_NONE] = RL_DONE, [RK_SINGLE] = RL_SINGLE, [RK_RESULT] = RL_FIRST,
@@ -37,7 +37,8 @@ void relay_start(struct relay *r, uint8_t cmd, bool deprecate_eof)
 
 	*r = (struct relay){0};
 	r->cmd = cmd;
-	r->deprecate_eof = deprecate_eof;
+	r->deprecate_eof = (client_caps & CAP_DEPRECATE_EOF) != 0;
+	r->strip_tracking = !(client_caps & CAP_SESSION_TRACK);
 	r->st = first[relay_kind_of(cmd)];
 }
 
@@ -62,6 +63,13 @@ static int forward_eof(struct relay *r, const uint8_t *pkt, size_t len, struct p
 		r->warnings = rd_u16(pl + 1);
 		r->status = rd_u16(pl + 3);
 	}
+	if (r->strip_tracking && (r->status & ST_SESSION_STATE_CHANGED)) {
+		r->status &= (uint16_t)~ST_SESSION_STATE_CHANGED;
+		if (!r->deprecate_eof) {
+			r->packets++;
+			return pkt_put_eof(out, (uint8_t)(pkt[3] - r->seq_shift), r->status, r->warnings, 0);
+		}
+	}
 	if (!r->deprecate_eof)
 		return forward(r, pkt, len, out);
 	r->packets++;
@@ -74,6 +82,40 @@ static int metadata_eof(struct relay *r, const uint8_t *pkt, size_t len, struct 
 	if (!r->deprecate_eof)
 		return forward(r, pkt, len, out);
 	r->seq_shift++;
+	return 0;
+}
+
+/* An OK packet. For a client without session tracking, drop the tracker
+ * data and the flag that announces it, keeping the info text. */
+static int forward_ok(struct relay *r, const uint8_t *pkt, size_t len, struct pbuf *out)
+{
+	const uint8_t *pl = pkt + PKT_HEADER_LEN;
+	struct pcur c;
+	const uint8_t *info;
+	size_t start, info_len, head;
+	int rc;
+
+	if (!r->strip_tracking || !(r->status & ST_SESSION_STATE_CHANGED))
+		return forward(r, pkt, len, out);
+	pcur_init(&c, pl + 1, len - PKT_HEADER_LEN - 1);
+	pcur_lenenc(&c, NULL);
+	pcur_lenenc(&c, NULL);
+	pcur_bytes(&c, 4);
+	head = (size_t)(c.p - pl);
+	info = pcur_lenenc_str(&c, &info_len);
+	if (c.err)
+		return forward(r, pkt, len, out);
+	r->status &= (uint16_t)~ST_SESSION_STATE_CHANGED;
+	rc = pkt_begin(out, &start);
+	rc |= pbuf_append(out, pl, head);
+	if (rc == 0)
+		wr_u16(out->data + start + PKT_HEADER_LEN + head - 4, r->status);
+	if (info_len)
+		rc |= put_lenenc_str(out, info, info_len);
+	if (rc)
+		return -1;
+	pkt_end(out, start, (uint8_t)(pkt[3] - r->seq_shift));
+	r->packets++;
 	return 0;
 }
 
@@ -113,7 +155,7 @@ static int feed_first(struct relay *r, const uint8_t *pkt, size_t len, struct pb
 	}
 	if (pl[0] == 0x00) {
 		read_ok_status(r, pl, n);
-		if (forward(r, pkt, len, out) < 0)
+		if (forward_ok(r, pkt, len, out) < 0)
 			return -1;
 		return end_of_result(r);
 	}
@@ -213,8 +255,10 @@ static int feed_single(struct relay *r, const uint8_t *pkt, size_t len, struct p
 	r->st = RL_DONE;
 	if (r->cmd != CMD_STATISTICS && pkt_is_eof(pl, n))
 		return forward_eof(r, pkt, len, out) < 0 ? -1 : 1;
-	if (r->cmd != CMD_STATISTICS && n >= 7 && pl[0] == 0x00)
+	if (r->cmd != CMD_STATISTICS && n >= 7 && pl[0] == 0x00) {
 		read_ok_status(r, pl, n);
+		return forward_ok(r, pkt, len, out) < 0 ? -1 : 1;
+	}
 	return forward(r, pkt, len, out) < 0 ? -1 : 1;
 }
 

@@ -4,7 +4,10 @@
  * client's output, byte for byte, with one exception: for a client that
  * negotiated CLIENT_DEPRECATE_EOF (which the upstream connection never does)
  * it drops the EOF that ends column metadata and turns every other EOF into
- * the OK packet with a 0xFE header, renumbering sequence ids to match.
+ * the OK packet with a 0xFE header, renumbering sequence ids to match; and
+ * for a client without CLIENT_SESSION_TRACK (which the upstream connection
+ * always has, as Connector/C always asks for it) it removes session-state
+ * data and the SESSION_STATE_CHANGED flag, as the server would have.
  */
 #ifndef SHOAL_RELAY_H
 #define SHOAL_RELAY_H
@@ -43,6 +46,7 @@ struct relay {
 	enum relay_state st;
 	uint8_t cmd;
 	bool deprecate_eof;   /* rewrite EOFs for the client */
+	bool strip_tracking;  /* the client has no CLIENT_SESSION_TRACK */
 	bool in_continuation; /* the previous packet had a 16 MiB - 1 payload */
 	uint8_t seq_shift;    /* packets dropped so far in this response */
 	uint64_t cols_left;
@@ -56,8 +60,8 @@ struct relay {
 
 /* How a command's response is shaped. */
 enum relay_kind relay_kind_of(uint8_t cmd);
-/* Start tracking the response to cmd. */
-void relay_start(struct relay *r, uint8_t cmd, bool deprecate_eof);
+/* Start tracking the response to cmd, for a client with capabilities caps. */
+void relay_start(struct relay *r, uint8_t cmd, uint32_t client_caps);
 /* Feed one whole packet (header included). Appends what the client must get
  * to out. Returns 1 when the response is complete, 0 if more packets are
  * expected, -1 on a protocol violation or out of memory. */

@@ -118,8 +118,12 @@ static void set_common_options(MYSQL *m)
 {
 	unsigned timeout = (unsigned)(g_config.upstream_connect_timeout_ms + 999) / 1000;
 	my_bool on = 1, verify = g_config.upstream_tls_verify;
+	unsigned int no_local_infile = 0;
 
 	mysql_options(m, MYSQL_OPT_CONNECT_TIMEOUT, &timeout);
+	/* LOAD DATA LOCAL INFILE is refused: the upstream answers it with its
+	 * own error, as for any client that disabled local infile */
+	mysql_options(m, MYSQL_OPT_LOCAL_INFILE, &no_local_infile);
 	mysql_optionsv(m, MYSQL_OPT_CONNECT_ATTR_ADD, "program_name", "shoal");
 	if (g_config.upstream_tls) {
 		mysql_optionsv(m, MYSQL_OPT_SSL_ENFORCE, &on);

@@ -174,6 +174,52 @@ static const struct setting settings[] = {
 	{ .key = "auto_cache", .env = "AUTO_CACHE", .flag = "auto-cache", .type = T_BOOL,
 	  .off = OFF(auto_cache), .metavar = "BOOL", .def = "false",
 	  .help = "Cache read queries automatically, without explicit cache rules." },
+	{ .key = "cache_ttl_ms", .env = "CACHE_TTL_MS", .flag = "cache-ttl-ms", .type = T_INT,
+	  .off = OFF(cache_ttl_ms), .min = 1, .max = 86400000, .metavar = "MS", .def = "10000",
+	  .help = "Default time to live of a cached result, in milliseconds." },
+	{ .key = "cache_refresh_ms", .env = "CACHE_REFRESH_MS", .flag = "cache-refresh-ms",
+	  .type = T_INT, .off = OFF(cache_refresh_ms), .min = 0, .max = 86400000, .metavar = "MS",
+	  .def = "0 (half the TTL)",
+	  .help = "Age at which a hit triggers a background refresh (stale-while-revalidate); "
+		  "0 means half the TTL." },
+	{ .key = "cache_coalesce_ms", .env = "CACHE_COALESCE_MS", .flag = "cache-coalesce-ms",
+	  .type = T_INT, .off = OFF(cache_coalesce_ms), .min = 0, .max = 3600000, .metavar = "MS",
+	  .def = "5000",
+	  .help = "How long concurrent misses on one key wait for the one upstream query "
+		  "before going upstream themselves." },
+	{ .key = "cache_max_entry_size", .env = "CACHE_MAX_ENTRY_SIZE", .flag = "cache-max-entry-size",
+	  .type = T_SIZE, .off = OFF(cache_max_entry_size), .min = 1024, .max = 1073741824,
+	  .metavar = "BYTES", .def = "1073741824 (1G)",
+	  .help = "Largest result stored; a larger one is streamed to the client, not stored." },
+	{ .key = "memory_limit", .env = "MEMORY_LIMIT", .flag = "memory-limit", .type = T_SIZE,
+	  .off = OFF(memory_limit), .min = 1048576, .max = 4294967295LL, .metavar = "BYTES",
+	  .def = "1073741824 (1G)",
+	  .help = "Memory for cached results; above it entries are evicted (see docs/caching.md)." },
+	{ .key = "cache_warnings", .env = "CACHE_WARNINGS", .flag = "cache-warnings", .type = T_BOOL,
+	  .off = OFF(cache_warnings), .metavar = "BOOL", .def = "false",
+	  .help = "Also store results that carry warnings." },
+	{ .key = "cache_empty", .env = "CACHE_EMPTY", .flag = "cache-empty", .type = T_BOOL,
+	  .off = OFF(cache_empty), .metavar = "BOOL", .def = "true",
+	  .help = "Store empty results." },
+	{ .key = "read_your_writes_ms", .env = "READ_YOUR_WRITES_MS", .flag = "read-your-writes-ms",
+	  .type = T_INT, .off = OFF(read_your_writes_ms), .min = 0, .max = 3600000, .metavar = "MS",
+	  .def = "0 (off)",
+	  .help = "After a session writes, its reads bypass the caches for this long." },
+	{ .key = "admin_user", .env = "ADMIN_USER", .flag = "admin-user", .type = T_STR,
+	  .off = OFF(admin_user.name), .size = SZ(admin_user.name), .min = 1,
+	  .metavar = "NAME", .def = "admin",
+	  .help = "Admin login. While admin/admin is unchanged it works from loopback only." },
+	{ .key = "admin_password", .env = "ADMIN_PASSWORD", .flag = "admin-password",
+	  .type = T_STR, .secret = SEC_ALL, .off = OFF(admin_user.password),
+	  .size = SZ(admin_user.password), .metavar = "PASS", .def = "admin",
+	  .help = "Admin password." },
+	PATH_SETTING("data_dir", "DATA_DIR", "data-dir", data_dir, "/var/lib/shoal",
+		     "Directory of the admin's disk database (cache definitions, settings)."),
+	{ .key = "metrics_max_queries", .env = "METRICS_MAX_QUERIES", .flag = "metrics-max-queries",
+	  .type = T_INT, .off = OFF(metrics_max_queries), .min = 0, .max = 100000, .metavar = "N",
+	  .def = "100",
+	  .help = "Per-query series in /metrics (top N by traffic); the rest are summed under "
+		  "query_id=\"other\"." },
 	{ .key = "config", .env = "SHOAL_CONFIG", .flag = "config", .type = T_CONFIG,
 	  .off = OFF(config_file), .size = SZ(config_file), .metavar = "PATH",
 	  .def = DEFAULT_CONFIG_FILE,
@@ -777,6 +823,18 @@ void config_defaults(struct shoal_config *cfg)
 	cfg->log_level = LOG_LEVEL_INFO;
 	snprintf(cfg->config_file, sizeof cfg->config_file, "%s", DEFAULT_CONFIG_FILE);
 	cfg->auto_cache = false;
+	cfg->cache_ttl_ms = 10000;
+	cfg->cache_refresh_ms = 0;
+	cfg->cache_coalesce_ms = 5000;
+	cfg->cache_max_entry_size = 1073741824u;
+	cfg->memory_limit = 1073741824u;
+	cfg->cache_warnings = false;
+	cfg->cache_empty = true;
+	cfg->read_your_writes_ms = 0;
+	snprintf(cfg->admin_user.name, sizeof cfg->admin_user.name, "admin");
+	snprintf(cfg->admin_user.password, sizeof cfg->admin_user.password, "admin");
+	snprintf(cfg->data_dir, sizeof cfg->data_dir, "/var/lib/shoal");
+	cfg->metrics_max_queries = 100;
 }
 
 /* ---------------------------------------------------------- config file */

@@ -73,8 +73,21 @@ struct shoal_config {
 	enum shoal_log_level log_level;  /* default info */
 	char config_file[1024];          /* --config / SHOAL_CONFIG; default /etc/shoal/shoal.conf */
 
-	/* cache (used by later issues; parsed now so the contract is stable) */
+	/* admin and metrics */
+	struct shoal_user admin_user;    /* default admin/admin, loopback only while default */
+	char data_dir[1024];             /* default /var/lib/shoal: the admin's disk database */
+	int metrics_max_queries;         /* per-query series kept in /metrics, default 100 */
+
+	/* cache */
 	bool auto_cache;                 /* AUTO_CACHE=true */
+	int cache_ttl_ms;                /* default 10000 */
+	int cache_refresh_ms;            /* default 0: half the TTL */
+	int cache_coalesce_ms;           /* default 5000 */
+	uint32_t cache_max_entry_size;   /* default 1 GiB: larger results are not stored */
+	uint32_t memory_limit;           /* bytes of cached results; default 1 GiB */
+	bool cache_warnings;             /* store results that carry warnings; default false */
+	bool cache_empty;                /* store empty results; default true */
+	int read_your_writes_ms;         /* after a write the session bypasses caches; default 0 (off) */
 };
 
 /* The one configuration, filled by config_load(). */

@@ -123,7 +123,7 @@ static int read_tail(struct pcur *c, uint32_t caps, struct hs_response *out)
 	const char *s;
 	size_t n;
 
-	if ((caps & CAP_CONNECT_WITH_DB) && pcur_left(c) > 0) {
+	if (caps & CAP_CONNECT_WITH_DB) {
 		s = pcur_cstr(c, &n);
 		if (c->err || copy_str(out->db, sizeof(out->db), s, n) < 0)
 			return -1;

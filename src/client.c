@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cache/session.h"
 #include "config.h"
 #include "log.h"
 #include "stats.h"
@@ -50,6 +51,7 @@ void client_close(struct client *c, const char *why)
 		STAT_INC(client_connections_aborted);
 	ev_io_stop(w->loop, &c->watcher);
 	ev_timer_stop(w->loop, &c->timer);
+	cache_session_free(c);
 	upstream_close(c->up, c->st == CS_READY);
 	sbuf_close(&c->io);
 	worker_remove_client(w, c);
@@ -88,10 +90,16 @@ bool client_flush(struct client *c)
 	return true;
 }
 
+/* A command of this session is upstream and its answer is awaited. */
+static bool upstream_busy(const struct client *c)
+{
+	return c->st == CS_RELAYING || c->st == CS_SETTINGS || c->st == CS_REFRESHING;
+}
+
 /* Arm the upstream watcher for the current relay state. */
 static void arm_upstream(struct client *c)
 {
-	bool rd = c->st == CS_RELAYING && sbuf_out_pending(&c->io) < CLIENT_OUT_HIGH;
+	bool rd = upstream_busy(c) && sbuf_out_pending(&c->io) < CLIENT_OUT_HIGH;
 
 	if (c->up)
 		upstream_want(c->up, rd, sbuf_out_pending(&c->up->io) > 0 || c->up->io.ssl_want_write);
@@ -105,7 +113,7 @@ static void settle(struct client *c)
 		upstream_close(c->up, false);
 		c->up = NULL;
 		if (c->st == CS_RELAYING && c->relay.packets == 0)
-			client_send_err(c, 1, ERR_SERVER_LOST, "HY000",
+			client_send_err(c, 1, ERR_NET_READ_ERROR, "08S01",
 					"Lost connection to upstream server during query");
 		c->st = CS_CLOSING;
 	}
@@ -121,10 +129,11 @@ static void settle(struct client *c)
 static void upstream_lost(struct client *c, const char *why)
 {
 	log_info("client %u: upstream connection lost: %s", c->id, why);
+	cache_abort(c);
 	upstream_close(c->up, false);
 	c->up = NULL;
-	if (c->st == CS_RELAYING && c->relay.packets == 0)
-		client_send_err(c, 1, ERR_SERVER_LOST, "HY000",
+	if ((c->st == CS_RELAYING && c->relay.packets == 0) || c->st == CS_SETTINGS)
+		client_send_err(c, 1, ERR_NET_READ_ERROR, "08S01",
 				"Lost connection to upstream server during query");
 	c->st = CS_CLOSING;
 	settle(c);
@@ -186,9 +195,13 @@ static void upstream_failed(struct client *c)
 
 	log_warn("cannot connect to upstream %s:%u: %s", g_config.upstream_host,
 		 g_config.upstream_port, u->err);
-	client_send_err(c, seq, (uint16_t)u->err_code, u->sqlstate[0] ? u->sqlstate : "HY000",
-			"Shoal: cannot connect to upstream server at %s:%u: %s",
-			g_config.upstream_host, g_config.upstream_port, u->err);
+	if (u->err_code >= 2000 && u->err_code < 3000) /* the connector's own errors */
+		client_send_err(c, seq, ERR_UPSTREAM_UNREACHABLE, "HY000",
+				"Can't connect to upstream server at '%s:%u': %s (client error %u)",
+				g_config.upstream_host, g_config.upstream_port, u->err, u->err_code);
+	else
+		client_send_err(c, seq, (uint16_t)u->err_code, u->sqlstate[0] ? u->sqlstate : "HY000",
+				"%s", u->err);
 	upstream_close(u, false);
 	c->up = NULL;
 	if (c->login_pending) {
@@ -201,6 +214,29 @@ static void upstream_failed(struct client *c)
 	c->st = CS_READY;
 }
 
+/* Where the answer being relayed goes: the client, or the cache. */
+static struct pbuf *answer_sink(struct client *c)
+{
+	if (c->st == CS_SETTINGS)
+		return &c->scratch;
+	if (c->st == CS_REFRESHING)
+		return &c->fill_buf;
+	return &c->io.out;
+}
+
+static void answer_complete(struct client *c)
+{
+	if (c->st == CS_SETTINGS) {
+		cache_settings_done(c);         /* back to CS_READY */
+	} else if (c->st == CS_REFRESHING) {
+		cache_refresh_done(c);          /* back to CS_READY */
+	} else {
+		c->st = CS_READY;
+		cache_answer_done(c);
+	}
+	sbuf_shrink(&c->up->io);
+}
+
 /* Relay what the upstream has sent. */
 static void pump_upstream(struct client *c)
 {
@@ -208,8 +244,10 @@ static void pump_upstream(struct client *c)
 	uint32_t len;
 	uint8_t seq;
 
-	while (c->st == CS_RELAYING && sbuf_packet_ready(up, &len, &seq)) {
-		int rc = relay_feed(&c->relay, sbuf_in_ptr(up), PKT_HEADER_LEN + len, &c->io.out);
+	while (upstream_busy(c) && sbuf_packet_ready(up, &len, &seq)) {
+		struct pbuf *out = answer_sink(c);
+		size_t before = out->len;
+		int rc = relay_feed(&c->relay, sbuf_in_ptr(up), PKT_HEADER_LEN + len, out);
 
 		sbuf_in_consume(up, PKT_HEADER_LEN + len);
 		if (rc < 0) {
@@ -217,10 +255,10 @@ static void pump_upstream(struct client *c)
 			upstream_lost(c, "unexpected packet from upstream");
 			return;
 		}
-		if (rc == 1) {
-			c->st = CS_READY;
-			sbuf_shrink(up);
-		}
+		if (c->fill && c->st == CS_RELAYING)
+			cache_tee(c, before);
+		if (rc == 1)
+			answer_complete(c);
 		if (sbuf_out_pending(&c->io) >= CLIENT_OUT_HIGH)
 			break;
 	}
@@ -241,7 +279,7 @@ static void upstream_io(struct client *c)
 			return;
 		}
 	}
-	if (c->st == CS_RELAYING && sbuf_out_pending(&c->io) < CLIENT_OUT_HIGH) {
+	if (upstream_busy(c) && sbuf_out_pending(&c->io) < CLIENT_OUT_HIGH) {
 		r = sbuf_read(up, CLIENT_READ_MAX);
 		if (r == SBUF_EOF || r == SBUF_ERROR) {
 			upstream_lost(c, r == SBUF_EOF ? "closed by upstream" : "read error");
@@ -299,46 +337,69 @@ static bool forward_packet(struct client *c, uint32_t len)
 	return true;
 }
 
-/* One whole command packet is at the front of the input. Returns false only
- * when the client was closed (and freed). */
-static bool handle_command(struct client *c, uint32_t len)
+enum hc_result { HC_NEXT, HC_STOP, HC_CLOSED, HC_FORWARD };
+
+/* What the cache makes of a command: forward it, or it is dealt with. */
+static enum hc_result cache_step(struct client *c, uint32_t len)
+{
+	switch (cache_command(c, sbuf_in_ptr(&c->io) + PKT_HEADER_LEN, len)) {
+	case CSTEP_DONE:
+		sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
+		return HC_NEXT;
+	case CSTEP_PENDING:   /* waiting: the command stays queued */
+	case CSTEP_BLOCKED:
+		return HC_STOP;
+	default:
+		return HC_FORWARD;
+	}
+}
+
+/* One whole command packet is at the front of the input. */
+static enum hc_result handle_command(struct client *c, uint32_t len)
 {
 	const uint8_t *pl = sbuf_in_ptr(&c->io) + PKT_HEADER_LEN;
 	uint8_t cmd = len ? pl[0] : 0xff;
+	enum hc_result r;
 
 	if (cmd == CMD_QUIT) {
-		client_close(c, "CMD_QUIT");
-		return false;
+		client_close(c, "COM_QUIT");
+		return HC_CLOSED;
 	}
+	if (c->st == CS_REFRESHING && cmd != CMD_QUERY && cmd != CMD_STMT_EXECUTE)
+		return HC_STOP; /* only cache hits while a refresh is upstream */
 	if (cmd == CMD_CHANGE_USER) {
 		login_change_user(c, pl, len);
 		sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
-		return true;
+		return HC_NEXT;
 	}
 	if (!is_known_command(cmd)) {
 		STAT_INC(protocol_errors);
 		client_send_err(c, 1, ERR_UNKNOWN_COM_ERROR, "08S01", "Unknown command");
 		sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
-		return true;
+		return HC_NEXT;
 	}
 	if (cmd == CMD_PING && !c->up) {
 		pkt_put_ok(&c->io.out, 1, 0, 0, ST_AUTOCOMMIT, 0, c->caps);
 		sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
-		return true;
+		return HC_NEXT;
 	}
 	if (!c->up) {
 		/* opened lazily; the command stays queued until it is up */
 		c->st = CS_CONNECTING;
-		return start_upstream(c);
+		return start_upstream(c) ? HC_STOP : HC_CLOSED;
 	}
+	r = cache_step(c, len);
+	if (r != HC_FORWARD)
+		return r;
+	c->cmd_start_us = cache_now_us();
 	if (!forward_packet(c, len))
-		return false;
+		return HC_CLOSED;
 	c->cont_total = len;
 	STAT_INC(queries);
 	relay_start(&c->relay, cmd, c->caps);
 	if (relay_kind_of(cmd) != RK_NONE)
 		c->st = CS_RELAYING;
-	return true;
+	return HC_NEXT;
 }
 
 /* Continuation packets of a command over 16 MiB go straight through. */
@@ -413,6 +474,8 @@ static void process_input(struct client *c)
 	uint8_t seq;
 
 	for (;;) {
+		enum hc_result r;
+
 		if (in_login(c)) {
 			if (!login_input(c))
 				break;
@@ -420,18 +483,39 @@ static void process_input(struct client *c)
 		}
 		if (c->st == CS_RELAYING && c->cont_packets && !forward_continuation(c))
 			return;
-		if (c->st != CS_READY || !sbuf_header_ready(&c->io, &len, &seq))
+		if ((c->st != CS_READY && c->st != CS_REFRESHING) || !sbuf_header_ready(&c->io, &len, &seq))
 			break;
 		if (!command_header_ok(c, len, seq))
 			break;
 		if (!sbuf_packet_ready(&c->io, &len, &seq))
 			break;
-		if (!handle_command(c, len))
+		r = handle_command(c, len);
+		if (r == HC_CLOSED)
 			return;
+		if (r == HC_STOP)
+			break;
 	}
 	if (c->st == CS_CLOSING)
 		sbuf_in_consume(&c->io, sbuf_in_len(&c->io));
 	settle(c);
+}
+
+void client_resume(struct client *c)
+{
+	process_input(c);
+}
+
+void client_wake(struct worker *w, uint32_t client_id, uint32_t gen)
+{
+	for (struct client *c = w->waiting; c; c = c->wait_next) {
+		if (c->id != client_id)
+			continue;
+		if (c->waiting && c->waiter.gen == gen) {
+			cache_wait_over(c, false);
+			process_input(c);
+		}
+		return;
+	}
 }
 
 /* Before TLS starts, read no further than the packet being waited for, so
@@ -512,6 +596,7 @@ void client_accept(struct worker *w, int fd, const struct sockaddr_storage *peer
 	sbuf_init(&c->io, fd);
 	peer_text(peer, c->peer, sizeof(c->peer));
 	worker_add_client(w, c);
+	cache_session_init(c);
 	STAT_INC(client_connections_created);
 	ev_io_init(&c->watcher, on_client_io, fd, EV_READ);
 	c->watcher.data = c;

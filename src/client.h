@@ -11,8 +11,13 @@
  *   CS_CONNECTING    authenticated; the upstream connection is being opened
  *   CS_READY         waiting for the next command
  *   CS_RELAYING      a command is upstream; its response is being relayed
+ *   CS_SETTINGS      an internal query reads the session's settings (cache key)
+ *   CS_WAITING       waiting for another session to load the same cache key
+ *   CS_REFRESHING    a background refresh of a cache entry is upstream; the
+ *                    session still answers cache hits meanwhile
  *   CS_CLOSING       flushing a last error, then closing
- * login.c drives the first five; client.c the rest.
+ * login.c drives the first five; client.c the command phase; cache/session.c
+ * the cache's part of it.
  */
 #ifndef SHOAL_CLIENT_H
 #define SHOAL_CLIENT_H
@@ -28,8 +33,10 @@
 #include "relay.h"
 #include "sbuf.h"
 #include "upstream.h"
+#include "cache/store.h"
 
 struct worker;
+struct cache_def;
 
 enum client_state {
 	CS_HANDSHAKE,
@@ -39,7 +46,24 @@ enum client_state {
 	CS_CONNECTING,
 	CS_READY,
 	CS_RELAYING,
+	CS_SETTINGS,
+	CS_WAITING,
+	CS_REFRESHING,
 	CS_CLOSING,
+};
+
+#define SETTINGS_MAX 1024
+
+/* A prepared statement of this session, for binary-protocol cache keys. */
+struct stmt_info {
+	uint32_t id;
+	uint16_t nparams;
+	bool long_data;               /* COM_STMT_SEND_LONG_DATA since the last execute */
+	bool have_types;
+	char *text;
+	size_t text_len;
+	uint8_t *types;               /* 2 bytes per parameter, from the last execute */
+	struct cache_def *def;
 };
 
 struct client {
@@ -71,7 +95,43 @@ struct client {
 	bool upstream_eof_seen;
 	bool cont_packets;            /* the client's command continues (16 MiB+) */
 	uint64_t cont_total;
+
+	/* cache (cache/session.c) */
+	struct pbuf keybuf;           /* the current command's cache key */
+	uint64_t key_hash;
+	char settings[SETTINGS_MAX];  /* values that change result bytes, see docs/caching.md */
+	uint16_t settings_len;
+	bool settings_dirty;          /* must be read again before the next lookup */
+	bool settings_broken;         /* the settings query failed: no caching */
+	bool bypass_once;             /* coalescing timed out: go upstream */
+	uint16_t server_status;       /* status flags of the last upstream answer */
+	bool txn_wrote;
+	int64_t last_write_ms;
+	struct cache_def *cur_def;    /* the shape of the command in flight */
+	uint64_t cmd_start_us;
+	bool cur_dirty, cur_write;
+	struct cache_entry *fill;     /* the placeholder this session fills */
+	struct cache_entry *refresh;  /* the entry this session refreshes */
+	struct pbuf fill_buf;
+	bool fill_too_big, fill_cont;
+	uint16_t fill_status[ENTRY_MAX_STATUS];
+	int fill_nstatus;
+	struct pbuf scratch;          /* answers to internal queries */
+	struct store_waiter waiter;
+	bool waiting;
+	ev_timer wait_timer;
+	struct client *wait_prev, *wait_next; /* the worker's waiting list */
+	const char *last_dest, *last_reason;  /* EXPLAIN LAST STATEMENT */
+	struct stmt_info *stmts;
+	size_t n_stmts, cap_stmts;
+	struct pbuf prep_text;        /* text of the COM_STMT_PREPARE in flight */
+	struct stmt_info *cur_stmt;
 };
+
+/* A coalescing wake-up arrived for session client_id (ignored if stale). */
+void client_wake(struct worker *w, uint32_t client_id, uint32_t gen);
+/* Continue with buffered input (after a state change made elsewhere). */
+void client_resume(struct client *c);
 
 /* Take ownership of an accepted socket on worker w. */
 void client_accept(struct worker *w, int fd, const struct sockaddr_storage *peer);

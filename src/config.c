@@ -1248,3 +1248,95 @@ void config_log_summary(const struct shoal_config *cfg, FILE *out)
 		fputc('\n', out);
 	}
 }
+
+/* --------------------------------------------------------- introspection */
+
+int config_each(int (*fn)(const char *key, void *arg), void *arg)
+{
+	for (size_t i = 0; i < N_SETTINGS; i++) {
+		int rc;
+
+		if (settings[i].type == T_CONFIG)
+			continue;
+		rc = fn(settings[i].key, arg);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+bool config_has_key(const char *key)
+{
+	return key && find_key(key) != NULL;
+}
+
+bool config_is_secret(const char *key)
+{
+	const struct setting *s = key ? find_key(key) : NULL;
+
+	return s && s->secret != SEC_NONE;
+}
+
+/* Copy a memstream's text into out[outlen], truncating. */
+static void copy_out(const char *text, size_t len, char *out, size_t outlen)
+{
+	if (len >= outlen)
+		len = outlen - 1;
+	memcpy(out, text, len);
+	out[len] = '\0';
+}
+
+int config_get_text(const struct shoal_config *cfg, const char *key, char *out, size_t outlen)
+{
+	const struct setting *s = key ? find_key(key) : NULL;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!out || outlen == 0)
+		return -1;
+	out[0] = '\0';
+	if (!s || !cfg)
+		return -1;
+	f = open_memstream(&text, &len);
+	if (!f)
+		return -1;
+	print_value(f, cfg, s);
+	if (fclose(f) != 0) {
+		free(text);
+		return -1;
+	}
+	copy_out(text, len, out, outlen);
+	free(text);
+	return 0;
+}
+
+int config_set_text(struct shoal_config *cfg, const char *key, const char *value,
+		    char *err, size_t errlen)
+{
+	const struct setting *s = key ? find_key(key) : NULL;
+	char reason[512], *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!s)
+		return fail(err, errlen, "unknown setting '%s'", key ? key : "");
+	if (!cfg || !value)
+		return fail(err, errlen, "no value for %s", s->key);
+	if (apply(cfg, s, value, reason, sizeof reason) == 0)
+		return 0;
+	f = open_memstream(&text, &len);
+	if (!f)
+		return fail(err, errlen, "invalid value for %s: %s", s->key, reason);
+	fprintf(f, "invalid value for %s (--%s / %s): '", s->key, s->flag, s->env);
+	print_redacted(f, s, value);
+	fprintf(f, "': %s", reason);
+	if (fclose(f) != 0) {
+		free(text);
+		return fail(err, errlen, "invalid value for %s: %s", s->key, reason);
+	}
+	if (err && errlen > 0)
+		copy_out(text, len, err, errlen);
+	free(text);
+	return -1;
+}

@@ -124,4 +124,31 @@ void config_redact_url(const char *url, char *out, size_t outlen);
  * as "***". */
 void config_log_summary(const struct shoal_config *cfg, FILE *out);
 
+/* Introspection, for the admin interface. Keys are the config-file keys
+ * (lower_snake); --config is not a setting here. */
+
+/* Call fn(key, arg) for every setting in table order; stops at, and returns,
+ * the first nonzero value fn returns. 0 when all were visited. */
+int config_each(int (*fn)(const char *key, void *arg), void *arg);
+
+/* Is key a setting? */
+bool config_has_key(const char *key);
+
+/* Is the setting a password, or text that contains one? */
+bool config_is_secret(const char *key);
+
+/* The value of setting key in cfg as text, as the start-up summary shows it
+ * (passwords as "***", the upstream URL redacted). Always NUL-terminates out
+ * (truncating). 0, or -1 for an unknown key or no memory. */
+int config_get_text(const struct shoal_config *cfg, const char *key, char *out, size_t outlen);
+
+/* Parse value into setting key of cfg with the parsers config_load() uses.
+ * 0, or -1 with the same message config_load() prints, without the "shoal: "
+ * prefix and the newline:
+ *   invalid value for <key> (--<flag> / <ENV>): '<value>': <reason>
+ * (passwords redacted), or "unknown setting '<key>'". On failure cfg is
+ * unchanged. Cross-checks between settings are not made. */
+int config_set_text(struct shoal_config *cfg, const char *key, const char *value,
+		    char *err, size_t errlen);
+
 #endif

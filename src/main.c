@@ -16,7 +16,10 @@
 #include <mysql.h>
 
 #include "auth.h"
+#include "cache/commands.h"
+#include "cache/session.h"
 #include "config.h"
+#include "http.h"
 #include "listener.h"
 #include "log.h"
 #include "stats.h"
@@ -101,19 +104,30 @@ int main(int argc, char **argv)
 	}
 	tls = setup_tls();
 	setup_upstream();
+	if (cache_global_init() < 0) {
+		log_error("cannot set up the cache");
+		return 1;
+	}
+	cache_persist_load();
 	if (workers_start(g_config.workers, tls) < 0) {
 		log_error("cannot start workers");
 		return 1;
 	}
 	if (listeners_open(loop, &g_config) < 0)
 		return 1;
+	if (http_start(&g_config.metrics, err, sizeof(err)) < 0) {
+		log_error("metrics endpoint: %s", err);
+		return 1;
+	}
 	ev_signal_init(&sig_term, on_stop_signal, SIGTERM);
 	ev_signal_start(loop, &sig_term);
 	ev_signal_init(&sig_int, on_stop_signal, SIGINT);
 	ev_signal_start(loop, &sig_int);
 	log_info("shoal started with %d workers", g_config.workers);
 	ev_run(loop, 0);
+	http_stop();
 	workers_stop();
+	cache_global_free();
 	auth_rsa_free();
 	SSL_CTX_free(tls);
 	mysql_library_end();

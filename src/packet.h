@@ -76,8 +76,10 @@ enum {
 #define ERR_NET_PACKETS_OUT_OF_ORDER 1156
 #define ERR_NOT_SUPPORTED_AUTH_MODE 1251
 #define ERR_SECURE_TRANSPORT_REQUIRED 3159
-#define ERR_CONN_HOST_ERROR      2003
-#define ERR_SERVER_LOST          2013
+#define ERR_CONN_HOST_ERROR      2003 /* client-side code: never sent to clients */
+/* Sent when the upstream is unreachable: a server-range code, since client
+ * libraries (libmariadb) reject error packets carrying 2000..2999. */
+#define ERR_UPSTREAM_UNREACHABLE 1429 /* ER_CONNECT_TO_FOREIGN_DATA_SOURCE */
 
 /* A growable byte buffer. */
 struct pbuf {

@@ -62,6 +62,7 @@ static int forward_eof(struct relay *r, const uint8_t *pkt, size_t len, struct p
 	if (len - PKT_HEADER_LEN >= 5) {
 		r->warnings = rd_u16(pl + 1);
 		r->status = rd_u16(pl + 3);
+		r->status_valid = true;
 	}
 	if (r->strip_tracking && (r->status & ST_SESSION_STATE_CHANGED)) {
 		r->status &= (uint16_t)~ST_SESSION_STATE_CHANGED;
@@ -124,10 +125,11 @@ static void read_ok_status(struct relay *r, const uint8_t *pl, size_t n)
 	struct pcur c;
 
 	pcur_init(&c, pl + 1, n - 1);
-	pcur_lenenc(&c, NULL);
+	r->affected = pcur_lenenc(&c, NULL);
 	pcur_lenenc(&c, NULL);
 	r->status = pcur_u16(&c);
 	r->warnings = pcur_u16(&c);
+	r->status_valid = !c.err;
 }
 
 /* After an OK or EOF that ends one result: another result may follow. */
@@ -150,6 +152,7 @@ static int feed_first(struct relay *r, const uint8_t *pkt, size_t len, struct pb
 	if (n == 0)
 		return -1;
 	if (pkt_is_err(pl, n)) {
+		r->saw_err = true;
 		r->st = RL_DONE;
 		return forward(r, pkt, len, out) < 0 ? -1 : 1;
 	}
@@ -165,6 +168,7 @@ static int feed_first(struct relay *r, const uint8_t *pkt, size_t len, struct pb
 	r->cols_left = pcur_lenenc(&c, NULL);
 	if (c.err || r->cols_left == 0)
 		return -1;
+	r->results++;
 	r->st = RL_COLDEFS;
 	return forward(r, pkt, len, out) < 0 ? -1 : 0;
 }
@@ -175,6 +179,7 @@ static int feed_rows(struct relay *r, const uint8_t *pkt, size_t len, struct pbu
 	size_t n = len - PKT_HEADER_LEN;
 
 	if (pkt_is_err(pl, n)) {
+		r->saw_err = true;
 		r->st = RL_DONE;
 		return forward(r, pkt, len, out) < 0 ? -1 : 1;
 	}
@@ -217,13 +222,17 @@ static int feed_prepare_first(struct relay *r, const uint8_t *pkt, size_t len, s
 	size_t n = len - PKT_HEADER_LEN;
 
 	if (pkt_is_err(pl, n)) {
+		r->saw_err = true;
 		r->st = RL_DONE;
 		return forward(r, pkt, len, out) < 0 ? -1 : 1;
 	}
 	if (n < 12 || pl[0] != 0x00)
 		return -1;
+	r->stmt_id = rd_u32(pl + 1);
 	r->prep_cols = rd_u16(pl + 5);
 	r->params_left = rd_u16(pl + 7);
+	r->prep_params = r->params_left;
+	r->prep_ok = true;
 	if (forward(r, pkt, len, out) < 0)
 		return -1;
 	r->st = r->params_left ? RL_PREP_PARAMS : r->prep_cols ? RL_PREP_COLS : RL_DONE;
@@ -253,6 +262,7 @@ static int feed_single(struct relay *r, const uint8_t *pkt, size_t len, struct p
 	size_t n = len - PKT_HEADER_LEN;
 
 	r->st = RL_DONE;
+	r->saw_err = r->cmd != CMD_STATISTICS && pkt_is_err(pl, n);
 	if (r->cmd != CMD_STATISTICS && pkt_is_eof(pl, n))
 		return forward_eof(r, pkt, len, out) < 0 ? -1 : 1;
 	if (r->cmd != CMD_STATISTICS && n >= 7 && pl[0] == 0x00) {

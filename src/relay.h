@@ -56,6 +56,13 @@ struct relay {
 	uint16_t warnings;
 	uint64_t packets;     /* forwarded so far */
 	uint64_t rows;
+	uint64_t affected;    /* affected rows of the last OK */
+	bool status_valid;    /* status/warnings come from an OK or EOF */
+	bool saw_err;         /* the answer is or ends with an ERR */
+	uint32_t results;     /* result sets seen (column counts) */
+	uint32_t stmt_id;     /* COM_STMT_PREPARE: the upstream's statement id */
+	uint16_t prep_params; /* COM_STMT_PREPARE: parameter count */
+	bool prep_ok;
 };
 
 /* How a command's response is shaped. */

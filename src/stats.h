@@ -19,6 +19,9 @@ struct shoal_stats {
 	atomic_uint_fast64_t upstream_connect_errors;
 	atomic_uint_fast64_t queries;                   /* commands relayed */
 	atomic_uint_fast64_t protocol_errors;           /* malformed client input */
+	atomic_uint_fast64_t cache_hits;                /* commands answered from the cache */
+	atomic_uint_fast64_t cache_misses;              /* cacheable commands sent upstream */
+	atomic_uint_fast64_t cache_coalesced;           /* misses that waited for another session's load */
 };
 
 extern struct shoal_stats g_stats;

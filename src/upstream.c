@@ -22,6 +22,7 @@ typedef unsigned char uchar;
 #include <sys/socket.h>
 
 #include "config.h"
+#include "health.h"
 #include "log.h"
 #include "packet.h"
 #include "stats.h"
@@ -147,8 +148,10 @@ int upstream_probe(char *err, size_t errlen)
 				g_config.upstream_port, NULL, 0)) {
 		snprintf(err, errlen, "%s", mysql_error(m));
 		mysql_close(m);
+		health_upstream_failed();
 		return -1;
 	}
+	health_upstream_ok();
 	learn_info(m);
 	mysql_close(m);
 	return 0;
@@ -171,6 +174,7 @@ static void fail(struct upstream *u)
 	if (u->err_code >= 2000 && u->err_code < 3000)
 		snprintf(u->sqlstate, sizeof(u->sqlstate), "HY000");
 	STAT_INC(upstream_connect_errors);
+	health_upstream_failed();
 	ev_io_stop(u->loop, &u->watcher);
 	ev_timer_stop(u->loop, &u->timer);
 	u->cb(u, UP_EV_FAILED, u->owner);
@@ -206,6 +210,7 @@ static void become_ready(struct upstream *u)
 		u->io.ssl = (SSL *)pvio->ctls->ssl;
 	u->st = UP_READY;
 	STAT_INC(upstream_connections);
+	health_upstream_ok();
 	u->cb(u, UP_EV_CONNECTED, u->owner);
 }
 

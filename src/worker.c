@@ -13,9 +13,49 @@
 
 #include "client.h"
 #include "log.h"
+#include "stats.h"
 
 static struct worker *workers;
 static int n_workers;
+
+void worker_wake(struct worker *w, uint32_t client_id, uint32_t gen)
+{
+	pthread_mutex_lock(&w->lock);
+	if (w->n_wakeups == w->cap_wakeups) {
+		size_t cap = w->cap_wakeups ? w->cap_wakeups * 2 : 64;
+		struct wakeup *q = realloc(w->wakeups, cap * sizeof(*q));
+
+		if (!q) {
+			/* the session's wait timer will end its wait instead */
+			pthread_mutex_unlock(&w->lock);
+			return;
+		}
+		w->wakeups = q;
+		w->cap_wakeups = cap;
+	}
+	w->wakeups[w->n_wakeups].client_id = client_id;
+	w->wakeups[w->n_wakeups].gen = gen;
+	w->n_wakeups++;
+	pthread_mutex_unlock(&w->lock);
+	ev_async_send(w->loop, &w->wake);
+}
+
+static void drain_wakeups(struct worker *w)
+{
+	struct wakeup batch[64];
+	size_t n;
+
+	do {
+		pthread_mutex_lock(&w->lock);
+		n = w->n_wakeups < 64 ? w->n_wakeups : 64;
+		memcpy(batch, w->wakeups, n * sizeof(batch[0]));
+		memmove(w->wakeups, w->wakeups + n, (w->n_wakeups - n) * sizeof(batch[0]));
+		w->n_wakeups -= n;
+		pthread_mutex_unlock(&w->lock);
+		for (size_t i = 0; i < n; i++)
+			client_wake(w, batch[i].client_id, batch[i].gen);
+	} while (n == 64);
+}
 
 static void drain_queue(struct worker *w)
 {
@@ -35,6 +75,7 @@ static void drain_queue(struct worker *w)
 			if (stop) {
 				close(batch[i].fd);
 				atomic_fetch_sub(&w->n_clients, 1);
+				STAT_DEC(client_connections);
 				continue;
 			}
 			client_accept(w, batch[i].fd, &batch[i].peer);
@@ -53,6 +94,7 @@ static void on_wake(struct ev_loop *loop, ev_async *a, int revents)
 {
 	(void)loop;
 	(void)revents;
+	drain_wakeups(a->data);
 	drain_queue(a->data);
 }
 
@@ -139,6 +181,8 @@ void workers_stop(void)
 		ev_loop_destroy(workers[i].loop);
 		pthread_mutex_destroy(&workers[i].lock);
 		free(workers[i].queue);
+		free(workers[i].wakeups);
+		free(workers[i].tok);
 	}
 	free(workers);
 	workers = NULL;

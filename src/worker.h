@@ -22,6 +22,12 @@ struct handoff {
 	struct sockaddr_storage peer;
 };
 
+/* A coalescing wake-up for one waiting session. */
+struct wakeup {
+	uint32_t client_id;
+	uint32_t gen;
+};
+
 struct worker {
 	int idx;
 	pthread_t thread;
@@ -31,8 +37,12 @@ struct worker {
 	struct handoff *queue;
 	size_t n_queue, cap_queue;
 	bool stop;
+	struct wakeup *wakeups;       /* guarded by lock */
+	size_t n_wakeups, cap_wakeups;
 	atomic_int n_clients;         /* read by the listener to place new sockets */
 	struct client *clients;       /* owned by this worker's thread only */
+	struct client *waiting;       /* clients in CS_WAITING (this thread only) */
+	void *tok;                    /* the worker's tokenizer scratch (cache/session.c) */
 	SSL_CTX *tls;                 /* shared, read-only */
 };
 
@@ -44,6 +54,9 @@ struct worker *workers_pick(void);
 int worker_hand_off(struct worker *w, int fd, const struct sockaddr_storage *peer);
 /* Ask all workers to close their clients and stop; join them. */
 void workers_stop(void);
+
+/* Wake a session waiting on a cache key (any thread). */
+void worker_wake(struct worker *w, uint32_t client_id, uint32_t gen);
 
 void worker_add_client(struct worker *w, struct client *c);
 void worker_remove_client(struct worker *w, struct client *c);

@@ -1,0 +1,632 @@
+/*
+ * commands.c: parsing and answering the cache SQL of the data port, and
+ * keeping explicit cache definitions in <data_dir>/caches.sql. See
+ * commands.h.
+ */
+#include "cache/commands.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cache/registry.h"
+#include "cache/store.h"
+#include "client.h"
+#include "config.h"
+#include "log.h"
+#include "resultset.h"
+#include "sql/classify.h"
+#include "stats.h"
+#include "upstream.h"
+
+#define ER_PARSE 1064
+#define ER_NOT_SUPPORTED 1235
+#define ER_UNKNOWN_CACHE 1105
+
+struct lex {
+	const char *p, *end;
+};
+
+static void skip_space(struct lex *l)
+{
+	for (;;) {
+		while (l->p < l->end && isspace((unsigned char)*l->p))
+			l->p++;
+		if (l->end - l->p >= 2 && l->p[0] == '/' && l->p[1] == '*') {
+			const char *e = l->p + 2;
+
+			while (e + 1 < l->end && !(e[0] == '*' && e[1] == '/'))
+				e++;
+			l->p = e + 1 < l->end ? e + 2 : l->end;
+			continue;
+		}
+		return;
+	}
+}
+
+static bool is_ident_char(char ch)
+{
+	return isalnum((unsigned char)ch) || ch == '_' || ch == '$';
+}
+
+/* Match one keyword, case-insensitively, as a whole word. */
+static bool word(struct lex *l, const char *w)
+{
+	size_t n = strlen(w);
+
+	skip_space(l);
+	if ((size_t)(l->end - l->p) < n || strncasecmp(l->p, w, n) != 0)
+		return false;
+	if (l->p + n < l->end && is_ident_char(l->p[n]))
+		return false;
+	l->p += n;
+	return true;
+}
+
+static bool number(struct lex *l, long *v)
+{
+	char *e;
+
+	skip_space(l);
+	if (l->p >= l->end || !isdigit((unsigned char)*l->p))
+		return false;
+	errno = 0;
+	*v = strtol(l->p, &e, 10);
+	if (errno || e > l->end || *v < 0 || *v > 86400000)
+		return false;
+	l->p = e;
+	return true;
+}
+
+/* An identifier, or a quoted ('..', "..", `..`) name. */
+static bool name(struct lex *l, char *out, size_t cap)
+{
+	const char *s;
+	size_t n;
+
+	skip_space(l);
+	if (l->p >= l->end)
+		return false;
+	if (*l->p == '\'' || *l->p == '"' || *l->p == '`') {
+		char q = *l->p++;
+
+		s = l->p;
+		while (l->p < l->end && *l->p != q)
+			l->p++;
+		if (l->p >= l->end)
+			return false;
+		n = (size_t)(l->p - s);
+		l->p++;
+	} else {
+		s = l->p;
+		while (l->p < l->end && is_ident_char(*l->p))
+			l->p++;
+		n = (size_t)(l->p - s);
+	}
+	if (n == 0 || n >= cap)
+		return false;
+	memcpy(out, s, n);
+	out[n] = 0;
+	return true;
+}
+
+static bool at_end(struct lex *l)
+{
+	skip_space(l);
+	while (l->p < l->end && (*l->p == ';' || isspace((unsigned char)*l->p)))
+		l->p++;
+	return l->p >= l->end;
+}
+
+static int syntax(struct lex *l, char *err, size_t errlen)
+{
+	int n = (int)(l->end - l->p > 40 ? 40 : l->end - l->p);
+
+	snprintf(err, errlen, "You have an error in your cache SQL syntax near '%.*s'", n, l->p);
+	return -1;
+}
+
+/* n SECONDS | MILLISECONDS (or SECOND, MS, S). */
+static bool duration(struct lex *l, int *ms)
+{
+	long v;
+
+	if (!number(l, &v))
+		return false;
+	if (word(l, "SECONDS") || word(l, "SECOND") || word(l, "S"))
+		v *= 1000;
+	else if (!(word(l, "MILLISECONDS") || word(l, "MILLISECOND") || word(l, "MS")))
+		return false;
+	if (v > 86400000)
+		return false;
+	*ms = (int)v;
+	return true;
+}
+
+static int parse_policy(struct lex *l, struct create_cache *cc, char *err, size_t errlen)
+{
+	if (word(l, "POLICY")) {
+		if (!word(l, "TTL") || !duration(l, &cc->ttl_ms))
+			return syntax(l, err, errlen);
+		if (word(l, "REFRESH")) {
+			word(l, "EVERY");
+			if (!duration(l, &cc->refresh_ms))
+				return syntax(l, err, errlen);
+		}
+	}
+	if (word(l, "COALESCE") && !duration(l, &cc->coalesce_ms))
+		return syntax(l, err, errlen);
+	if (word(l, "ALWAYS"))
+		cc->txn = TXN_ALWAYS;
+	else if (word(l, "UNTIL")) {
+		if (!word(l, "WRITE"))
+			return syntax(l, err, errlen);
+		cc->txn = TXN_UNTIL_WRITE;
+	}
+	return 0;
+}
+
+static int parse_create(struct lex *l, struct create_cache *cc, char *err, size_t errlen)
+{
+	memset(cc, 0, sizeof(*cc));
+	cc->ttl_ms = cc->refresh_ms = cc->coalesce_ms = -1;
+	if (parse_policy(l, cc, err, errlen) < 0)
+		return -1;
+	if (!word(l, "FROM")) {
+		if (!name(l, cc->name, sizeof(cc->name)) || !word(l, "FROM"))
+			return syntax(l, err, errlen);
+	}
+	skip_space(l);
+	if (l->end - l->p > 2 && strncasecmp(l->p, "q_", 2) == 0) {
+		cc->from_id = true;
+		if (!name(l, cc->query_id, sizeof(cc->query_id)) || !at_end(l))
+			return syntax(l, err, errlen);
+		return CC_CREATE;
+	}
+	cc->select = l->p;
+	cc->select_len = (size_t)(l->end - l->p);
+	while (cc->select_len && (isspace((unsigned char)cc->select[cc->select_len - 1]) ||
+				  cc->select[cc->select_len - 1] == ';'))
+		cc->select_len--;
+	if (cc->select_len == 0)
+		return syntax(l, err, errlen);
+	return CC_CREATE;
+}
+
+static int parse_where_id(struct lex *l, struct cache_cmd_args *a, char *err, size_t errlen)
+{
+	if (word(l, "WHERE")) {
+		skip_space(l);
+		if (!word(l, "query_id") || (skip_space(l), l->p >= l->end || *l->p != '='))
+			return syntax(l, err, errlen);
+		l->p++;
+		if (!name(l, a->target, sizeof(a->target)))
+			return syntax(l, err, errlen);
+	}
+	return 0;
+}
+
+static int parse_show(struct lex *l, struct cache_cmd_args *a, char *err, size_t errlen)
+{
+	if (word(l, "CACHES")) {
+		if (parse_where_id(l, a, err, errlen) < 0)
+			return -1;
+		return at_end(l) ? CC_SHOW_CACHES : syntax(l, err, errlen);
+	}
+	if (word(l, "PROXIED")) {
+		if (!word(l, "QUERIES"))
+			return syntax(l, err, errlen);
+		if (parse_where_id(l, a, err, errlen) < 0)
+			return -1;
+		if (word(l, "LIMIT") && !number(l, &a->limit))
+			return syntax(l, err, errlen);
+		return at_end(l) ? CC_SHOW_PROXIED : syntax(l, err, errlen);
+	}
+	if (word(l, "READYSET"))
+		return word(l, "STATUS") && at_end(l) ? CC_SHOW_RS_STATUS : syntax(l, err, errlen);
+	if (word(l, "SHOAL"))
+		return word(l, "STATUS") && at_end(l) ? CC_SHOW_STATUS : syntax(l, err, errlen);
+	return CC_NONE;
+}
+
+int cache_cmd_parse(const char *q, size_t n, struct cache_cmd_args *a, char *err, size_t errlen)
+{
+	struct lex l = { q, q + n };
+
+	memset(a, 0, sizeof(*a));
+	a->limit = -1;
+	if (word(&l, "CREATE")) {
+		word(&l, "SHALLOW");
+		return word(&l, "CACHE") ? parse_create(&l, &a->create, err, errlen) : CC_NONE;
+	}
+	if (word(&l, "DROP")) {
+		if (word(&l, "ALL"))
+			return word(&l, "CACHES") && at_end(&l) ? CC_DROP_ALL : syntax(&l, err, errlen);
+		if (!word(&l, "CACHE"))
+			return CC_NONE;
+		return name(&l, a->target, sizeof(a->target)) && at_end(&l) ? CC_DROP : syntax(&l, err, errlen);
+	}
+	if (word(&l, "FLUSH")) {
+		if (word(&l, "ALL")) {
+			word(&l, "SHALLOW");
+			return word(&l, "CACHES") && at_end(&l) ? CC_FLUSH_ALL : syntax(&l, err, errlen);
+		}
+		if (!word(&l, "CACHE"))
+			return CC_NONE;
+		return name(&l, a->target, sizeof(a->target)) && at_end(&l) ? CC_FLUSH : syntax(&l, err, errlen);
+	}
+	if (word(&l, "SHOW"))
+		return parse_show(&l, a, err, errlen);
+	if (word(&l, "EXPLAIN") && word(&l, "LAST"))
+		return word(&l, "STATEMENT") && at_end(&l) ? CC_EXPLAIN_LAST : syntax(&l, err, errlen);
+	return CC_NONE;
+}
+
+/* ---- CREATE CACHE ------------------------------------------------------- */
+
+static struct cache_def *def_for_select(const char *q, size_t n, uint16_t *code, char *err, size_t errlen)
+{
+	static __thread struct {
+		struct sql_tok_result r;
+		char text[SQL_TOK_MIN_TEXT_CAP];
+	} t;
+	const char *reason;
+	struct cache_def *d;
+
+	t.r.text = t.text;
+	t.r.text_cap = sizeof(t.text);
+	if (sql_tokenize(q, n, &t.r) < 0 || !t.r.ok) {
+		*code = ER_PARSE;
+		snprintf(err, errlen, "Cannot read the query of CREATE CACHE");
+		return NULL;
+	}
+	reason = sql_skip_reason(t.r.text, t.r.text_len);
+	if (!reason && (t.r.flags & SQL_TOK_TEXT_TRUNCATED))
+		reason = "query too long";
+	if (reason) {
+		*code = ER_NOT_SUPPORTED;
+		snprintf(err, errlen, "This query cannot be cached: %s", reason);
+		return NULL;
+	}
+	d = registry_get(t.r.digest, t.r.text, t.r.text_len, q, n);
+	if (!d) {
+		*code = ER_UNKNOWN_CACHE;
+		snprintf(err, errlen, "Too many query shapes");
+		return NULL;
+	}
+	atomic_store(&d->keyword, (int)t.r.keyword);
+	atomic_store(&d->classified, true);
+	return d;
+}
+
+int cache_create(const struct create_cache *cc, char *query_id_out, uint16_t *code,
+		 char *err, size_t errlen)
+{
+	struct cache_def *d;
+	int ttl = cc->ttl_ms >= 0 ? cc->ttl_ms : g_config.cache_ttl_ms;
+	int refresh = cc->refresh_ms >= 0 ? cc->refresh_ms : g_config.cache_refresh_ms;
+	int coalesce = cc->coalesce_ms >= 0 ? cc->coalesce_ms : g_config.cache_coalesce_ms;
+
+	if (ttl <= 0 || (cc->refresh_ms >= 0 && refresh >= ttl)) {
+		*code = ER_PARSE;
+		snprintf(err, errlen, "REFRESH must be less than TTL, and TTL more than 0");
+		return -1;
+	}
+	if (cc->from_id) {
+		d = registry_find_name(cc->query_id);
+		if (!d || atomic_load(&d->state) == CACHE_SKIPPED) {
+			*code = ER_UNKNOWN_CACHE;
+			snprintf(err, errlen, d ? "Query %s cannot be cached: %s" : "Unknown query id %s%s",
+				 cc->query_id, d ? atomic_load(&d->skip_reason) : "");
+			return -1;
+		}
+	} else {
+		d = def_for_select(cc->select, cc->select_len, code, err, errlen);
+		if (!d)
+			return -1;
+	}
+	registry_set_cached(d, cc->name[0] ? cc->name : NULL, ttl, refresh, coalesce,
+			    (enum txn_policy)cc->txn, true);
+	snprintf(query_id_out, 20, "%s", d->query_id);
+	return 0;
+}
+
+/* ---- persistence ------------------------------------------------------- */
+
+static bool write_def(struct cache_def *d, void *arg)
+{
+	FILE *f = arg;
+	int txn = atomic_load(&d->txn);
+
+	if (atomic_load(&d->state) != CACHE_CACHED || !atomic_load(&d->explicit_cache))
+		return true;
+	fprintf(f, "CREATE CACHE POLICY TTL %d MILLISECONDS REFRESH %d MILLISECONDS COALESCE %d MILLISECONDS%s %s%s%s FROM ",
+		atomic_load(&d->ttl_ms), def_refresh_ms(d), atomic_load(&d->coalesce_ms),
+		txn == TXN_ALWAYS ? " ALWAYS" : txn == TXN_UNTIL_WRITE ? " UNTIL WRITE" : "",
+		d->name[0] ? "`" : "", d->name, d->name[0] ? "`" : "");
+	for (const char *p = d->query_text; *p; p++)
+		fputc(*p == '\n' || *p == '\r' ? ' ' : *p, f);
+	fputc('\n', f);
+	return true;
+}
+
+static void persist_save(void)
+{
+	char path[1100], tmp[1110];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/caches.sql", g_config.data_dir);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f) {
+		log_warn("cannot save cache definitions to %s: %s", tmp, strerror(errno));
+		return;
+	}
+	registry_each(write_def, f);
+	if (fclose(f) != 0 || rename(tmp, path) != 0) {
+		log_warn("cannot save cache definitions to %s: %s", path, strerror(errno));
+		unlink(tmp);
+	}
+}
+
+void cache_persist_load(void)
+{
+	char path[1100], line[65536];
+	struct cache_cmd_args a;
+	FILE *f;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/caches.sql", g_config.data_dir);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char err[256] = "not a CREATE CACHE statement", id[20];
+		uint16_t code;
+
+		if (cache_cmd_parse(line, strlen(line), &a, err, sizeof(err)) != CC_CREATE ||
+		    cache_create(&a.create, id, &code, err, sizeof(err)) < 0) {
+			log_warn("%s: skipped a cache definition: %s", path, err);
+			continue;
+		}
+		n++;
+	}
+	fclose(f);
+	log_info("loaded %d cache definitions from %s", n, path);
+}
+
+/* ---- answers ----------------------------------------------------------- */
+
+static void answer_create(struct client *c, const struct create_cache *cc)
+{
+	char id[20], err[256];
+	uint16_t code;
+	struct cache_def *d;
+	const char *names[] = { "query_id", "name", "query", "cache_type" };
+	const char *cells[4];
+	uint8_t seq = 1;
+
+	if (cache_create(cc, id, &code, err, sizeof(err)) < 0) {
+		client_send_err(c, 1, code, code == ER_PARSE ? "42000" : "HY000", "%s", err);
+		return;
+	}
+	persist_save();
+	d = registry_find_name(id);
+	cells[0] = id;
+	cells[1] = d && d->name[0] ? d->name : id;
+	cells[2] = d ? d->digest_text : "";
+	cells[3] = "shallow";
+	rs_put_table(&c->io.out, &seq, c->caps, c->server_status, 4, names, 1, cells);
+}
+
+static void drop_def(struct cache_def *d)
+{
+	registry_set_proxied(d);
+	/* with auto-cache on, the shape is considered again when next seen */
+	atomic_store(&d->classified, false);
+}
+
+static bool drop_each(struct cache_def *d, void *arg)
+{
+	(void)arg;
+	if (atomic_load(&d->state) == CACHE_CACHED)
+		drop_def(d);
+	return true;
+}
+
+static void answer_drop(struct client *c, enum cache_cmd kind, const char *target)
+{
+	struct cache_def *d = NULL;
+	size_t n;
+
+	if (kind == CC_DROP || kind == CC_FLUSH) {
+		d = registry_find_name(target);
+		if (!d || atomic_load(&d->state) != CACHE_CACHED) {
+			client_send_err(c, 1, ER_UNKNOWN_CACHE, "HY000", "Cache '%s' does not exist", target);
+			return;
+		}
+	}
+	if (kind == CC_DROP)
+		drop_def(d);
+	if (kind == CC_DROP_ALL)
+		registry_each(drop_each, NULL);
+	n = store_flush(d);
+	if (kind == CC_DROP || kind == CC_DROP_ALL)
+		persist_save();
+	pkt_put_ok(&c->io.out, 1, n, 0, c->server_status, 0, c->caps);
+}
+
+/* Rows of SHOW CACHES / SHOW PROXIED QUERIES, gathered under the registry's
+ * read lock, then sorted and written. */
+struct listing {
+	struct cache_def **defs;
+	size_t n, cap;
+	bool cached;          /* SHOW CACHES: cached shapes; else the others */
+	const char *only_id;  /* WHERE query_id = ... */
+};
+
+static bool collect(struct cache_def *d, void *arg)
+{
+	struct listing *l = arg;
+	bool cached = atomic_load(&d->state) == CACHE_CACHED;
+
+	if (cached != l->cached || (l->only_id && strcasecmp(l->only_id, d->query_id) != 0))
+		return true;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		struct cache_def **p = realloc(l->defs, cap * sizeof(*p));
+
+		if (!p)
+			return false;
+		l->defs = p;
+		l->cap = cap;
+	}
+	l->defs[l->n++] = d;
+	return true;
+}
+
+static const char *support_of(const struct cache_def *d, char *buf, size_t cap)
+{
+	const char *reason = atomic_load(&d->skip_reason);
+
+	if (atomic_load(&d->state) == CACHE_SKIPPED) {
+		snprintf(buf, cap, "unsupported: %s", reason ? reason : "unknown");
+		return buf;
+	}
+	return atomic_load(&d->classified) ? "yes" : "pending";
+}
+
+static int support_rank(const struct cache_def *d)
+{
+	if (atomic_load(&d->state) == CACHE_SKIPPED)
+		return 1;
+	return atomic_load(&d->classified) ? 0 : 3;
+}
+
+static int by_rank_then_count(const void *a, const void *b)
+{
+	const struct cache_def *x = *(struct cache_def *const *)a, *y = *(struct cache_def *const *)b;
+	int rx = support_rank(x), ry = support_rank(y);
+	uint64_t cx = atomic_load(&x->count_star), cy = atomic_load(&y->count_star);
+
+	if (rx != ry)
+		return rx - ry;
+	return cx < cy ? 1 : cx > cy ? -1 : 0;
+}
+
+static void answer_listing(struct client *c, bool caches, const struct cache_cmd_args *a)
+{
+	struct listing l = { .cached = caches, .only_id = a->target[0] ? a->target : NULL };
+	struct rs_writer w;
+	char props[160], sup[160];
+	size_t n;
+
+	registry_each(collect, &l);
+	qsort(l.defs, l.n, sizeof(*l.defs), by_rank_then_count);
+	n = a->limit >= 0 && (size_t)a->limit < l.n ? (size_t)a->limit : l.n;
+	rs_begin(&w, &c->io.out, 1, c->caps, caches ? 5 : 4);
+	rs_column(&w, "query_id", RS_TYPE_VAR_STRING);
+	if (caches)
+		rs_column(&w, "name", RS_TYPE_VAR_STRING);
+	rs_column(&w, "query", RS_TYPE_VAR_STRING);
+	rs_column(&w, caches ? "properties" : "readyset_supported", RS_TYPE_VAR_STRING);
+	rs_column(&w, "count", RS_TYPE_LONGLONG);
+	for (size_t i = 0; i < n; i++) {
+		struct cache_def *d = l.defs[i];
+
+		rs_row_begin(&w);
+		rs_cell_str(&w, d->query_id);
+		if (caches) {
+			rs_cell_str(&w, d->name[0] ? d->name : d->query_id);
+			snprintf(props, sizeof(props), "shallow, ttl %d ms, refresh %d ms, coalesce %d ms%s",
+				 atomic_load(&d->ttl_ms), def_refresh_ms(d), atomic_load(&d->coalesce_ms),
+				 atomic_load(&d->txn) == TXN_ALWAYS ? ", always" :
+				 atomic_load(&d->txn) == TXN_UNTIL_WRITE ? ", until write" : "");
+		}
+		rs_cell_str(&w, d->digest_text);
+		rs_cell_str(&w, caches ? props : support_of(d, sup, sizeof(sup)));
+		rs_cell_u64(&w, atomic_load(&d->count_star));
+		rs_row_end(&w);
+	}
+	if (rs_end(&w, c->server_status) < 0)
+		client_send_err(c, 1, 1105, "HY000", "Out of memory");
+	free(l.defs);
+}
+
+static void answer_pairs(struct client *c, const char *n1, const char *n2,
+			 const char *const *cells, size_t rows)
+{
+	const char *names[2] = { n1, n2 };
+	uint8_t seq = 1;
+
+	if (rs_put_table(&c->io.out, &seq, c->caps, c->server_status, 2, names, rows, cells) < 0)
+		client_send_err(c, 1, 1105, "HY000", "Out of memory");
+}
+
+static void answer_status(struct client *c, bool readyset)
+{
+	char conns[24], entries[24], bytes[24], limit[24], hits[24], misses[24];
+	bool up = c->up != NULL || STAT_GET(upstream_connections) > 0;
+	const char *cells[] = {
+		"Database Connection", up ? "Connected" : "Unreachable",
+		"Connection Count", conns,
+		"Status", "Online",
+		"Cache Entries", entries,
+		"Cache Memory Bytes", bytes,
+		"Memory Limit Bytes", limit,
+		"Cache Hits", hits,
+		"Cache Misses", misses,
+		"Auto Cache", g_config.auto_cache ? "on" : "off",
+	};
+
+	snprintf(conns, sizeof(conns), "%llu", (unsigned long long)STAT_GET(client_connections));
+	snprintf(entries, sizeof(entries), "%llu", (unsigned long long)store_entries());
+	snprintf(bytes, sizeof(bytes), "%llu", (unsigned long long)store_bytes());
+	snprintf(limit, sizeof(limit), "%llu", (unsigned long long)g_config.memory_limit);
+	snprintf(hits, sizeof(hits), "%llu", (unsigned long long)STAT_GET(cache_hits));
+	snprintf(misses, sizeof(misses), "%llu", (unsigned long long)STAT_GET(cache_misses));
+	answer_pairs(c, "Variable_name", "Value", cells, readyset ? 3 : 9);
+}
+
+bool cache_sql(struct client *c, const char *q, size_t n, const struct sql_tok_result *tok)
+{
+	struct cache_cmd_args a;
+	char err[256];
+	int kind;
+
+	switch (tok->keyword) {
+	case SQL_KW_CREATE: case SQL_KW_DROP: case SQL_KW_SHOW: case SQL_KW_FLUSH: case SQL_KW_EXPLAIN:
+		break;
+	default:
+		return false;
+	}
+	kind = cache_cmd_parse(q, n, &a, err, sizeof(err));
+	if (kind == CC_NONE)
+		return false;
+	switch (kind) {
+	case -1:
+		client_send_err(c, 1, ER_PARSE, "42000", "%s", err);
+		break;
+	case CC_CREATE:
+		answer_create(c, &a.create);
+		break;
+	case CC_DROP: case CC_DROP_ALL: case CC_FLUSH: case CC_FLUSH_ALL:
+		answer_drop(c, (enum cache_cmd)kind, a.target);
+		break;
+	case CC_SHOW_CACHES: case CC_SHOW_PROXIED:
+		answer_listing(c, kind == CC_SHOW_CACHES, &a);
+		break;
+	case CC_EXPLAIN_LAST: {
+		const char *cells[] = { c->last_dest, c->last_reason ? c->last_reason : "" };
+
+		answer_pairs(c, "Query_destination", "Readyset_reason", cells, 1);
+		break;
+	}
+	default:
+		answer_status(c, kind == CC_SHOW_RS_STATUS);
+	}
+	return true;
+}

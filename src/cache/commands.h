@@ -1,0 +1,57 @@
+/*
+ * commands.h: the cache SQL accepted on the data port (Readyset's syntax):
+ * CREATE CACHE, DROP CACHE, DROP ALL CACHES, FLUSH CACHE, FLUSH ALL SHALLOW
+ * CACHES, SHOW CACHES, SHOW PROXIED QUERIES, EXPLAIN LAST STATEMENT,
+ * SHOW SHOAL STATUS and SHOW READYSET STATUS. They are answered by the node
+ * and never reach the upstream; a syntax error in one is ERROR 1064.
+ *
+ * Explicit cache definitions are kept in <data_dir>/caches.sql (one CREATE
+ * CACHE statement per line) and replayed at start.
+ */
+#ifndef SHOAL_CACHE_COMMANDS_H
+#define SHOAL_CACHE_COMMANDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "packet.h"
+#include "sql/tokenizer.h"
+
+struct client;
+
+/* If q is a cache command, answer it into c's output and return true. */
+bool cache_sql(struct client *c, const char *q, size_t n, const struct sql_tok_result *tok);
+
+/* The parsed form of CREATE CACHE, for replay and tests. */
+struct create_cache {
+	bool from_id;                /* FROM q_... */
+	char name[64];
+	int ttl_ms, refresh_ms, coalesce_ms; /* -1: default */
+	int txn;                     /* enum txn_policy */
+	const char *select;          /* FROM <select>: points into the input */
+	size_t select_len;
+	char query_id[20];
+};
+
+/* Parse a cache command. Returns the command kind (> 0), 0 if q is not one,
+ * or -1 on a syntax error (with a message naming where). */
+enum cache_cmd {
+	CC_NONE = 0, CC_CREATE, CC_DROP, CC_DROP_ALL, CC_FLUSH, CC_FLUSH_ALL,
+	CC_SHOW_CACHES, CC_SHOW_PROXIED, CC_EXPLAIN_LAST, CC_SHOW_STATUS, CC_SHOW_RS_STATUS,
+};
+struct cache_cmd_args {
+	struct create_cache create;
+	char target[128];            /* DROP/FLUSH name or id; SHOW ... WHERE query_id */
+	long limit;                  /* SHOW PROXIED QUERIES LIMIT n, -1 = none */
+};
+int cache_cmd_parse(const char *q, size_t n, struct cache_cmd_args *a, char *err, size_t errlen);
+
+/* Apply a CREATE CACHE. 0, or -1 with a MySQL error code and message. */
+int cache_create(const struct create_cache *cc, char *query_id_out, uint16_t *code,
+		 char *err, size_t errlen);
+
+/* Load <data_dir>/caches.sql at start (missing file: nothing to do). */
+void cache_persist_load(void);
+
+#endif

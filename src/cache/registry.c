@@ -1,0 +1,224 @@
+/*
+ * registry.c: the per-digest records (cache definitions, skip verdicts and
+ * counters) and their index. See registry.h.
+ */
+#include "registry.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sql/tokenizer.h"
+
+#define REG_BUCKETS 65536
+#define REG_MAX_RECORDS 100000
+#define TEXT_CAP 2048
+
+static pthread_rwlock_t reg_lock = PTHREAD_RWLOCK_INITIALIZER;
+static struct cache_def **buckets;
+static size_t n_records;
+
+int registry_init(void)
+{
+	buckets = calloc(REG_BUCKETS, sizeof(*buckets));
+	return buckets ? 0 : -1;
+}
+
+static void free_def(struct cache_def *d)
+{
+	free(d->digest_text);
+	free(d->query_text);
+	free(d);
+}
+
+void registry_destroy(void)
+{
+	if (!buckets)
+		return;
+	for (size_t i = 0; i < REG_BUCKETS; i++) {
+		struct cache_def *d = buckets[i], *next;
+
+		for (; d; d = next) {
+			next = d->hnext;
+			free_def(d);
+		}
+	}
+	free(buckets);
+	buckets = NULL;
+	n_records = 0;
+}
+
+static struct cache_def *lookup_locked(uint64_t digest)
+{
+	for (struct cache_def *d = buckets[digest & (REG_BUCKETS - 1)]; d; d = d->hnext)
+		if (d->digest == digest)
+			return d;
+	return NULL;
+}
+
+struct cache_def *registry_find(uint64_t digest)
+{
+	struct cache_def *d;
+
+	pthread_rwlock_rdlock(&reg_lock);
+	d = lookup_locked(digest);
+	pthread_rwlock_unlock(&reg_lock);
+	return d;
+}
+
+static char *dup_capped(const char *s, size_t n)
+{
+	char *p;
+
+	if (n > TEXT_CAP)
+		n = TEXT_CAP;
+	p = malloc(n + 1);
+	if (p) {
+		memcpy(p, s, n);
+		p[n] = 0;
+	}
+	return p;
+}
+
+static struct cache_def *new_def(uint64_t digest, const char *text, size_t tlen,
+				 const char *query, size_t qlen)
+{
+	struct cache_def *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	d->digest = digest;
+	sql_query_id(digest, d->query_id);
+	d->digest_text = dup_capped(text, tlen);
+	d->query_text = dup_capped(query, qlen);
+	if (!d->digest_text || !d->query_text) {
+		free_def(d);
+		return NULL;
+	}
+	atomic_init(&d->min_time_us, UINT64_MAX);
+	atomic_init(&d->first_seen, (uint64_t)time(NULL));
+	return d;
+}
+
+struct cache_def *registry_get(uint64_t digest, const char *text, size_t tlen,
+			       const char *query, size_t qlen)
+{
+	struct cache_def *d = registry_find(digest), *fresh_def;
+
+	if (d)
+		return d;
+	fresh_def = new_def(digest, text, tlen, query, qlen);
+	if (!fresh_def)
+		return NULL;
+	pthread_rwlock_wrlock(&reg_lock);
+	d = lookup_locked(digest);
+	if (!d && n_records < REG_MAX_RECORDS) {
+		d = fresh_def;
+		d->hnext = buckets[digest & (REG_BUCKETS - 1)];
+		buckets[digest & (REG_BUCKETS - 1)] = d;
+		n_records++;
+		fresh_def = NULL;
+	}
+	pthread_rwlock_unlock(&reg_lock);
+	if (fresh_def)
+		free_def(fresh_def);
+	return d;
+}
+
+struct cache_def *registry_find_name(const char *name)
+{
+	struct cache_def *found = NULL;
+
+	pthread_rwlock_rdlock(&reg_lock);
+	for (size_t i = 0; i < REG_BUCKETS && !found; i++)
+		for (struct cache_def *d = buckets[i]; d && !found; d = d->hnext)
+			if (strcasecmp(d->query_id, name) == 0 || (d->name[0] && strcmp(d->name, name) == 0))
+				found = d;
+	pthread_rwlock_unlock(&reg_lock);
+	return found;
+}
+
+void registry_each(bool (*fn)(struct cache_def *d, void *arg), void *arg)
+{
+	bool go = true;
+
+	pthread_rwlock_rdlock(&reg_lock);
+	for (size_t i = 0; i < REG_BUCKETS && go; i++)
+		for (struct cache_def *d = buckets[i]; d && go; d = d->hnext)
+			go = fn(d, arg);
+	pthread_rwlock_unlock(&reg_lock);
+}
+
+size_t registry_count(void)
+{
+	size_t n;
+
+	pthread_rwlock_rdlock(&reg_lock);
+	n = n_records;
+	pthread_rwlock_unlock(&reg_lock);
+	return n;
+}
+
+void registry_set_cached(struct cache_def *d, const char *name, int ttl_ms, int refresh_ms,
+			 int coalesce_ms, enum txn_policy txn, bool explicit_cache)
+{
+	pthread_rwlock_wrlock(&reg_lock);
+	if (name)
+		snprintf(d->name, sizeof(d->name), "%s", name);
+	pthread_rwlock_unlock(&reg_lock);
+	atomic_store(&d->ttl_ms, ttl_ms);
+	atomic_store(&d->refresh_ms, refresh_ms);
+	atomic_store(&d->coalesce_ms, coalesce_ms);
+	atomic_store(&d->txn, (int)txn);
+	atomic_store(&d->explicit_cache, explicit_cache);
+	atomic_store(&d->skip_reason, NULL);
+	atomic_store(&d->state, CACHE_CACHED);
+}
+
+void registry_set_skipped(struct cache_def *d, const char *reason)
+{
+	atomic_store(&d->skip_reason, reason);
+	atomic_store(&d->state, CACHE_SKIPPED);
+}
+
+void registry_set_proxied(struct cache_def *d)
+{
+	atomic_store(&d->explicit_cache, false);
+	atomic_store(&d->state, CACHE_PROXIED);
+}
+
+int def_refresh_ms(const struct cache_def *d)
+{
+	int r = atomic_load(&d->refresh_ms), ttl = atomic_load(&d->ttl_ms);
+
+	return r > 0 && r < ttl ? r : ttl / 2;
+}
+
+static void atomic_min(atomic_uint_fast64_t *a, uint64_t v)
+{
+	uint64_t cur = atomic_load_explicit(a, memory_order_relaxed);
+
+	while (v < cur && !atomic_compare_exchange_weak(a, &cur, v))
+		;
+}
+
+static void atomic_max(atomic_uint_fast64_t *a, uint64_t v)
+{
+	uint64_t cur = atomic_load_explicit(a, memory_order_relaxed);
+
+	while (v > cur && !atomic_compare_exchange_weak(a, &cur, v))
+		;
+}
+
+void def_account(struct cache_def *d, uint64_t us, uint64_t rows_sent, uint64_t rows_affected)
+{
+	atomic_fetch_add_explicit(&d->count_star, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&d->sum_time_us, us, memory_order_relaxed);
+	atomic_fetch_add_explicit(&d->rows_sent, rows_sent, memory_order_relaxed);
+	atomic_fetch_add_explicit(&d->rows_affected, rows_affected, memory_order_relaxed);
+	atomic_store_explicit(&d->last_seen, (uint64_t)time(NULL), memory_order_relaxed);
+	atomic_min(&d->min_time_us, us);
+	atomic_max(&d->max_time_us, us);
+}

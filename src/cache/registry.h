@@ -1,0 +1,90 @@
+/*
+ * registry.h: what the node knows per query shape (per digest): the
+ * ProxySQL-compatible digest and digest_text, whether the shape is cached
+ * (and with which policy), proxied, or skipped and why, and its counters.
+ * Records are created the first time a shape is seen and live until the node
+ * stops (a dropped cache keeps its record, marked not cached), so any
+ * pointer to one stays valid.
+ *
+ * Thread-safety: the index (digest -> record) is guarded by a rwlock taken
+ * on misses and passthrough, never on a cache hit (a hit reaches the record
+ * through its entry). Counters are relaxed atomics; policy fields are
+ * atomics too, as CREATE/DROP CACHE may change them while workers read.
+ */
+#ifndef SHOAL_CACHE_REGISTRY_H
+#define SHOAL_CACHE_REGISTRY_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum cache_state {
+	CACHE_PROXIED = 0,  /* seen, not cached (explicit mode, no cache) */
+	CACHE_CACHED,       /* a cache exists: results are stored */
+	CACHE_SKIPPED,      /* not cacheable: skip_reason says why */
+};
+
+enum txn_policy {
+	TXN_DEFAULT = 0,    /* inside a transaction, read upstream */
+	TXN_ALWAYS,         /* serve from cache even inside transactions */
+	TXN_UNTIL_WRITE,    /* serve inside a transaction until it writes */
+};
+
+#define DEF_NAME_MAX 64
+
+struct cache_def {
+	uint64_t digest;
+	char query_id[19];                /* q_ + 16 hex */
+	char *digest_text;                /* normalised text (capped) */
+	char *query_text;                 /* first query seen of the shape (capped) */
+
+	_Atomic int state;                /* enum cache_state */
+	_Atomic bool classified;          /* the verdict was computed */
+	_Atomic int keyword;              /* enum sql_keyword of the shape */
+	const char *_Atomic skip_reason;  /* static string */
+	_Atomic bool explicit_cache;      /* created with CREATE CACHE (else auto) */
+	_Atomic int ttl_ms, refresh_ms, coalesce_ms;
+	_Atomic int txn;                  /* enum txn_policy */
+	char name[DEF_NAME_MAX];          /* written under the registry lock */
+
+	/* counters */
+	atomic_uint_fast64_t count_star, sum_time_us, min_time_us, max_time_us;
+	atomic_uint_fast64_t rows_sent, rows_affected, first_seen, last_seen;
+	atomic_uint_fast64_t hits, misses, refresh_changed, refresh_unchanged, refresh_failed;
+	atomic_uint_fast64_t coalesced_waits, coalesce_timeouts, evictions;
+	atomic_int_fast64_t entries, bytes;
+	atomic_uint_fast64_t time_saved_us;
+	atomic_uint_fast64_t skips;
+
+	struct cache_def *hnext;          /* index chain */
+};
+
+int registry_init(void);
+void registry_destroy(void);
+
+/* The record for a digest, created (as CACHE_PROXIED) if new. text/query
+ * are copied on creation. NULL when out of memory or over the record limit. */
+struct cache_def *registry_get(uint64_t digest, const char *digest_text, size_t text_len,
+			       const char *query, size_t query_len);
+/* Find by digest, by query id ("q_...") or by cache name; NULL if none. */
+struct cache_def *registry_find(uint64_t digest);
+struct cache_def *registry_find_name(const char *name_or_id);
+
+/* Walk every record (under the read lock): fn returns false to stop. */
+void registry_each(bool (*fn)(struct cache_def *d, void *arg), void *arg);
+size_t registry_count(void);
+
+/* Policy helpers. */
+void registry_set_cached(struct cache_def *d, const char *name, int ttl_ms, int refresh_ms,
+			 int coalesce_ms, enum txn_policy txn, bool explicit_cache);
+void registry_set_skipped(struct cache_def *d, const char *reason);
+void registry_set_proxied(struct cache_def *d);
+
+/* Effective refresh age: the policy's, or half the TTL. */
+int def_refresh_ms(const struct cache_def *d);
+
+/* Record one execution (time in microseconds). */
+void def_account(struct cache_def *d, uint64_t us, uint64_t rows_sent, uint64_t rows_affected);
+
+#endif

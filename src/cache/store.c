@@ -1,0 +1,431 @@
+/*
+ * store.c: the sharded entry table, reference counting, placeholders and
+ * waiters for coalescing, memory accounting and eviction. See store.h.
+ */
+#include "store.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache/registry.h"
+#include "sql/spooky.h"
+
+#define N_SHARDS 64
+#define INITIAL_BUCKETS 1024
+#define EVICT_SAMPLES 8
+
+struct shard {
+	pthread_mutex_t lock;
+	struct cache_entry **buckets;
+	size_t nbuckets;
+	size_t count;
+	uint64_t rng;                    /* sampling state, under the lock */
+	double inflation;                /* GDSF "L": priority of the last eviction */
+} __attribute__((aligned(64)));
+
+static struct shard shards[N_SHARDS];
+static _Atomic size_t mem_limit;
+static atomic_uint_fast64_t n_entries, n_bytes, n_evictions;
+static store_wake_fn wake_fn;
+
+static size_t entry_size(const struct cache_entry *e)
+{
+	return sizeof(*e) + e->key_len + e->resp_len;
+}
+
+int store_init(size_t memory_limit, store_wake_fn wake)
+{
+	wake_fn = wake;
+	atomic_store(&mem_limit, memory_limit);
+	for (int i = 0; i < N_SHARDS; i++) {
+		struct shard *s = &shards[i];
+
+		pthread_mutex_init(&s->lock, NULL);
+		s->buckets = calloc(INITIAL_BUCKETS, sizeof(*s->buckets));
+		if (!s->buckets)
+			return -1;
+		s->nbuckets = INITIAL_BUCKETS;
+		s->rng = 0x9e3779b97f4a7c15ULL * (uint64_t)(i + 1);
+	}
+	return 0;
+}
+
+void store_set_memory_limit(size_t memory_limit)
+{
+	atomic_store(&mem_limit, memory_limit);
+}
+
+uint64_t store_hash(const uint8_t *key, size_t len)
+{
+	return spooky_hash64(key, len, 0x5ca1ab1e);
+}
+
+static struct shard *shard_of(uint64_t h)
+{
+	return &shards[h >> 58];
+}
+
+static struct cache_entry **bucket_of(struct shard *s, uint64_t h)
+{
+	return &s->buckets[h & (s->nbuckets - 1)];
+}
+
+static struct cache_entry *find(struct shard *s, const uint8_t *key, size_t len, uint64_t h)
+{
+	for (struct cache_entry *e = *bucket_of(s, h); e; e = e->next)
+		if (e->hash == h && e->key_len == len && memcmp(entry_key(e), key, len) == 0)
+			return e;
+	return NULL;
+}
+
+static void grow(struct shard *s)
+{
+	size_t n = s->nbuckets * 2;
+	struct cache_entry **b = calloc(n, sizeof(*b));
+
+	if (!b)
+		return; /* keep the longer chains */
+	for (size_t i = 0; i < s->nbuckets; i++) {
+		struct cache_entry *e = s->buckets[i], *next;
+
+		for (; e; e = next) {
+			next = e->next;
+			e->next = b[e->hash & (n - 1)];
+			b[e->hash & (n - 1)] = e;
+		}
+	}
+	free(s->buckets);
+	s->buckets = b;
+	s->nbuckets = n;
+}
+
+static void link_entry(struct shard *s, struct cache_entry *e)
+{
+	struct cache_entry **b;
+
+	if (s->count + 1 > s->nbuckets)
+		grow(s);
+	b = bucket_of(s, e->hash);
+	e->next = *b;
+	*b = e;
+	e->linked = true;
+	s->count++;
+}
+
+static void unlink_entry(struct shard *s, struct cache_entry *e)
+{
+	struct cache_entry **p = bucket_of(s, e->hash);
+
+	while (*p && *p != e)
+		p = &(*p)->next;
+	if (*p)
+		*p = e->next;
+	e->next = NULL;
+	e->linked = false;
+	s->count--;
+}
+
+static void account(struct cache_entry *e, int sign)
+{
+	int64_t sz = (int64_t)entry_size(e);
+
+	if (e->state != ENTRY_READY)
+		return;
+	if (sign > 0) {
+		atomic_fetch_add(&n_entries, 1);
+		atomic_fetch_add(&n_bytes, (uint64_t)sz);
+	} else {
+		atomic_fetch_sub(&n_entries, 1);
+		atomic_fetch_sub(&n_bytes, (uint64_t)sz);
+	}
+	if (e->def) {
+		atomic_fetch_add(&e->def->entries, sign);
+		atomic_fetch_add(&e->def->bytes, sign * sz);
+	}
+}
+
+void store_release(struct cache_entry *e)
+{
+	if (e && atomic_fetch_sub(&e->refs, 1) == 1)
+		free(e);
+}
+
+static struct cache_entry *new_entry(const uint8_t *key, size_t klen, size_t rlen, uint64_t h)
+{
+	struct cache_entry *e;
+
+	if (klen > UINT32_MAX || rlen > UINT32_MAX)
+		return NULL;
+	e = malloc(sizeof(*e) + klen + rlen);
+	if (!e)
+		return NULL;
+	memset(e, 0, sizeof(*e));
+	e->hash = h;
+	e->key_len = (uint32_t)klen;
+	e->resp_len = (uint32_t)rlen;
+	memcpy(e->data, key, klen);
+	atomic_init(&e->refs, 1);
+	return e;
+}
+
+/* Wake and clear the waiters of e. Called with the shard lock held. */
+static void wake_waiters(struct cache_entry *e)
+{
+	struct store_waiter *w = e->waiters;
+
+	e->waiters = NULL;
+	while (w) {
+		struct store_waiter *next = w->next;
+
+		if (wake_fn)
+			wake_fn(w->w, w->client_id, w->gen);
+		w = next;
+	}
+}
+
+static bool fresh(const struct cache_entry *e, int64_t now)
+{
+	return now < e->expires_ms && atomic_load_explicit(&e->def->state, memory_order_relaxed) == CACHE_CACHED;
+}
+
+enum store_lookup store_lookup(const uint8_t *key, size_t len, uint64_t h, int64_t now,
+			       struct cache_def *def, struct store_waiter *waiter,
+			       struct cache_entry **out)
+{
+	struct shard *s = shard_of(h);
+	struct cache_entry *e;
+	enum store_lookup r = SL_MISS;
+
+	*out = NULL;
+	pthread_mutex_lock(&s->lock);
+	e = find(s, key, len, h);
+	if (e && e->state == ENTRY_READY && !fresh(e, now)) {
+		if (atomic_load(&e->refreshing)) {
+			/* expired while a refresh runs: wait for it, or go upstream */
+			if (waiter) {
+				waiter->next = e->waiters;
+				e->waiters = waiter;
+				r = SL_WAIT;
+			}
+			pthread_mutex_unlock(&s->lock);
+			return r;
+		}
+		account(e, -1);
+		unlink_entry(s, e);
+		store_release(e);
+		e = NULL; /* expired: a miss */
+	}
+	if (e && e->state == ENTRY_READY) {
+		atomic_fetch_add_explicit(&e->refs, 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&e->hits, 1, memory_order_relaxed);
+		e->priority = s->inflation + (double)(atomic_load_explicit(&e->hits, memory_order_relaxed) + 1) *
+			      (e->upstream_us + 1) / (double)entry_size(e);
+		*out = e;
+		r = SL_HIT;
+		if (now >= e->refresh_at_ms && !atomic_exchange(&e->refreshing, true)) {
+			atomic_fetch_add_explicit(&e->refs, 1, memory_order_relaxed);
+			r = SL_REFRESH; /* the caller holds a second reference for the refresh */
+		}
+	} else if (e && waiter) {
+		waiter->next = e->waiters;
+		e->waiters = waiter;
+		r = SL_WAIT;
+	} else if (!e && def) {
+		e = new_entry(key, len, 0, h);
+		if (e) {
+			e->state = ENTRY_LOADING;
+			e->def = def;
+			atomic_fetch_add(&e->refs, 1); /* the loader's */
+			link_entry(s, e);
+			*out = e;
+			r = SL_LOAD;
+		}
+	}
+	pthread_mutex_unlock(&s->lock);
+	return r;
+}
+
+static double base_priority(const struct cache_entry *e)
+{
+	return (double)(e->upstream_us + 1) / (double)entry_size(e);
+}
+
+/* Evict one entry by sampling: lowest priority among a few random buckets
+ * of one shard. Returns false if nothing could be evicted there. */
+static bool evict_one(struct shard *s)
+{
+	struct cache_entry *victim = NULL;
+
+	pthread_mutex_lock(&s->lock);
+	for (int i = 0; i < EVICT_SAMPLES * 4 && s->count > 0; i++) {
+		struct cache_entry *e;
+
+		s->rng ^= s->rng << 13;
+		s->rng ^= s->rng >> 7;
+		s->rng ^= s->rng << 17;
+		for (e = s->buckets[s->rng & (s->nbuckets - 1)]; e; e = e->next)
+			if (e->state == ENTRY_READY && !atomic_load(&e->refreshing) &&
+			    (!victim || e->priority < victim->priority))
+				victim = e;
+		if (victim && i >= EVICT_SAMPLES)
+			break;
+	}
+	if (victim) {
+		s->inflation = victim->priority;
+		account(victim, -1);
+		unlink_entry(s, victim);
+		atomic_fetch_add(&n_evictions, 1);
+		atomic_fetch_add(&victim->def->evictions, 1);
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (victim)
+		store_release(victim);
+	return victim != NULL;
+}
+
+static void enforce_limit(uint64_t start)
+{
+	size_t limit = atomic_load(&mem_limit);
+
+	for (int tries = 0; limit && atomic_load(&n_bytes) > limit && tries < N_SHARDS * 4; tries++)
+		evict_one(&shards[(start + (uint64_t)tries) % N_SHARDS]);
+}
+
+static void set_times(struct cache_entry *e, int64_t now, int ttl_ms, int refresh_ms)
+{
+	e->filled_ms = now;
+	e->expires_ms = now + ttl_ms;
+	e->refresh_at_ms = now + (refresh_ms > 0 && refresh_ms < ttl_ms ? refresh_ms : ttl_ms / 2);
+}
+
+int store_fill(struct cache_entry *old, const uint8_t *resp, size_t len,
+	       const uint16_t status_off[ENTRY_MAX_STATUS], uint32_t upstream_us, uint32_t rows,
+	       int64_t now, int ttl_ms, int refresh_ms)
+{
+	struct shard *s = shard_of(old->hash);
+	struct cache_entry *e = new_entry(entry_key(old), old->key_len, len, old->hash);
+	int changed = 0;
+
+	if (!e) {
+		store_abandon(old);
+		return -1;
+	}
+	memcpy(e->data + e->key_len, resp, len);
+	memcpy(e->status_off, status_off, sizeof(e->status_off));
+	e->state = ENTRY_READY;
+	e->def = old->def;
+	e->upstream_us = upstream_us;
+	e->rows = rows;
+	set_times(e, now, ttl_ms, refresh_ms);
+	pthread_mutex_lock(&s->lock);
+	e->priority = s->inflation + base_priority(e);
+	if (old->state == ENTRY_READY)
+		changed = old->resp_len != len || memcmp(entry_resp(old), resp, len) != 0;
+	wake_waiters(old);
+	if (old->linked) {
+		account(old, -1);
+		unlink_entry(s, old);
+		store_release(old);      /* the table's reference */
+	} else if (find(s, entry_key(e), e->key_len, e->hash)) {
+		/* a newer entry took the key meanwhile: keep it */
+		pthread_mutex_unlock(&s->lock);
+		store_release(old);
+		free(e);
+		return 0;
+	}
+	link_entry(s, e);
+	account(e, +1);
+	pthread_mutex_unlock(&s->lock);
+	store_release(old);              /* the caller's reference */
+	enforce_limit(old->hash >> 58);
+	return changed;
+}
+
+void store_abandon(struct cache_entry *e)
+{
+	struct shard *s = shard_of(e->hash);
+
+	pthread_mutex_lock(&s->lock);
+	wake_waiters(e);
+	if (e->state == ENTRY_LOADING && e->linked) {
+		unlink_entry(s, e);
+		store_release(e);
+	} else if (e->state == ENTRY_READY) {
+		atomic_store(&e->refreshing, false);
+	}
+	pthread_mutex_unlock(&s->lock);
+	store_release(e);
+}
+
+void store_cancel_wait(const uint8_t *key, size_t len, uint64_t h, struct store_waiter *w)
+{
+	struct shard *s = shard_of(h);
+	struct cache_entry *e;
+
+	pthread_mutex_lock(&s->lock);
+	e = find(s, key, len, h);
+	if (e) {
+		struct store_waiter **p = &e->waiters;
+
+		while (*p && *p != w)
+			p = &(*p)->next;
+		if (*p)
+			*p = w->next;
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+size_t store_flush(struct cache_def *def)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < N_SHARDS; i++) {
+		struct shard *s = &shards[i];
+
+		pthread_mutex_lock(&s->lock);
+		for (size_t b = 0; b < s->nbuckets; b++) {
+			struct cache_entry **p = &s->buckets[b];
+
+			while (*p) {
+				struct cache_entry *e = *p;
+
+				if (e->state != ENTRY_READY || (def && e->def != def)) {
+					p = &e->next;
+					continue;
+				}
+				*p = e->next;
+				e->linked = false;
+				s->count--;
+				account(e, -1);
+				store_release(e);
+				n++;
+			}
+		}
+		pthread_mutex_unlock(&s->lock);
+	}
+	return n;
+}
+
+uint64_t store_entries(void) { return atomic_load_explicit(&n_entries, memory_order_relaxed); }
+uint64_t store_bytes(void) { return atomic_load_explicit(&n_bytes, memory_order_relaxed); }
+uint64_t store_evictions(void) { return atomic_load_explicit(&n_evictions, memory_order_relaxed); }
+
+void store_destroy(void)
+{
+	for (int i = 0; i < N_SHARDS; i++) {
+		struct shard *s = &shards[i];
+
+		for (size_t b = 0; b < s->nbuckets; b++) {
+			struct cache_entry *e = s->buckets[b], *next;
+
+			for (; e; e = next) {
+				next = e->next;
+				free(e);
+			}
+		}
+		free(s->buckets);
+		s->buckets = NULL;
+		pthread_mutex_destroy(&s->lock);
+	}
+}

@@ -1,0 +1,118 @@
+/*
+ * store.h: the shared cache store. A table of entries split into shards,
+ * each guarded by its own mutex; an entry is found by the exact bytes of its
+ * key (compared in full, never by hash alone). Entries are reference
+ * counted: a reader holds a reference while it copies the response, so an
+ * entry evicted meanwhile stays alive until the copy is done.
+ *
+ * A key with no entry yet can get a LOADING placeholder: the session that
+ * inserted it queries the upstream; sessions that find the placeholder wait
+ * on it (coalescing) and are woken, whichever worker they belong to, when it
+ * is filled or abandoned.
+ *
+ * Memory is bounded by memory_limit: on insert, entries are evicted by a
+ * sampled greedy-dual-size-frequency policy, which keeps the entries that
+ * save the most upstream time per byte (see docs/caching.md).
+ *
+ * Thread-safety: every function may be called from any worker. The hit path
+ * takes exactly one shard lock.
+ */
+#ifndef SHOAL_CACHE_STORE_H
+#define SHOAL_CACHE_STORE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct cache_def;
+struct worker;
+
+/* A session waiting on a LOADING entry. Owned by the session. */
+struct store_waiter {
+	struct store_waiter *next;
+	struct worker *w;
+	uint32_t client_id;
+	uint32_t gen;                    /* which wait of that session */
+};
+
+enum entry_state { ENTRY_LOADING, ENTRY_READY };
+
+/* Up to two 16-bit status-flag fields inside the response (the EOF/OK
+ * packets), patched per session on a hit. */
+#define ENTRY_MAX_STATUS 2
+
+struct cache_entry {
+	struct cache_entry *next;        /* shard chain */
+	uint64_t hash;
+	atomic_int refs;                 /* the table's reference + readers */
+	enum entry_state state;          /* under the shard lock */
+	bool linked;                     /* in the table (under the shard lock) */
+	atomic_bool refreshing;
+	struct cache_def *def;
+	struct store_waiter *waiters;    /* LOADING only, under the shard lock */
+	int64_t filled_ms;               /* monotonic */
+	int64_t expires_ms;
+	int64_t refresh_at_ms;
+	uint32_t upstream_us;            /* what filling it cost upstream */
+	uint32_t rows;                   /* rows in the response */
+	atomic_uint_fast64_t hits;
+	double priority;                 /* GDSF value, under the shard lock */
+	uint32_t key_len;
+	uint32_t resp_len;
+	uint16_t status_off[ENTRY_MAX_STATUS]; /* offsets into the response, 0 = none */
+	uint8_t data[];                  /* key, then response */
+};
+
+static inline const uint8_t *entry_key(const struct cache_entry *e) { return e->data; }
+static inline const uint8_t *entry_resp(const struct cache_entry *e) { return e->data + e->key_len; }
+
+enum store_lookup {
+	SL_MISS,     /* nothing: the caller may query upstream without caching */
+	SL_HIT,      /* *out is a READY entry, referenced */
+	SL_REFRESH,  /* a hit, and the caller should refresh it in the background */
+	SL_WAIT,     /* another session is loading it: the waiter is linked */
+	SL_LOAD,     /* *out is a new LOADING placeholder: the caller fills it */
+};
+
+/* Sizes and the wake-up hook, set once at start. wake() is called for each
+ * waiter of a filled or abandoned entry, with the shard lock held (it must
+ * only post a message to the waiter's worker), so a waiter is either woken
+ * or cancelled, never both. */
+typedef void (*store_wake_fn)(struct worker *w, uint32_t client_id, uint32_t gen);
+int store_init(size_t memory_limit, store_wake_fn wake);
+void store_set_memory_limit(size_t memory_limit);
+
+uint64_t store_hash(const uint8_t *key, size_t len);
+
+/* Look a key up. With def == NULL only hits are possible (and SL_WAIT when
+ * waiter != NULL); with a def a missing key gets a placeholder (SL_LOAD). */
+enum store_lookup store_lookup(const uint8_t *key, size_t len, uint64_t hash, int64_t now_ms,
+			       struct cache_def *def, struct store_waiter *waiter,
+			       struct cache_entry **out);
+/* Fill a placeholder (or replace a READY entry being refreshed) with a
+ * response. Returns 1 if the bytes differ from the entry being replaced, 0
+ * if equal or new, -1 if out of memory (the placeholder is then abandoned).
+ * Drops the caller's reference on old. */
+int store_fill(struct cache_entry *old, const uint8_t *resp, size_t len,
+	       const uint16_t status_off[ENTRY_MAX_STATUS], uint32_t upstream_us, uint32_t rows,
+	       int64_t now_ms, int ttl_ms, int refresh_ms);
+/* Give up on a placeholder (error result, too large...), or end a refresh
+ * that failed. Wakes the waiters. Drops the caller's reference. */
+void store_abandon(struct cache_entry *e);
+/* Unlink a waiter that stopped waiting (timeout, disconnect). */
+void store_cancel_wait(const uint8_t *key, size_t len, uint64_t hash, struct store_waiter *w);
+/* Drop a reference. */
+void store_release(struct cache_entry *e);
+/* Remove every entry of def (NULL: every entry). Returns how many. */
+size_t store_flush(struct cache_def *def);
+
+/* Totals (relaxed atomics). */
+uint64_t store_entries(void);
+uint64_t store_bytes(void);
+uint64_t store_evictions(void);
+
+/* Free everything (at exit, after the workers stopped). */
+void store_destroy(void);
+
+#endif

@@ -16,10 +16,12 @@
 #include <mysql.h>
 
 #include "auth.h"
+#include "cache/cache_metrics.h"
 #include "cache/commands.h"
 #include "cache/session.h"
 #include "config.h"
 #include "http.h"
+#include "metrics.h"
 #include "listener.h"
 #include "log.h"
 #include "stats.h"
@@ -115,6 +117,7 @@ int main(int argc, char **argv)
 	}
 	if (listeners_open(loop, &g_config) < 0)
 		return 1;
+	metrics_register_provider(cache_metrics_render);
 	if (http_start(&g_config.metrics, err, sizeof(err)) < 0) {
 		log_error("metrics endpoint: %s", err);
 		return 1;

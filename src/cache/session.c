@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cache/cache_metrics.h"
 #include "cache/commands.h"
 #include "cache/registry.h"
 #include "cache/store.h"
@@ -211,7 +212,7 @@ static bool build_key(struct client *c, char kind, const void *a, size_t alen,
 	return true;
 }
 
-static void serve_hit(struct client *c, struct cache_entry *e)
+static void serve_hit(struct client *c, struct cache_entry *e, uint64_t t0)
 {
 	struct pbuf *out = &c->io.out;
 	size_t at = out->len;
@@ -230,7 +231,12 @@ static void serve_hit(struct client *c, struct cache_entry *e)
 	}
 	atomic_fetch_add_explicit(&d->hits, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&d->time_saved_us, e->upstream_us, memory_order_relaxed);
-	def_account(d, 0, e->rows, 0);
+	{
+		uint64_t us = cache_now_us() - t0;
+
+		def_account(d, us, e->rows, 0);
+		cache_metrics_observe(true, us);
+	}
 	STAT_INC(cache_hits);
 	c->last_dest = DEST_CACHE;
 	c->last_reason = "ok";
@@ -262,7 +268,7 @@ static void start_refresh(struct client *c, struct cache_entry *e, const uint8_t
 }
 
 /* 1 served, 0 not found, -1 found but this session may not use it. */
-static int try_hit(struct client *c, int64_t now, const uint8_t *pl, uint32_t len)
+static int try_hit(struct client *c, int64_t now, const uint8_t *pl, uint32_t len, uint64_t t0)
 {
 	struct cache_entry *e;
 	enum store_lookup r = store_lookup(c->keybuf.data, c->keybuf.len, c->key_hash, now, NULL, NULL, &e);
@@ -275,7 +281,7 @@ static int try_hit(struct client *c, int64_t now, const uint8_t *pl, uint32_t le
 		store_release(e);
 		return -1;
 	}
-	serve_hit(c, e);
+	serve_hit(c, e, t0);
 	if (r == SL_REFRESH)
 		start_refresh(c, e, pl, len);
 	return 1;
@@ -418,10 +424,10 @@ static enum cache_step lookup_or_load(struct client *c, struct cache_def *d, int
 	r = store_lookup(c->keybuf.data, c->keybuf.len, c->key_hash, now, d, &c->waiter, &e);
 	switch (r) {
 	case SL_HIT:
-		serve_hit(c, e);
+		serve_hit(c, e, cache_now_us());
 		return CSTEP_DONE;
 	case SL_REFRESH:
-		serve_hit(c, e);
+		serve_hit(c, e, cache_now_us());
 		start_refresh(c, e, pl, len);
 		return CSTEP_DONE;
 	case SL_WAIT:
@@ -487,7 +493,7 @@ static enum cache_step on_query(struct client *c, const uint8_t *pl, uint32_t le
 
 	c->bypass_once = false;
 	if (!bypass && !c->settings_dirty && build_key(c, 'Q', q, n, NULL, 0)) {
-		int h = try_hit(c, now, pl, len);
+		int h = try_hit(c, now, pl, len, cache_now_us());
 
 		if (h > 0)
 			return CSTEP_DONE;
@@ -636,7 +642,7 @@ static enum cache_step on_execute(struct client *c, const uint8_t *pl, uint32_t 
 	if (!s->def || pl[5] != 0 || long_data || !exec_key(c, s, pl, len))
 		bypass = true;
 	if (!bypass && !c->settings_dirty) {
-		int h = try_hit(c, now, pl, len);
+		int h = try_hit(c, now, pl, len, cache_now_us());
 
 		if (h > 0)
 			return CSTEP_DONE;
@@ -771,6 +777,7 @@ void cache_answer_done(struct client *c)
 		c->server_status = r->status;
 	if (c->cur_def)
 		def_account(c->cur_def, us, r->rows, r->affected);
+	cache_metrics_observe(false, us);
 	if (c->fill)
 		finish_fill(c, us, now);
 	if (r->cmd == CMD_STMT_PREPARE && r->prep_ok)

@@ -91,8 +91,6 @@ struct sink {
 	size_t cap;     /* storable characters (text_cap - 1) */
 	size_t len;
 	size_t trail;   /* trailing ' ' / ';' count, trimmed at the end */
-	bool semi;
-	bool multi;
 };
 
 /* Stage 2: operator and space removal (one character of look-ahead). */
@@ -101,9 +99,8 @@ struct ops {
 	unsigned char cur;      /* that character ... */
 	uint32_t cur_src;       /* ... its query offset (NOSRC if none) ... */
 	int cur_lit;            /* ... and its literal index when it is a '?' */
-	unsigned char p1, p2;   /* the two stage-1 characters before it */
-	unsigned char out_last; /* last character this stage let through */
-	size_t r;               /* stage-1 characters seen */
+	unsigned char p1, p2;   /* the two stage-1 characters before it ('0' if none) */
+	unsigned char out_last; /* last character this stage let through ('0' if none) */
 	unsigned skips;         /* characters dropped so far, saturating at 2 */
 	uint32_t sign_src;      /* dropped unary sign waiting for its literal */
 	int sign_wait;
@@ -174,13 +171,7 @@ HOT void sink_put(struct sink *k, unsigned char c)
 	if (k->len < k->cap)
 		k->buf[k->len] = (char)c;
 	k->len++;
-	if (c == ' ' || c == ';') {
-		k->trail++;
-		k->semi |= c == ';';
-	} else {
-		k->trail = 0;
-		k->multi |= k->semi;
-	}
+	k->trail = (c == ' ' || c == ';') ? k->trail + 1 : 0;
 }
 
 /* Only ever cuts back to just after a ',' or '.', so nothing trails. */
@@ -427,7 +418,8 @@ HOT void s3_scan(struct tk *t, unsigned char c)
 	v->prev = c;
 }
 
-HOT void s3_step(struct tk *t, unsigned char c, bool plain)
+/* RUN and EXP modes: feed the look-ahead. */
+COLD void s3_pending(struct tk *t, unsigned char c)
 {
 	struct vals *v = &t->s3;
 
@@ -436,26 +428,37 @@ HOT void s3_step(struct tk *t, unsigned char c, bool plain)
 			run_resolve(t, v->look[1] == ')' ? 2 : 1);
 		return;
 	}
-	if (v->mode == V_EXP) {
-		if (v->exp_count < 8)
-			v->exp_count++;
-		if (!s3_look(v, c))
-			exp_resolve(t, v->look[0] == '?' && v->look[1] == ')',
-				    false);
-		return;
-	}
-	if (!plain && v->gc && v->wcount > 4 && v->tail == TAIL_PACK) {
-		v->mode = V_EXP;
-		v->entry_prev = v->prev;
-		v->pairs = 0;
-		v->nlook = 0;
-		v->exp_count = 1;
-		v->comma = c == ',';
-		if (!v->comma)
-			v->look[v->nlook++] = c;
-		return;
-	}
-	s3_scan(t, c);
+	if (v->exp_count < 8)
+		v->exp_count++;
+	if (!s3_look(v, c))
+		exp_resolve(t, v->look[0] == '?' && v->look[1] == ')', false);
+}
+
+/* ProxySQL checks the input after each ",..." it emitted inside '('. */
+COLD void s3_exp_start(struct tk *t, unsigned char c)
+{
+	struct vals *v = &t->s3;
+
+	v->mode = V_EXP;
+	v->entry_prev = v->prev;
+	v->pairs = 0;
+	v->nlook = 0;
+	v->exp_count = 1;
+	v->comma = c == ',';
+	if (!v->comma)
+		v->look[v->nlook++] = c;
+}
+
+HOT void s3_step(struct tk *t, unsigned char c, bool plain)
+{
+	struct vals *v = &t->s3;
+
+	if (v->mode != V_SCAN)
+		s3_pending(t, c);
+	else if (!plain && v->gc && v->wcount > 4 && v->tail == TAIL_PACK)
+		s3_exp_start(t, c);
+	else
+		s3_scan(t, c);
 }
 
 static void s3_drain(struct tk *t)
@@ -480,7 +483,8 @@ HOT void s3_push(struct tk *t, unsigned char c)
 		return;
 	}
 	s3_step(t, c, false);
-	s3_drain(t);
+	if (t->s3.qn > 0)
+		s3_drain(t);
 }
 
 static void s3_finish(struct tk *t)
@@ -528,7 +532,7 @@ HOT void s2_step(struct tk *t, unsigned char rc)
 {
 	struct ops *s = &t->s2;
 	unsigned char c = s->cur;
-	unsigned char lc = s->r > 0 ? s->p1 : '0';
+	unsigned char lc = s->p1;
 	bool drop = false;
 
 	if (s->sign_wait)
@@ -538,8 +542,7 @@ HOT void s2_step(struct tk *t, unsigned char rc)
 		       (is_arith(lc) && rc == '?') || (is_arith(rc) && lc == '?');
 	} else if (c == '+' || c == '-') {
 		/* ProxySQL reads c[-2] from its partly rewritten buffer */
-		unsigned char llc = s->r > 1 ? (s->skips == 1 ? s->out_last : s->p2)
-					     : '0';
+		unsigned char llc = s->skips == 1 ? s->out_last : s->p2;
 		unsigned char x = lc == ' ' ? llc : lc;
 
 		if (lc == ' ' && is_ident(llc))
@@ -561,7 +564,6 @@ HOT void s2_step(struct tk *t, unsigned char rc)
 	}
 	s->p2 = s->p1;
 	s->p1 = c;
-	s->r++;
 }
 
 HOT void s2_push(struct tk *t, unsigned char c, uint32_t src, int lit)
@@ -595,11 +597,11 @@ HOT void s1_copy(struct tk *t, unsigned char c, size_t src)
 }
 
 /*
- * Fast path for q[from, to), identifier bytes that follow two identifier
- * bytes already pushed.  Every stage passes such bytes through unchanged, so
- * all but the last (which stage 2 keeps waiting for its successor) go
- * straight to the sink; each stage's bookkeeping is updated as if they had
- * been pushed one by one.
+ * Fast path for q[from, to), identifier bytes following the identifier byte
+ * stage 2 holds.  Every stage passes such bytes through unchanged, so all
+ * but the last (which stage 2 keeps waiting for its successor) go straight
+ * to the sink, and each stage's bookkeeping is updated as if they had been
+ * pushed one by one.  Callers check that no stage is mid-pattern.
  */
 static void s1_word_bulk(struct tk *t, size_t from, size_t to)
 {
@@ -607,7 +609,7 @@ static void s1_word_bulk(struct tk *t, size_t from, size_t to)
 	struct ops *s = &t->s2;
 	struct vals *v = &t->s3;
 	struct sink *k = &t->sink;
-	size_t m = to - from;   /* bytes stage 2 lets through: cur + all but last */
+	size_t m = to - from;   /* bytes let through: the held one + all but last */
 	unsigned char c = s->cur;
 
 	for (size_t i = 0; i < m; i++) {
@@ -620,9 +622,8 @@ static void s1_word_bulk(struct tk *t, size_t from, size_t to)
 		c = t->lower ? lower(q[from + i]) : q[from + i];
 	}
 	k->trail = 0;
-	k->multi |= k->semi;
 	s->out_last = s->p1;
-	s->r += m;
+	s->sign_wait = 0;
 	v->prev = s->p1;
 	v->wcount = v->wcount + m < 8 ? v->wcount + (unsigned)m : 8;
 	s->cur = c;
@@ -630,6 +631,17 @@ static void s1_word_bulk(struct tk *t, size_t from, size_t to)
 	s->cur_lit = -1;
 	t->alen += m;
 	t->alast = c;
+}
+
+/* True when the identifier byte stage 2 holds would pass every stage as is. */
+static bool word_passes(const struct tk *t)
+{
+	const struct vals *v = &t->s3;
+
+	if (v->gl > 0 && (v->mode != V_SCAN || v->qn > 0 ||
+			  (v->gc && v->wcount > 4 && v->tail == TAIL_PACK)))
+		return false;
+	return !t->s4.on || t->s4.mode == G_NORMAL;
 }
 
 /* A run of identifier bytes (copied as is by ProxySQL). */
@@ -641,14 +653,10 @@ static void s1_word(struct tk *t)
 	while (e < t->len && is_ident(q[e]))
 		e++;
 	s1_copy(t, q[s], s);
-	if (e - s >= 2)
-		s1_copy(t, q[s + 1], s + 1);
-	if (e - s >= 3 && t->s2.sign_wait == 0 &&
-	    (t->s3.gl == 0 || (t->s3.mode == V_SCAN && t->s3.qn == 0)) &&
-	    (!t->s4.on || t->s4.mode == G_NORMAL)) {
-		s1_word_bulk(t, s + 2, e);
+	if (e - s >= 2 && word_passes(t)) {
+		s1_word_bulk(t, s + 1, e);
 	} else {
-		for (size_t i = s + 2; i < e; i++)
+		for (size_t i = s + 1; i < e; i++)
 			s1_copy(t, q[i], i);
 	}
 	t->pc = q[e - 1];
@@ -1036,6 +1044,7 @@ static void tk_init(struct tk *t, const char *q, size_t len,
 	t->lower = o->lowercase;
 	t->rnull = o->replace_null;
 	t->out = out;
+	t->s2.p1 = t->s2.p2 = t->s2.out_last = '0';   /* ProxySQL's "none" */
 	t->s3.gl = (unsigned)gl;
 	t->s4.on = gl > 0 && ggl > 0;
 	t->s4.gl = (unsigned)gl;
@@ -1092,6 +1101,17 @@ static enum sql_keyword first_keyword(const char *s, size_t n)
 	return SQL_KW_OTHER;
 }
 
+/* A ';' followed by more text (in the visible digest_text). */
+static bool has_more_after_semicolon(const char *s, size_t n)
+{
+	const char *p = memchr(s, ';', n);
+
+	for (; p && p < s + n; p++)
+		if (*p != ';' && *p != ' ')
+			return true;
+	return false;
+}
+
 static void tk_finish(struct tk *t)
 {
 	struct sql_tok_result *o = t->out;
@@ -1114,7 +1134,7 @@ static void tk_finish(struct tk *t)
 	o->flags = t->flags;
 	if (len > k->cap)
 		o->flags |= SQL_TOK_TEXT_TRUNCATED;
-	if (k->multi)
+	if (has_more_after_semicolon(k->buf, o->text_len))
 		o->flags |= SQL_TOK_MULTI_STATEMENT;
 	o->ok = !(t->flags & (SQL_TOK_UNTERMINATED_STRING |
 			      SQL_TOK_UNTERMINATED_COMMENT));

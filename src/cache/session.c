@@ -448,8 +448,7 @@ static enum cache_step lookup_or_load(struct client *c, struct cache_def *d, int
 }
 
 /* The shape is cached: may this session use it for this command? */
-static enum cache_step cached_shape(struct client *c, struct cache_def *d, bool bypass, int64_t now,
-				    const uint8_t *pl, uint32_t len)
+static enum cache_step cached_shape(struct client *c, struct cache_def *d, bool bypass)
 {
 	c->last_dest = DEST_UPSTREAM;
 	if (bypass || !txn_allows(c, d)) {
@@ -462,8 +461,7 @@ static enum cache_step cached_shape(struct client *c, struct cache_def *d, bool 
 }
 
 /* Verdict for a shape seen on a miss; CSTEP_DONE means "look it up". */
-static enum cache_step verdict(struct client *c, struct cache_def *d, bool bypass, int64_t now,
-			       const uint8_t *pl, uint32_t len)
+static enum cache_step verdict(struct client *c, struct cache_def *d, bool bypass)
 {
 	int state = atomic_load(&d->state);
 
@@ -478,7 +476,17 @@ static enum cache_step verdict(struct client *c, struct cache_def *d, bool bypas
 		c->last_reason = "no cache for this query";
 		return CSTEP_PASS;
 	}
-	return cached_shape(c, d, bypass, now, pl, len);
+	return cached_shape(c, d, bypass);
+}
+
+/* Text the tokenizer may have read differently from the server: SQL hidden
+ * behind a "--" without a following space (ProxySQL's reading), or a
+ * backslash escape in a session where backslash is no escape. */
+static bool hidden_statement(const struct client *c, const struct sql_tok_result *tok)
+{
+	if (tok->flags & SQL_TOK_HIDDEN_SQL)
+		return true;
+	return (tok->flags & SQL_TOK_BACKSLASH_ESCAPE) && (c->server_status & ST_NO_BACKSLASH_ESCAPES);
 }
 
 static enum cache_step on_query(struct client *c, const uint8_t *pl, uint32_t len)
@@ -508,6 +516,13 @@ static enum cache_step on_query(struct client *c, const uint8_t *pl, uint32_t le
 		return CSTEP_DONE;
 	d = registry_get(tok->digest, tok->text, tok->text_len, q, n);
 	c->cur_def = d;
+	if (hidden_statement(c, tok)) {
+		/* the digest may not show all the server runs: never cached */
+		note_statement(c, SQL_KW_OTHER, true);
+		c->last_dest = DEST_UPSTREAM;
+		c->last_reason = "multiple statements";
+		return CSTEP_PASS;
+	}
 	if (!is_read_keyword(tok->keyword) || (tok->flags & SQL_TOK_MULTI_STATEMENT)) {
 		note_statement(c, tok->keyword, (tok->flags & SQL_TOK_MULTI_STATEMENT) != 0);
 		if (d)
@@ -519,7 +534,7 @@ static enum cache_step on_query(struct client *c, const uint8_t *pl, uint32_t le
 	if (!d)
 		return CSTEP_PASS;
 	classify_once(d, tok);
-	step = verdict(c, d, bypass, now, pl, len);
+	step = verdict(c, d, bypass);
 	if (step != CSTEP_DONE)
 		return step;
 	if (!build_key(c, 'Q', q, n, NULL, 0))
@@ -655,7 +670,7 @@ static enum cache_step on_execute(struct client *c, const uint8_t *pl, uint32_t 
 		note_statement(c, s->def ? atomic_load(&s->def->keyword) : SQL_KW_OTHER, false);
 		return CSTEP_PASS;
 	}
-	step = verdict(c, s->def, bypass, now, pl, len);
+	step = verdict(c, s->def, bypass);
 	if (step != CSTEP_DONE)
 		return step;
 	if (!exec_key(c, s, pl, len))

@@ -52,20 +52,32 @@
 
 /* ---- character classes (ProxySQL's, on bytes) -------------------------- */
 
+#define C_IDENT 0x01   /* [A-Za-z0-9$_]: ProxySQL's "normal" characters */
+#define C_SPACE 0x02   /* ' ' \t \n \r */
+#define C_DIGIT 0x04
+#define C_MARK  0x08   /* may open a comment or a string: / # - ' " */
+
+static const unsigned char cclass[256] = {
+	['a' ... 'z'] = C_IDENT, ['A' ... 'Z'] = C_IDENT,
+	['0' ... '9'] = C_IDENT | C_DIGIT, ['$'] = C_IDENT, ['_'] = C_IDENT,
+	[' '] = C_SPACE, ['\t'] = C_SPACE, ['\n'] = C_SPACE, ['\r'] = C_SPACE,
+	['/'] = C_MARK, ['#'] = C_MARK, ['-'] = C_MARK, ['\''] = C_MARK,
+	['"'] = C_MARK,
+};
+
 static inline bool is_ident(unsigned char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c >= '0' && c <= '9') || c == '$' || c == '_';
+	return cclass[c] & C_IDENT;
 }
 
 static inline bool is_sp(unsigned char c)
 {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+	return cclass[c] & C_SPACE;
 }
 
 static inline bool is_dig(unsigned char c)
 {
-	return c >= '0' && c <= '9';
+	return cclass[c] & C_DIGIT;
 }
 
 static inline bool is_hexd(unsigned char c)
@@ -157,6 +169,8 @@ struct tk {
 	struct ghost gh[GHOSTS];
 	unsigned gh_n, gh_head;
 	unsigned flags;
+	bool semi;              /* stage 1 emitted a ';' ... */
+	bool multi;             /* ... and then something else */
 	struct sql_tok_result *out;
 	struct ops s2;
 	struct vals s3;
@@ -195,7 +209,7 @@ static unsigned char group_char(const struct grp *g, size_t j)
 }
 
 /* TRACK: a '(' may start "(g),(g),..."; returns false to re-read c. */
-COLD bool grp_track(struct grp *g, struct sink *k, unsigned char c)
+static bool grp_track(struct grp *g, struct sink *k, unsigned char c)
 {
 	size_t glen = g->gsize - 1;
 
@@ -222,7 +236,7 @@ COLD bool grp_track(struct grp *g, struct sink *k, unsigned char c)
 }
 
 /* ATTEMPT (after a collapse): swallow further groups; false to re-read c. */
-COLD bool grp_attempt(struct grp *g, struct sink *k, unsigned char c)
+static bool grp_attempt(struct grp *g, struct sink *k, unsigned char c)
 {
 	if (c != group_char(g, g->j)) {
 		g->mode = G_NORMAL;
@@ -244,7 +258,7 @@ HOT void s4_push(struct tk *t, unsigned char c)
 	struct grp *g = &t->s4;
 	struct sink *k = &t->sink;
 
-	if (!g->on) {
+	if (!g->on || (g->mode == G_NORMAL && c != '(')) {
 		sink_put(k, c);
 		return;
 	}
@@ -316,7 +330,7 @@ static void s3_unget(struct vals *v, const unsigned char *cs, unsigned n,
 }
 
 /* End of a "?," run that started at a '?' (broken: 0 end, 1 other, 2 ')'). */
-COLD void run_resolve(struct tk *t, int broken)
+static void run_resolve(struct tk *t, int broken)
 {
 	struct vals *v = &t->s3;
 	unsigned char back[3];
@@ -419,7 +433,7 @@ HOT void s3_scan(struct tk *t, unsigned char c)
 }
 
 /* RUN and EXP modes: feed the look-ahead. */
-COLD void s3_pending(struct tk *t, unsigned char c)
+static void s3_pending(struct tk *t, unsigned char c)
 {
 	struct vals *v = &t->s3;
 
@@ -582,6 +596,10 @@ HOT void s2_push(struct tk *t, unsigned char c, uint32_t src, int lit)
 
 HOT void s1_emit(struct tk *t, unsigned char c, size_t src, int lit)
 {
+	if (c == ';')
+		t->semi = true;
+	else if (t->semi && c != ' ')
+		t->multi = true;
 	t->alen++;
 	t->alast = c;
 	s2_push(t, c, src < NOSRC ? (uint32_t)src : NOSRC, lit);
@@ -654,7 +672,7 @@ static void s1_word(struct tk *t)
 		e++;
 	s1_copy(t, q[s], s);
 	if (e - s >= 2 && word_passes(t)) {
-		s1_word_bulk(t, s + 1, e);
+		s1_word_bulk(t, s + 1, e);  /* s1_copy saw q[s]: multi is up to date */
 	} else {
 		for (size_t i = s + 1; i < e; i++)
 			s1_copy(t, q[i], i);
@@ -760,10 +778,11 @@ static void s1_hash_comment(struct tk *t)
 }
 
 /*
- * "-- " to end of line, newline included.  Like ProxySQL 2.7, a further
- * "--<space>" is skipped whole (even when the space is a newline), and one
- * that leaves exactly four bytes ends the comment with those bytes read as
- * SQL again.
+ * "-- " to end of line, newline included.  Like ProxySQL 2.7, any
+ * "--<space>" is skipped whole, even when the space is a newline (so "--\n"
+ * swallows the next line, which the server would run: SQL_TOK_HIDDEN_SQL),
+ * and one that leaves exactly four bytes ends the comment with those bytes
+ * read as SQL again.
  */
 static void s1_dash_comment(struct tk *t)
 {
@@ -776,6 +795,9 @@ static void s1_dash_comment(struct tk *t)
 			i += 3;
 			if (i + 4 == n)
 				break;
+			if ((q[i - 1] == '\n' || q[i - 1] == '\r') &&
+			    q[i] != '\n' && q[i] != '\r')
+				t->flags |= SQL_TOK_HIDDEN_SQL;  /* the server ends it there */
 		}
 		if (q[i] == '\n' || q[i] == '\r' || i + 1 == n) {
 			t->pc = ' ';
@@ -883,6 +905,8 @@ static void s1_string(struct tk *t)
 		if (t->pos > start + 1 &&
 		    ((t->pc == '\\' && (c == '\\' || c == d)) ||
 		     (t->pc == d && c == d))) {
+			if (t->pc == '\\')
+				t->flags |= SQL_TOK_BACKSLASH_ESCAPE;
 			t->pc = 'X';    /* escape pair: neither half pairs again */
 			t->pos++;
 			continue;
@@ -993,38 +1017,38 @@ static void s1_null(struct tk *t)
 	t->pos += 4;
 }
 
-static void s1_run(struct tk *t)
+/* Comment, string, number or NULL starting at q[p]; false if none. */
+static bool s1_special(struct tk *t, size_t p, unsigned char c)
 {
 	const unsigned char *q = t->q;
 	size_t n = t->len;
 
-	while (t->pos < n) {
-		size_t p = t->pos;
-		unsigned char c = q[p];
+	if (c == '/' && p + 1 < n && q[p + 1] == '*')
+		s1_block_comment(t);
+	else if (c == '#')
+		s1_hash_comment(t);
+	else if (c == '-' && p + 2 < n && q[p + 1] == '-' && is_sp(q[p + 2]))
+		return (t->pc != '-' || p == 0) ? (s1_dash_comment(t), true) : false;
+	else if (c == '\'' || c == '"')
+		s1_string(t);
+	else if (!is_ident(t->pc) && is_dig(c))
+		s1_number(t);
+	else if (!is_ident(t->pc) && (c | 0x20) == 'n' && t->rnull)
+		s1_null(t);
+	else
+		return false;
+	return true;
+}
 
-		if (c == '/' && p + 1 < n && q[p + 1] == '*') {
-			s1_block_comment(t);
+static void s1_run(struct tk *t)
+{
+	while (t->pos < t->len) {
+		size_t p = t->pos;
+		unsigned char c = t->q[p];
+
+		if ((cclass[c] & (C_MARK | C_DIGIT) || (c | 0x20) == 'n') &&
+		    s1_special(t, p, c))
 			continue;
-		}
-		if (c == '#') {
-			s1_hash_comment(t);
-			continue;
-		}
-		if (c == '-' && p + 2 < n && q[p + 1] == '-' && is_sp(q[p + 2])) {
-			if (t->pc != '-' || p == 0) {
-				s1_dash_comment(t);
-				continue;
-			}
-		} else if (c == '\'' || c == '"') {
-			s1_string(t);
-			continue;
-		} else if (!is_ident(t->pc) && is_dig(c)) {
-			s1_number(t);
-			continue;
-		} else if (!is_ident(t->pc) && (c | 0x20) == 'n' && t->rnull) {
-			s1_null(t);
-			continue;
-		}
 		s1_plain(t, c);
 	}
 }
@@ -1101,17 +1125,6 @@ static enum sql_keyword first_keyword(const char *s, size_t n)
 	return SQL_KW_OTHER;
 }
 
-/* A ';' followed by more text (in the visible digest_text). */
-static bool has_more_after_semicolon(const char *s, size_t n)
-{
-	const char *p = memchr(s, ';', n);
-
-	for (; p && p < s + n; p++)
-		if (*p != ';' && *p != ' ')
-			return true;
-	return false;
-}
-
 static void tk_finish(struct tk *t)
 {
 	struct sql_tok_result *o = t->out;
@@ -1134,7 +1147,7 @@ static void tk_finish(struct tk *t)
 	o->flags = t->flags;
 	if (len > k->cap)
 		o->flags |= SQL_TOK_TEXT_TRUNCATED;
-	if (has_more_after_semicolon(k->buf, o->text_len))
+	if (t->multi)
 		o->flags |= SQL_TOK_MULTI_STATEMENT;
 	o->ok = !(t->flags & (SQL_TOK_UNTERMINATED_STRING |
 			      SQL_TOK_UNTERMINATED_COMMENT));

@@ -6,8 +6,8 @@
  *
  * One pass over the query, no allocation: the caller supplies the
  * digest_text buffer inside struct sql_tok_result.  The normalisation follows
- * ProxySQL 2.x's query_digests rules (see docs in tokenizer.c), including its
- * documented quirks, so digests can be copied between ProxySQL's
+ * ProxySQL 2.7's query_digests rules byte for byte (see tokenizer.c),
+ * including its quirks, so digests can be copied between ProxySQL's
  * stats_mysql_query_digest and Shoal's rules.
  */
 #ifndef SHOAL_SQL_TOKENIZER_H
@@ -76,10 +76,20 @@ enum sql_keyword {
 #define SQL_TOK_UNTERMINATED_COMMENT 0x02
 #define SQL_TOK_TEXT_TRUNCATED       0x04 /* digest_text longer than text_cap-1 */
 #define SQL_TOK_HAS_COMMENT          0x08
-#define SQL_TOK_MULTI_STATEMENT      0x10 /* ';' then more text (approximate) */
+/* A ';' followed by more SQL outside strings and comments (a ';' inside a
+ * backtick identifier also counts: errs on the side of "yes"). */
+#define SQL_TOK_MULTI_STATEMENT      0x10
+/* A string used a backslash escape (\\ or \' or \").  Strings are read
+ * the ProxySQL way, with backslash escapes; under sql_mode
+ * NO_BACKSLASH_ESCAPES the server may split such a query differently. */
+#define SQL_TOK_BACKSLASH_ESCAPE     0x20
+/* ProxySQL's "-- " handling swallowed a line break ("--\n"): the digest
+ * hides SQL that the server will run.  Treat the query as opaque. */
+#define SQL_TOK_HIDDEN_SQL           0x40
 
 struct sql_tok_result {
-	/* in: caller's buffer; out: NUL-terminated digest_text and its length */
+	/* in: caller's buffer; out: NUL-terminated digest_text and its length
+	 * (a NUL byte in the query ends digest_text, as in ProxySQL) */
 	char *text;
 	size_t text_cap;
 	size_t text_len;

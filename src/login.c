@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "admin/users.h"
 #include "client.h"
 #include "config.h"
 #include "log.h"
@@ -137,10 +138,15 @@ static void check_token(struct client *c, const uint8_t *tok, size_t len)
 	static const uint8_t fast_ok = 0x03;
 
 	if (g_config.auth_plugin == AUTH_NATIVE_PASSWORD) {
-		if (u && auth_native_check(pw, c->nonce, tok, len))
+		/* the runtime user store: configured users plus the admin's */
+		bool mon = false;
+
+		if (users_check_native(c->user, c->nonce, tok, len, &mon)) {
+			c->is_monitor = mon;
 			succeed(c);
-		else
+		} else {
 			access_denied(c, len > 0);
+		}
 		return;
 	}
 	if (u && pw[0] == 0 && len == 0) {

@@ -15,7 +15,9 @@
 
 #include <mysql.h>
 
+#include "admin/admin.h"
 #include "auth.h"
+#include "cache/cache_admin.h"
 #include "cache/cache_metrics.h"
 #include "cache/commands.h"
 #include "cache/session.h"
@@ -117,6 +119,11 @@ int main(int argc, char **argv)
 	}
 	if (listeners_open(loop, &g_config) < 0)
 		return 1;
+	cache_admin_register();
+	if (admin_start(loop, err, sizeof(err)) < 0) {
+		log_error("admin interface: %s", err);
+		return 1;
+	}
 	metrics_register_provider(cache_metrics_render);
 	if (http_start(&g_config.metrics, err, sizeof(err)) < 0) {
 		log_error("metrics endpoint: %s", err);
@@ -128,6 +135,7 @@ int main(int argc, char **argv)
 	ev_signal_start(loop, &sig_int);
 	log_info("shoal started with %d workers", g_config.workers);
 	ev_run(loop, 0);
+	admin_stop();
 	http_stop();
 	workers_stop();
 	cache_global_free();

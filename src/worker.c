@@ -48,9 +48,11 @@ static void drain_wakeups(struct worker *w)
 	do {
 		pthread_mutex_lock(&w->lock);
 		n = w->n_wakeups < 64 ? w->n_wakeups : 64;
-		memcpy(batch, w->wakeups, n * sizeof(batch[0]));
-		memmove(w->wakeups, w->wakeups + n, (w->n_wakeups - n) * sizeof(batch[0]));
-		w->n_wakeups -= n;
+		if (n) {
+			memcpy(batch, w->wakeups, n * sizeof(batch[0]));
+			memmove(w->wakeups, w->wakeups + n, (w->n_wakeups - n) * sizeof(batch[0]));
+			w->n_wakeups -= n;
+		}
 		pthread_mutex_unlock(&w->lock);
 		for (size_t i = 0; i < n; i++)
 			client_wake(w, batch[i].client_id, batch[i].gen);
@@ -66,9 +68,11 @@ static void drain_queue(struct worker *w)
 	for (;;) {
 		pthread_mutex_lock(&w->lock);
 		n = w->n_queue < 64 ? w->n_queue : 64;
-		memcpy(batch, w->queue, n * sizeof(batch[0]));
-		memmove(w->queue, w->queue + n, (w->n_queue - n) * sizeof(batch[0]));
-		w->n_queue -= n;
+		if (n) {
+			memcpy(batch, w->queue, n * sizeof(batch[0]));
+			memmove(w->queue, w->queue + n, (w->n_queue - n) * sizeof(batch[0]));
+			w->n_queue -= n;
+		}
 		stop = w->stop;
 		pthread_mutex_unlock(&w->lock);
 		for (size_t i = 0; i < n; i++) {

@@ -302,6 +302,30 @@ static struct cache_def *def_for_select(const char *q, size_t n, uint16_t *code,
 	return d;
 }
 
+int cache_check(const struct create_cache *cc, char *err, size_t errlen)
+{
+	struct sql_tok_result r;
+	char text[SQL_TOK_MIN_TEXT_CAP];
+	const char *reason;
+
+	if (cc->ttl_ms == 0 || (cc->ttl_ms > 0 && cc->refresh_ms >= cc->ttl_ms)) {
+		snprintf(err, errlen, "REFRESH must be less than TTL, and TTL more than 0");
+		return -1;
+	}
+	r.text = text;
+	r.text_cap = sizeof(text);
+	if (sql_tokenize(cc->select, cc->select_len, &r) < 0 || !r.ok) {
+		snprintf(err, errlen, "Cannot read the query '%.60s'", cc->select);
+		return -1;
+	}
+	reason = sql_skip_reason(r.text, r.text_len);
+	if (reason) {
+		snprintf(err, errlen, "This query cannot be cached: %s: '%.60s'", reason, cc->select);
+		return -1;
+	}
+	return 0;
+}
+
 int cache_create(const struct create_cache *cc, char *query_id_out, uint16_t *code,
 		 char *err, size_t errlen)
 {
@@ -353,7 +377,7 @@ static bool write_def(struct cache_def *d, void *arg)
 	return true;
 }
 
-static void persist_save(void)
+void cache_persist_save(void)
 {
 	char path[1100], tmp[1110];
 	FILE *f;
@@ -413,7 +437,7 @@ static void answer_create(struct client *c, const struct create_cache *cc)
 		client_send_err(c, 1, code, code == ER_PARSE ? "42000" : "HY000", "%s", err);
 		return;
 	}
-	persist_save();
+	cache_persist_save();
 	d = registry_find_name(id);
 	cells[0] = id;
 	cells[1] = d && d->name[0] ? d->name : id;
@@ -455,7 +479,7 @@ static void answer_drop(struct client *c, enum cache_cmd kind, const char *targe
 		registry_each(drop_each, NULL);
 	n = store_flush(d);
 	if (kind == CC_DROP || kind == CC_DROP_ALL)
-		persist_save();
+		cache_persist_save();
 	pkt_put_ok(&c->io.out, 1, n, 0, c->server_status, 0, c->caps);
 }
 

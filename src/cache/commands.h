@@ -51,7 +51,12 @@ int cache_cmd_parse(const char *q, size_t n, struct cache_cmd_args *a, char *err
 int cache_create(const struct create_cache *cc, char *query_id_out, uint16_t *code,
 		 char *err, size_t errlen);
 
+/* Would cache_create() accept cc? 0, or -1 with a message. No change. */
+int cache_check(const struct create_cache *cc, char *err, size_t errlen);
+
 /* Load <data_dir>/caches.sql at start (missing file: nothing to do). */
 void cache_persist_load(void);
+/* Write the explicit caches to <data_dir>/caches.sql. */
+void cache_persist_save(void);
 
 #endif

@@ -1,0 +1,167 @@
+/*
+ * refresh.c: owns the stats_* tables' contents: before a statement that
+ * names one runs, the table is emptied and filled again by its provider
+ * (the *_reset variant asks the provider to zero its counters too). The
+ * built-in providers read g_stats (relaxed atomic loads, no locks):
+ * stats_shoal_global and stats_shoal_connection_pool. Other parts of the
+ * node register providers with admin_register_stats_provider().
+ */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "config.h"
+#include "internal.h"
+#include "log.h"
+#include "stats.h"
+
+#ifndef SHOAL_VERSION
+#define SHOAL_VERSION "0.1.0"
+#endif
+
+struct stats_slot {
+	const char *name;
+	admin_stats_fn builtin;
+	admin_stats_fn provider;
+};
+
+static int fill_global(sqlite3 *db, const char *table, bool reset);
+static int fill_pool(sqlite3 *db, const char *table, bool reset);
+
+static struct stats_slot slots[] = {
+	{ "stats_shoal_global", fill_global, NULL },
+	{ "stats_shoal_query_digest", NULL, NULL },
+	{ "stats_shoal_caches", NULL, NULL },
+	{ "stats_shoal_connection_pool", fill_pool, NULL },
+};
+
+#define N_SLOTS (sizeof slots / sizeof slots[0])
+
+/* g_stats as rows of stats_shoal_global (ProxySQL's names where it has one). */
+static const struct {
+	const char *name;
+	size_t off;
+} counters[] = {
+	{ "Client_Connections_connected", offsetof(struct shoal_stats, client_connections) },
+	{ "Client_Connections_created", offsetof(struct shoal_stats, client_connections_created) },
+	{ "Client_Connections_aborted", offsetof(struct shoal_stats, client_connections_aborted) },
+	{ "Client_Connections_refused", offsetof(struct shoal_stats, client_connections_refused) },
+	{ "Access_Denied_Wrong_Password", offsetof(struct shoal_stats, auth_failures) },
+	{ "Server_Connections_connected", offsetof(struct shoal_stats, upstream_connections) },
+	{ "Server_Connect_Errors", offsetof(struct shoal_stats, upstream_connect_errors) },
+	{ "Questions", offsetof(struct shoal_stats, queries) },
+	{ "Client_Protocol_Errors", offsetof(struct shoal_stats, protocol_errors) },
+	{ "Query_Cache_count_GET_OK", offsetof(struct shoal_stats, cache_hits) },
+	{ "Query_Cache_count_MISS", offsetof(struct shoal_stats, cache_misses) },
+	{ "Query_Cache_count_COALESCED", offsetof(struct shoal_stats, cache_coalesced) },
+};
+
+static struct timespec started;
+
+size_t refresh_n_counters(void)
+{
+	return sizeof counters / sizeof counters[0];
+}
+
+void refresh_mark_start(void)
+{
+	clock_gettime(CLOCK_MONOTONIC, &started);
+}
+
+uint64_t refresh_uptime(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec > started.tv_sec ? (uint64_t)(now.tv_sec - started.tv_sec) : 0;
+}
+
+static uint64_t counter(size_t off)
+{
+	return atomic_load_explicit((atomic_uint_fast64_t *)(void *)((char *)&g_stats + off),
+				    memory_order_relaxed);
+}
+
+static int put_pair(sqlite3 *db, const char *table, const char *name, uint64_t v)
+{
+	char num[24];
+	const char *row[2] = { name, num };
+
+	snprintf(num, sizeof num, "%llu", (unsigned long long)v);
+	return admin_insert_row(db, table, 2, row);
+}
+
+static int fill_global(sqlite3 *db, const char *table, bool reset)
+{
+	const char *ver[2] = { "Shoal_Version", SHOAL_VERSION };
+	int rc = 0;
+
+	rc |= put_pair(db, table, "Shoal_Uptime", refresh_uptime());
+	rc |= admin_insert_row(db, table, 2, ver);
+	for (size_t i = 0; i < sizeof counters / sizeof counters[0]; i++)
+		rc |= put_pair(db, table, counters[i].name, counter(counters[i].off));
+	rc |= put_pair(db, table, "Admin_Connections_connected", (uint64_t)admin_sessions());
+	return rc ? -1 : 0;
+}
+
+static int fill_pool(sqlite3 *db, const char *table, bool reset)
+{
+	char port[8], used[24], errors[24], queries[24];
+	const char *row[8] = { g_config.upstream_host, port, "ONLINE", used, "0", errors,
+			       queries, "0" };
+
+	snprintf(port, sizeof port, "%u", (unsigned)g_config.upstream_port);
+	snprintf(used, sizeof used, "%llu", (unsigned long long)STAT_GET(upstream_connections));
+	snprintf(errors, sizeof errors, "%llu", (unsigned long long)STAT_GET(upstream_connect_errors));
+	snprintf(queries, sizeof queries, "%llu", (unsigned long long)STAT_GET(queries));
+	return admin_insert_row(db, table, 8, row);
+}
+
+static void rebuild(struct stats_slot *s, const char *table, bool reset)
+{
+	admin_stats_fn fn = s->provider ? s->provider : s->builtin;
+	char qualified[96], err[512];
+
+	snprintf(qualified, sizeof qualified, "stats.%s", table);
+	if (adb_exec("SAVEPOINT shoal_stats", err, sizeof err) < 0) {
+		log_warn("admin: rebuilding %s: %s", table, err);
+		return;
+	}
+	err[0] = '\0';
+	if (adb_execf(err, sizeof err, "DELETE FROM %s", qualified) < 0 ||
+	    (fn && fn(g_adb.db, qualified, reset) < 0))
+		log_warn("admin: rebuilding %s failed%s%s", table, err[0] ? ": " : "", err);
+	adb_exec("RELEASE shoal_stats", NULL, 0);
+}
+
+void refresh_named(const char *sql, size_t len)
+{
+	char reset[96];
+
+	for (size_t i = 0; i < N_SLOTS; i++) {
+		snprintf(reset, sizeof reset, "%s_reset", slots[i].name);
+		if (admin_names_table(sql, len, slots[i].name))
+			rebuild(&slots[i], slots[i].name, false);
+		if (schema_find(reset) && admin_names_table(sql, len, reset))
+			rebuild(&slots[i], reset, true);
+	}
+}
+
+int admin_register_stats_provider(const char *name, admin_stats_fn fill)
+{
+	for (size_t i = 0; i < N_SLOTS; i++) {
+		if (strcasecmp(slots[i].name, name) == 0) {
+			slots[i].provider = fill;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+void refresh_reset(void)
+{
+	for (size_t i = 0; i < N_SLOTS; i++)
+		slots[i].provider = NULL;
+}

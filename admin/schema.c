@@ -1,0 +1,134 @@
+/*
+ * schema.c: owns the admin's table definitions (ProxySQL's shapes, with
+ * Shoal's modules) and their creation in the main, disk and stats schemas.
+ * docs/admin.md describes every table; keep the two in step.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "internal.h"
+
+#define VARS_COLS \
+	"variable_name VARCHAR NOT NULL PRIMARY KEY, variable_value VARCHAR NOT NULL"
+#define VARS_NAMES "variable_name, variable_value"
+
+#define USERS_COLS \
+	"username VARCHAR NOT NULL PRIMARY KEY, " \
+	"password VARCHAR NOT NULL DEFAULT '', " \
+	"active INT CHECK (active IN (0,1)) NOT NULL DEFAULT 1, " \
+	"is_monitor INT CHECK (is_monitor IN (0,1)) NOT NULL DEFAULT 0, " \
+	"comment VARCHAR NOT NULL DEFAULT ''"
+#define USERS_NAMES "username, password, active, is_monitor, comment"
+
+#define CACHES_COLS \
+	"query_id VARCHAR NOT NULL PRIMARY KEY, " \
+	"name VARCHAR NOT NULL DEFAULT '', " \
+	"query VARCHAR NOT NULL, " \
+	"ttl_ms INT CHECK (ttl_ms IS NULL OR ttl_ms >= 0), " \
+	"refresh_ms INT CHECK (refresh_ms IS NULL OR refresh_ms >= 0), " \
+	"coalesce_ms INT CHECK (coalesce_ms IS NULL OR coalesce_ms >= 0), " \
+	"always INT CHECK (always IN (0,1)) NOT NULL DEFAULT 0, " \
+	"policy VARCHAR NOT NULL DEFAULT 'default' CHECK (policy IN ('default','until_write')), " \
+	"comment VARCHAR NOT NULL DEFAULT ''"
+#define CACHES_NAMES "query_id, name, query, ttl_ms, refresh_ms, coalesce_ms, always, policy, comment"
+
+#define DIGEST_COLS \
+	"schemaname VARCHAR NOT NULL, username VARCHAR NOT NULL, " \
+	"client_address VARCHAR NOT NULL, digest VARCHAR NOT NULL, " \
+	"digest_text VARCHAR NOT NULL, count_star INTEGER NOT NULL, " \
+	"first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL, " \
+	"sum_time INTEGER NOT NULL, min_time INTEGER NOT NULL, max_time INTEGER NOT NULL, " \
+	"sum_rows_affected INTEGER NOT NULL, sum_rows_sent INTEGER NOT NULL, " \
+	"cache_hits INTEGER NOT NULL, cache_misses INTEGER NOT NULL, " \
+	"cache_status VARCHAR NOT NULL, upstream_time_saved_us INTEGER NOT NULL"
+#define DIGEST_NAMES \
+	"schemaname, username, client_address, digest, digest_text, count_star, " \
+	"first_seen, last_seen, sum_time, min_time, max_time, sum_rows_affected, " \
+	"sum_rows_sent, cache_hits, cache_misses, cache_status, upstream_time_saved_us"
+
+const struct admin_table admin_tables[] = {
+	{ "global_variables", VARS_COLS, VARS_NAMES, IN_MAIN | IN_DISK },
+	{ "runtime_global_variables", VARS_COLS, VARS_NAMES, IN_MAIN },
+	{ "users", USERS_COLS, USERS_NAMES, IN_MAIN | IN_DISK },
+	{ "runtime_users", USERS_COLS, USERS_NAMES, IN_MAIN },
+	{ "caches", CACHES_COLS, CACHES_NAMES, IN_MAIN | IN_DISK },
+	{ "runtime_caches", CACHES_COLS, CACHES_NAMES, IN_MAIN },
+	{ "stats_shoal_global",
+	  "Variable_Name VARCHAR NOT NULL PRIMARY KEY, Variable_Value VARCHAR NOT NULL",
+	  "Variable_Name, Variable_Value", IN_STATS },
+	{ "stats_shoal_query_digest", DIGEST_COLS, DIGEST_NAMES, IN_STATS },
+	{ "stats_shoal_query_digest_reset", DIGEST_COLS, DIGEST_NAMES, IN_STATS },
+	{ "stats_shoal_caches",
+	  "query_id VARCHAR NOT NULL, name VARCHAR NOT NULL DEFAULT '', "
+	  "entries INTEGER NOT NULL DEFAULT 0, bytes INTEGER NOT NULL DEFAULT 0, "
+	  "hits INTEGER NOT NULL DEFAULT 0, misses INTEGER NOT NULL DEFAULT 0, "
+	  "refreshes INTEGER NOT NULL DEFAULT 0, coalesced_waits INTEGER NOT NULL DEFAULT 0",
+	  "query_id, name, entries, bytes, hits, misses, refreshes, coalesced_waits", IN_STATS },
+	{ "stats_shoal_connection_pool",
+	  "srv_host VARCHAR NOT NULL, srv_port INT NOT NULL, status VARCHAR NOT NULL, "
+	  "used INT NOT NULL, free INT NOT NULL, errors INT NOT NULL, "
+	  "queries INT NOT NULL, latency_us INT NOT NULL",
+	  "srv_host, srv_port, status, used, free, errors, queries, latency_us", IN_STATS },
+};
+
+const size_t admin_n_tables = sizeof admin_tables / sizeof admin_tables[0];
+
+static int create_in(sqlite3 *db, const char *schema, const struct admin_table *t,
+		     char *err, size_t errlen)
+{
+	char *sql = sqlite3_mprintf("CREATE TABLE IF NOT EXISTS %w.%w (%s)", schema, t->name,
+				    t->columns);
+	char *msg = NULL;
+	int rc;
+
+	if (!sql) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
+	sqlite3_free(sql);
+	if (rc != SQLITE_OK) {
+		snprintf(err, errlen, "creating %s.%s: %s", schema, t->name,
+			 msg ? msg : sqlite3_errstr(rc));
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+int schema_create(sqlite3 *db, char *err, size_t errlen)
+{
+	static const struct { unsigned bit; const char *schema; } where[] = {
+		{ IN_MAIN, "main" }, { IN_DISK, "disk" }, { IN_STATS, "stats" },
+	};
+
+	for (size_t i = 0; i < admin_n_tables; i++)
+		for (size_t w = 0; w < sizeof where / sizeof where[0]; w++)
+			if ((admin_tables[i].where & where[w].bit) &&
+			    create_in(db, where[w].schema, &admin_tables[i], err, errlen) < 0)
+				return -1;
+	return 0;
+}
+
+const struct admin_table *schema_find(const char *name)
+{
+	for (size_t i = 0; i < admin_n_tables; i++)
+		if (strcasecmp(admin_tables[i].name, name) == 0)
+			return &admin_tables[i];
+	return NULL;
+}
+
+bool schema_is_db(const char *name, char *canon)
+{
+	static const char *const dbs[] = { "main", "disk", "stats" };
+
+	for (size_t i = 0; i < sizeof dbs / sizeof dbs[0]; i++) {
+		if (strcasecmp(name, dbs[i]) == 0) {
+			if (canon)
+				snprintf(canon, ADMIN_DB_NAME_MAX, "%s", dbs[i]);
+			return true;
+		}
+	}
+	return false;
+}

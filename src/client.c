@@ -28,6 +28,7 @@
 static atomic_uint next_conn_id = 1;
 
 static void process_input(struct client *c);
+static void pump_upstream(struct client *c);
 static void on_upstream(struct upstream *u, enum upstream_event ev, void *owner);
 
 void client_send_err(struct client *c, uint8_t seq, uint16_t code, const char *state, const char *fmt, ...)
@@ -543,6 +544,16 @@ static void on_client_io(struct ev_loop *loop, ev_io *w, int revents)
 	(void)loop;
 	if ((revents & EV_WRITE) && !client_flush(c))
 		return;
+	if (upstream_busy(c) && c->up && sbuf_out_pending(&c->io) < CLIENT_OUT_HIGH) {
+		uint32_t len;
+		uint8_t seq;
+
+		/* the client drained: relay what was read while it was full */
+		if (sbuf_packet_ready(&c->up->io, &len, &seq)) {
+			pump_upstream(c);
+			return;
+		}
+	}
 	if (c->st == CS_TLS_ACCEPT) {
 		login_tls_step(c);
 		if (c->st == CS_TLS_ACCEPT) {

@@ -63,6 +63,8 @@ struct stmt_info {
 	char *text;
 	size_t text_len;
 	uint8_t *types;               /* 2 bytes per parameter, from the last execute */
+	uint8_t *prep_settings;       /* session settings when prepared (NULL: unknown) */
+	uint16_t prep_settings_len;
 	struct cache_def *def;
 };
 
@@ -101,6 +103,7 @@ struct client {
 	uint64_t key_hash;
 	char settings[SETTINGS_MAX];  /* values that change result bytes, see docs/caching.md */
 	uint16_t settings_len;
+	int settings_cols;            /* columns of the settings query sent */
 	bool settings_dirty;          /* must be read again before the next lookup */
 	bool settings_broken;         /* the settings query failed: no caching */
 	bool bypass_once;             /* coalescing timed out: go upstream */

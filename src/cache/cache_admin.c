@@ -238,8 +238,18 @@ static int load_caches(sqlite3 *db, const char *table, char *err, size_t errlen)
 	char id[20];
 	uint16_t code;
 
+	static bool loaded_once;
+
 	if (read_rows(db, table, &rows, &n, err, errlen) < 0)
 		return -1;
+	if (!loaded_once && n == 0) {
+		/* start-up with nothing saved in the disk database: keep the
+		 * caches the data port's CREATE CACHE saved (caches.sql) */
+		loaded_once = true;
+		free_rows(rows, n);
+		return 0;
+	}
+	loaded_once = true;
 	for (size_t i = 0; i < n; i++) {
 		if (cache_check(&rows[i].cc, err, errlen) < 0) {
 			free_rows(rows, n);

@@ -35,6 +35,9 @@
 	"@@group_concat_max_len,@@max_sort_length,@@default_week_format," \
 	"@@sql_auto_is_null,DATABASE()"
 #define SETTINGS_COLUMNS 14
+/* MariaDB has more that change results: appended when the upstream is one. */
+#define SETTINGS_SQL_MARIADB SETTINGS_SQL ",@@default_regex_flags,@@system_versioning_asof,@@old_mode"
+#define SETTINGS_COLUMNS_MARIADB 17
 
 /* Status bits that describe the session, not the statement: patched into a
  * cached answer for the session that gets it. */
@@ -101,6 +104,7 @@ static void stmts_clear(struct client *c)
 	for (size_t i = 0; i < c->n_stmts; i++) {
 		free(c->stmts[i].text);
 		free(c->stmts[i].types);
+		free(c->stmts[i].prep_settings);
 	}
 	c->n_stmts = 0;
 	c->cur_stmt = NULL;
@@ -217,6 +221,12 @@ static void serve_hit(struct client *c, struct cache_entry *e, uint64_t t0)
 	struct pbuf *out = &c->io.out;
 	size_t at = out->len;
 	struct cache_def *d = e->def;
+	uint16_t session_bits = c->server_status & SESSION_STATUS_BITS;
+
+	/* with autocommit off, any statement opens a transaction, as the
+	 * server would report for the same SELECT */
+	if (!(session_bits & ST_AUTOCOMMIT))
+		session_bits |= ST_IN_TRANS;
 
 	if (pbuf_append(out, entry_resp(e), e->resp_len) == 0) {
 		for (int i = 0; i < ENTRY_MAX_STATUS; i++) {
@@ -225,8 +235,7 @@ static void serve_hit(struct client *c, struct cache_entry *e, uint64_t t0)
 			if (!e->status_off[i])
 				continue;
 			p = out->data + at + e->status_off[i];
-			wr_u16(p, (uint16_t)((rd_u16(p) & ~SESSION_STATUS_BITS) |
-					     (c->server_status & SESSION_STATUS_BITS)));
+			wr_u16(p, (uint16_t)((rd_u16(p) & ~SESSION_STATUS_BITS) | session_bits));
 		}
 	}
 	atomic_fetch_add_explicit(&d->hits, 1, memory_order_relaxed);
@@ -358,6 +367,15 @@ static void note_statement(struct client *c, int kw, bool multi)
 		c->cur_write = c->cur_dirty = true;
 }
 
+static bool upstream_is_mariadb(void)
+{
+	char version[128];
+	uint8_t coll;
+
+	upstream_info(version, sizeof(version), &coll);
+	return strstr(version, "MariaDB") != NULL;
+}
+
 static bool start_settings(struct client *c)
 {
 	struct pbuf *o;
@@ -369,7 +387,13 @@ static bool start_settings(struct client *c)
 	o = &c->up->io.out;
 	rc = pkt_begin(o, &start);
 	rc |= put_u8(o, CMD_QUERY);
-	rc |= pbuf_append(o, SETTINGS_SQL, sizeof(SETTINGS_SQL) - 1);
+	if (upstream_is_mariadb()) {
+		c->settings_cols = SETTINGS_COLUMNS_MARIADB;
+		rc |= pbuf_append(o, SETTINGS_SQL_MARIADB, sizeof(SETTINGS_SQL_MARIADB) - 1);
+	} else {
+		c->settings_cols = SETTINGS_COLUMNS;
+		rc |= pbuf_append(o, SETTINGS_SQL, sizeof(SETTINGS_SQL) - 1);
+	}
 	if (rc)
 		return false;
 	pkt_end(o, start, 0);
@@ -560,6 +584,7 @@ static void stmt_forget(struct client *c, uint32_t id)
 		return;
 	free(s->text);
 	free(s->types);
+	free(s->prep_settings);
 	*s = c->stmts[--c->n_stmts];
 	c->cur_stmt = NULL;
 }
@@ -588,11 +613,22 @@ static void stmt_add(struct client *c, uint32_t id, uint16_t nparams)
 	if (!s->text || (nparams && !s->types)) {
 		free(s->text);
 		free(s->types);
+		s->text = NULL;
+		s->types = NULL;
 		return;
 	}
 	memcpy(s->text, c->prep_text.data, c->prep_text.len);
 	s->text[c->prep_text.len] = 0;
 	s->text_len = c->prep_text.len;
+	/* the settings the statement was prepared under (its schema, for one,
+	 * decides which tables its names mean) are part of its cache keys */
+	if (!c->settings_dirty && !c->settings_broken) {
+		s->prep_settings = malloc(c->settings_len ? c->settings_len : 1);
+		if (s->prep_settings) {
+			memcpy(s->prep_settings, c->settings, c->settings_len);
+			s->prep_settings_len = c->settings_len;
+		}
+	}
 	tok = tokenize(c, s->text, s->text_len);
 	if (tok) {
 		s->def = registry_get(tok->digest, tok->text, tok->text_len, s->text, s->text_len);
@@ -612,8 +648,10 @@ static bool exec_key(struct client *c, struct stmt_info *s, const uint8_t *pl, u
 	size_t vlen;
 	int rc;
 
+	if (!s->prep_settings)
+		return false;
 	if (s->nparams == 0)
-		return build_key(c, 'B', s->text, s->text_len + 1, NULL, 0);
+		return build_key(c, 'B', s->text, s->text_len + 1, s->prep_settings, s->prep_settings_len);
 	if (len < off + nb + 1)
 		return false;
 	if (pl[off + nb]) {
@@ -629,9 +667,10 @@ static bool exec_key(struct client *c, struct stmt_info *s, const uint8_t *pl, u
 		return false;
 	types = s->types;
 	vlen = (size_t)(pl + len - values);
-	if (!build_key(c, 'B', s->text, s->text_len + 1, pl + off, nb))
+	if (!build_key(c, 'B', s->text, s->text_len + 1, s->prep_settings, s->prep_settings_len))
 		return false;
-	rc = pbuf_append(&c->keybuf, types, 2u * s->nparams);
+	rc = pbuf_append(&c->keybuf, pl + off, nb);
+	rc |= pbuf_append(&c->keybuf, types, 2u * s->nparams);
 	rc |= pbuf_append(&c->keybuf, values, vlen);
 	if (rc)
 		return false;
@@ -692,6 +731,8 @@ enum cache_step cache_command(struct client *c, const uint8_t *pl, uint32_t len)
 		return CSTEP_BLOCKED;
 	switch (cmd) {
 	case CMD_STMT_PREPARE:
+		if (c->settings_dirty && caching_possible(c) && start_settings(c))
+			return CSTEP_PENDING; /* its settings become part of its keys */
 		c->prep_text.len = 0;
 		if (pbuf_append(&c->prep_text, pl + 1, len - 1) < 0)
 			c->prep_text.len = 0;
@@ -823,9 +864,9 @@ static bool parse_settings(struct client *c)
 		if (pos + PKT_HEADER_LEN + len > b->len)
 			return false;
 		/* column count, 14 definitions, EOF, then the row */
-		if (idx++ == SETTINGS_COLUMNS + 2) {
+		if (idx++ == (size_t)c->settings_cols + 2) {
 			pcur_init(&cur, b->data + pos + PKT_HEADER_LEN, len);
-			for (int i = 0; i < SETTINGS_COLUMNS; i++) {
+			for (int i = 0; i < c->settings_cols; i++) {
 				bool null;
 				size_t n = 0;
 				const uint8_t *v;

@@ -1,0 +1,99 @@
+# shellcheck shell=bash
+# scripts/bench-lib/bench.sh: helpers for scripts/bench. Source it after
+# scripts/lib/common.sh; it defines functions only (no side effects).
+
+# kv KEY LINE: the value of KEY=value in a line of key=value pairs.
+kv() { printf '%s\n' "$2" | tr ' ' '\n' | sed -n "s/^$1=//p" | head -n1; }
+
+# ratio A B [DIGITS]: A/B, or "n/a" when either is missing or B is 0.
+ratio() {
+  awk -v a="${1:-}" -v b="${2:-}" -v d="${3:-2}" 'BEGIN {
+    if (a == "" || b == "" || b + 0 == 0) { print "n/a"; exit }
+    printf "%.*f\n", d, a / b }'
+}
+
+# verdict VALUE OP TARGET: "met" or "missed" (OP is <= or >=), "n/a" if unknown.
+verdict() {
+  awk -v v="${1:-}" -v op="$2" -v t="$3" 'BEGIN {
+    if (v == "" || v == "n/a") { print "n/a"; exit }
+    ok = (op == "<=") ? (v + 0 <= t + 0) : (v + 0 >= t + 0)
+    print ok ? "met" : "missed" }'
+}
+
+# fmt NUMBER DIGITS: a number rounded, or "n/a".
+fmt() { awk -v v="${1:-}" -v d="${2:-0}" 'BEGIN { if (v == "") print "n/a"; else printf "%.*f\n", d, v }'; }
+
+# wait_mysql PORT [PID] [TRIES]: wait until a login and SELECT 1 succeed on
+# 127.0.0.1:PORT (as app/pw); fail early if PID dies.
+wait_mysql() {
+  local port=$1 pid=${2:-} tries=${3:-150} i
+  for ((i = 0; i < tries; i++)); do
+    if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then return 1; fi
+    if mariadb --no-defaults -h127.0.0.1 -P"$port" -uapp -ppw -N -e 'SELECT 1' >/dev/null 2>&1; then
+      return 0
+    fi
+    sleep 0.1
+  done
+  return 1
+}
+
+# metric_sum MPORT NAME: the sum of a Prometheus series over all its labels
+# (0 when absent, empty when the endpoint does not answer).
+metric_sum() {
+  local body
+  body=$(curl -s --max-time 5 "http://127.0.0.1:$1/metrics") || return 0
+  printf '%s\n' "$body" | awk -v n="$2" '
+    $1 == n || index($1, n "{") == 1 { s += $NF; found = 1 }
+    END { printf "%.0f\n", s }'
+}
+
+# sysbench_summary OUTPUT: key=value line out of a sysbench run's report.
+sysbench_summary() {
+  printf '%s\n' "$1" | awk '
+    /queries:/ && !q { q = $2; qps = $3; gsub(/[(]/, "", qps); }
+    /transactions:/ && !t { t = $2; tps = $3; gsub(/[(]/, "", tps); }
+    /95th percentile:/ { p95 = $3 }
+    /ignored errors:/ { err = $3 }
+    /avg:/ && !avg { avg = $2 }
+    END { printf "queries=%s qps=%s transactions=%s tps=%s p95_ms=%s avg_ms=%s errors=%s\n",
+          q, qps, t, tps, p95, avg, err }'
+}
+
+# proc_cpu_ticks PID: user+system clock ticks a process has used.
+proc_cpu_ticks() { awk '{print $14+$15}' "/proc/$1/stat"; }
+
+# machine_info: markdown bullet list describing this machine and build.
+machine_info() {
+  local root=$1 cpu cores kern commit dirty mdbv sbv ccv virt mem
+  cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
+  cores=$(nproc)
+  kern=$(uname -sr)
+  mem=$(awk '/^MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)
+  commit=$(git -C "$root" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+  dirty=""
+  if ! git -C "$root" diff --quiet HEAD -- src 2>/dev/null; then
+    dirty=" (src/ has uncommitted changes: $(git -C "$root" diff --name-only HEAD -- src | tr '\n' ' ' | sed 's/ $//'))"
+  fi
+  mdbv=$(mariadbd --version 2>/dev/null | sed -n 's/.*Ver \([^ ]*\).*/\1/p')
+  sbv=$(sysbench --version 2>/dev/null)
+  ccv=$(cc --version 2>/dev/null | head -n1)
+  virt=$(systemd-detect-virt 2>/dev/null || true)
+  [ -n "$virt" ] && [ "$virt" != none ] || virt=$(grep -q hypervisor /proc/cpuinfo && echo "a VM (hypervisor flag set)" || echo "not detected")
+  printf -- '- Date: %s\n' "$(date -u '+%Y-%m-%d %H:%M UTC')"
+  printf -- '- CPU: %s, %s cores online; %s RAM; virtualisation: %s\n' "$cpu" "$cores" "$mem" "$virt"
+  printf -- '- Kernel: %s\n' "$kern"
+  printf -- '- Git commit: %s%s\n' "$commit" "$dirty"
+  printf -- '- MariaDB %s, %s, %s\n' "$mdbv" "$sbv" "$ccv"
+}
+
+# replace_block FILE BEGIN END NEWFILE: replace the lines from the BEGIN
+# marker to the END marker (inclusive) of FILE with NEWFILE's content.
+replace_block() {
+  local file=$1 begin=$2 end=$3 new=$4 tmp
+  tmp=$(mktemp "$file.XXXXXX")
+  awk -v b="$begin" -v e="$end" -v nf="$new" '
+    $0 == b { while ((getline l < nf) > 0) print l; skip = 1; next }
+    $0 == e && skip { skip = 0; next }
+    !skip { print }' "$file" >"$tmp"
+  mv "$tmp" "$file"
+}

@@ -1,0 +1,98 @@
+# scripts/lib/common.sh: helpers shared by scripts/test and scripts/demo.
+# Source it; it defines functions only (no side effects).
+
+SHOAL_PACKAGES=(build-essential autoconf automake libtool pkg-config libev-dev
+  libssl-dev default-libmysqlclient-dev libsqlite3-dev libcurl4-openssl-dev
+  libjansson-dev libmicrohttpd-dev mariadb-server mariadb-client sysbench
+  python3-pymysql python3-cryptography libdbd-mariadb-perl openssl clang
+  iproute2 curl)
+
+log() { printf '== %s\n' "$*" >&2; }
+
+# ensure_packages [pkg...]: apt-get install whatever of the list is missing.
+# Runs apt-get update only when something is missing.
+ensure_packages() {
+  local pkgs=("$@") missing=() p
+  [ ${#pkgs[@]} -gt 0 ] || pkgs=("${SHOAL_PACKAGES[@]}")
+  for p in "${pkgs[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+      missing+=("$p")
+    fi
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  log "installing missing packages: ${missing[*]}"
+  local sudo=()
+  [ "$(id -u)" = 0 ] || sudo=(sudo)
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get update -q
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+# port_free PORT: true when nothing listens on 127.0.0.1:PORT and we can bind it.
+port_free() {
+  /usr/bin/python3 - "$1" <<'PY'
+import socket, sys
+s = socket.socket()
+try:
+    s.bind(("127.0.0.1", int(sys.argv[1])))
+except OSError:
+    sys.exit(1)
+finally:
+    s.close()
+PY
+}
+
+# free_port [PREFERRED]: print PREFERRED if free, else a free ephemeral port.
+free_port() {
+  if [ -n "${1:-}" ] && port_free "$1"; then echo "$1"; return; fi
+  /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+
+# is_pid X: X is a plausible single process id (digits, > 1). Guards every
+# kill: "kill 0" or "kill -1" would signal a whole process group or more.
+is_pid() { [[ ${1:-} =~ ^[0-9]+$ ]] && [ "$1" -gt 1 ]; }
+
+# stop_pid PID [SECONDS]: SIGTERM a process (not necessarily our child) and
+# wait for it to go; SIGKILL after SECONDS (default 30).
+stop_pid() {
+  local pid=${1:-} secs=${2:-30} i
+  is_pid "$pid" || return 0
+  kill -0 "$pid" 2>/dev/null || return 0
+  kill -TERM "$pid" 2>/dev/null || true
+  for ((i = 0; i < secs * 10; i++)); do
+    kill -0 "$pid" 2>/dev/null || return 0
+    sleep 0.1
+  done
+  kill -KILL "$pid" 2>/dev/null || true
+  sleep 0.2
+}
+
+# start_private_mariadb DIR PORT: start scripts/start-mariadb (an older server
+# left on the same datadir is stopped first) and print its pid. The server's
+# stdout is not our pipe (start-mariadb backgrounds mariadbd, which would keep
+# a command substitution open forever).
+start_private_mariadb() {
+  local dir=$1 port=$2 root old
+  root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+  mkdir -p "$dir"
+  if [ -f "$dir/pid" ]; then
+    old=$(cat "$dir/pid" 2>/dev/null || true)
+    if is_pid "$old" && kill -0 "$old" 2>/dev/null && grep -q mariadbd "/proc/$old/cmdline" 2>/dev/null; then
+      log "stopping a stale MariaDB (pid $old) on $dir"
+      stop_pid "$old" 60
+    fi
+    rm -f "$dir/pid"
+  fi
+  if ! "$root/scripts/start-mariadb" "$dir" "$port" >"$dir/start.out" 2>&1 </dev/null; then
+    cat "$dir/start.out" >&2
+    tail -n 30 "$dir/error.log" >&2 2>/dev/null || true
+    return 1
+  fi
+  # The pid file, not start-mariadb's output: mariadbd's own early warnings
+  # land in that output too, after the pid.
+  old=$(cat "$dir/pid" 2>/dev/null || true)
+  if ! is_pid "$old" || ! grep -q mariadbd "/proc/$old/cmdline" 2>/dev/null; then
+    log "no mariadbd pid in $dir/pid"
+    return 1
+  fi
+  echo "$old"
+}

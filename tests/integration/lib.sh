@@ -1,0 +1,316 @@
+# tests/integration/lib.sh: helpers for Shoal's integration tests (bash).
+#
+# Source it from a test:   . "$(dirname "$0")/lib.sh"
+#
+# Environment (scripts/test exports these; the defaults suit a developer who
+# runs one test by hand against the MariaDB on 127.0.0.1:13306):
+#   SRCDIR       repository root
+#   SHOAL_BIN    the node binary (default $SRCDIR/src/shoal)
+#   MDB_PORT     the private MariaDB's TCP port on 127.0.0.1 (default 13306)
+#   MDB_SOCK     its socket (root can log in there with no password)
+#   MDB_DIR      its directory (as given to scripts/start-mariadb)
+#   SHOAL_FAKE_DIRECT=1   no node at all: shoal_start hands back MariaDB's own
+#                port, so every direct-vs-node comparison passes trivially;
+#                tests of node-only behaviour skip. For checking the tests.
+#   SHOAL_QUICK=1         shorter runs where a test supports it.
+#
+# Provides:
+#   shoal_start NAME [extra node args...]   start a node; sets NAME_PORT, NAME_PID
+#   shoal_stop NAME                         SIGTERM it; sets NAME_STATUS, returns it
+#   mdb [args...]       mariadb CLI straight to MariaDB (app/pw, db shoaltest)
+#   via [args...]       the same through the node $VIA_PORT (default: the first started)
+#   via_to NAME [args]  the same through the node NAME
+#   shoal_alive NAME    the node's process still runs
+#     SHOAL_WAIT=greeting|login|none (for shoal_start): what "started" means
+#     (default login: app/pw can run a query; greeting: for nodes whose
+#     upstream is down or that need a special login)
+#   TAP: plan N, ok DESC, not_ok DESC, skip DESC REASON, check DESC CMD...,
+#        is GOT WANT DESC, like / unlike GOT REGEX DESC, cmp_files A B DESC,
+#        diag MSG..., diag_file FILE [N], done_testing (prints the plan if
+#        none was printed; status 1 if anything failed)
+#   on_exit CMD         run CMD (eval'd) at exit, before the nodes are stopped
+#   load_types          (re)load tests/data/types.sql (table shoal_types), dropped at exit
+#   free_port, port_free PORT, port_refuses PORT, fake_mode, is_pid X
+#   $PY (Debian's python3), $TESTDIR, $DATADIR; PYTHONPATH has rawmysql.py and
+#   taplib.py (TAP from python, numbered in the same sequence)
+
+: "${SRCDIR:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
+: "${SHOAL_BIN:=$SRCDIR/src/shoal}"
+: "${MDB_PORT:=13306}"
+: "${MDB_SOCK:=/tmp/mdb/sock}"
+: "${MDB_DIR:=/tmp/mdb}"
+: "${SHOAL_FAKE_DIRECT:=0}"
+: "${SHOAL_QUICK:=0}"
+: "${BUILD_TEST:=$SRCDIR/build-test}"
+: "${SHOAL_LOG_DIR:=$BUILD_TEST/logs}"
+PY=${SHOAL_PYTHON:-/usr/bin/python3}   # Debian's python3: it has pymysql
+TESTDIR="$SRCDIR/tests/integration"
+DATADIR="$SRCDIR/tests/data"
+export SRCDIR SHOAL_BIN MDB_PORT MDB_SOCK MDB_DIR SHOAL_FAKE_DIRECT SHOAL_QUICK \
+  BUILD_TEST SHOAL_LOG_DIR PY TESTDIR DATADIR
+export PYTHONPATH="$TESTDIR${PYTHONPATH:+:$PYTHONPATH}"
+mkdir -p "$SHOAL_LOG_DIR"
+
+fake_mode() { [ "$SHOAL_FAKE_DIRECT" = 1 ]; }
+# is_pid X: X is a plausible single process id (digits, > 1). Check before
+# every kill: "kill 0" or "kill -1" would signal a whole group or more.
+is_pid() { [[ ${1:-} =~ ^[0-9]+$ ]] && [ "$1" -gt 1 ]; }
+
+# ---------------------------------------------------------------- TAP
+# The counter lives in a file so that python and perl helpers (taplib.py, the
+# perl subs in 21-perl-prepared.t) number their results in the same sequence.
+if [ -z "${TAP_STATE:-}" ]; then
+  TAP_STATE=$(mktemp "${TMPDIR:-/tmp}/shoal-tap.XXXXXX")
+  echo "0 0" >"$TAP_STATE"
+  _TAP_OWNER=$$
+fi
+export TAP_STATE
+
+_tap_result() { # pass(0/1) desc [directive]
+  local n f
+  read -r n f <"$TAP_STATE"
+  n=$((n + 1))
+  if [ "$1" = 1 ]; then
+    printf 'ok %d - %s%s\n' "$n" "$2" "${3:+ # $3}"
+  else
+    f=$((f + 1))
+    printf 'not ok %d - %s\n' "$n" "$2"
+  fi
+  echo "$n $f" >"$TAP_STATE"
+}
+plan() { echo "1..$1"; _TAP_PLANNED=1; }
+ok() { _tap_result 1 "$*"; }
+not_ok() { _tap_result 0 "$*"; }
+skip() { _tap_result 1 "$1" "SKIP ${2:-}"; }
+diag() { local l; while IFS= read -r l; do printf '# %s\n' "$l"; done <<<"$*"; }
+# diag_file FILE [MAXLINES]: show a file as diagnostics, control chars made visible.
+diag_file() { head -n "${2:-40}" "$1" | cat -v | sed 's/^/#   /'; }
+check() { # check DESC CMD...: ok when CMD succeeds
+  local d=$1; shift
+  if "$@"; then ok "$d"; else not_ok "$d"; fi
+}
+is() { # is GOT WANT DESC
+  if [ "$1" == "$2" ]; then ok "$3"; else
+    not_ok "$3"; diag "$(printf '     got: %s\n    want: %s' "${1:0:2000}" "${2:0:2000}")"
+  fi
+}
+like() { # like GOT EXTENDED-REGEX DESC
+  if printf '%s' "$1" | grep -Eq -- "$2"; then ok "$3"; else
+    not_ok "$3"; diag "$(printf '     got: %s\n    expected to match: /%s/' "${1:0:2000}" "$2")"
+  fi
+}
+unlike() { # unlike GOT EXTENDED-REGEX DESC
+  if printf '%s' "$1" | grep -Eq -- "$2"; then
+    not_ok "$3"; diag "$(printf '     got: %s\n    expected NOT to match: /%s/' "${1:0:2000}" "$2")"
+  else ok "$3"; fi
+}
+# cmp_files A B DESC: ok when identical, else diff as diagnostics.
+cmp_files() {
+  if cmp -s "$1" "$2"; then ok "$3"; else
+    not_ok "$3"
+    diff -u --label direct --label via "$1" "$2" | head -n 60 | cat -v | sed 's/^/#   /'
+  fi
+}
+tap_failed() { local n f; read -r n f <"$TAP_STATE"; echo "$f"; }
+tap_count() { local n f; read -r n f <"$TAP_STATE"; echo "$n"; }
+done_testing() {
+  local n f
+  read -r n f <"$TAP_STATE"
+  [ -n "${_TAP_PLANNED:-}" ] || echo "1..$n"
+  _TAP_DONE=1
+  [ "$f" = 0 ]
+}
+
+# ---------------------------------------------------------------- ports
+port_free() {
+  "$PY" - "$1" <<'PY'
+import socket, sys
+s = socket.socket()
+try:
+    s.bind(("127.0.0.1", int(sys.argv[1])))
+except OSError:
+    sys.exit(1)
+finally:
+    s.close()
+PY
+}
+free_port() {
+  "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+# port_refuses PORT: a TCP connect to 127.0.0.1:PORT is refused.
+port_refuses() {
+  "$PY" - "$1" <<'PY'
+import socket, sys
+try:
+    socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=2).close()
+except ConnectionRefusedError:
+    sys.exit(0)
+except OSError:
+    sys.exit(1)
+sys.exit(1)
+PY
+}
+# wait_port_closed PORT [SECONDS]
+wait_port_closed() {
+  local i
+  for ((i = 0; i < ${2:-10} * 10; i++)); do
+    port_free "$1" && return 0
+    sleep 0.1
+  done
+  return 1
+}
+
+# ---------------------------------------------------------------- clients
+MDB_ARGS=(--no-defaults -h127.0.0.1 -uapp -ppw)
+mdb() { mariadb "${MDB_ARGS[@]}" -P"$MDB_PORT" shoaltest "$@"; }
+mdb_root() { mariadb --no-defaults --socket="$MDB_SOCK" -uroot "$@"; }
+via() { mariadb "${MDB_ARGS[@]}" -P"${VIA_PORT:?no node started}" shoaltest "$@"; }
+via_to() { local v="${1}_PORT"; shift; mariadb "${MDB_ARGS[@]}" -P"${!v:?node not started}" shoaltest "$@"; }
+
+# ---------------------------------------------------------------- cleanup
+_ON_EXIT=()
+on_exit() { _ON_EXIT+=("$1"); }
+_SHOAL_NODES=()
+
+_lib_cleanup() {
+  local rc=$? c name
+  for c in "${_ON_EXIT[@]}"; do eval "$c" >/dev/null 2>&1 || true; done
+  for name in "${_SHOAL_NODES[@]}"; do
+    _shoal_kill "$name" >/dev/null 2>&1 || true
+  done
+  if [ "${_TAP_OWNER:-}" = $$ ]; then rm -f "$TAP_STATE"; fi
+  exit $rc
+}
+trap _lib_cleanup EXIT
+trap 'exit 143' TERM
+trap 'exit 130' INT
+
+# ---------------------------------------------------------------- nodes
+UPSTREAM_URL_DEFAULT="mysql://app:pw@127.0.0.1:$MDB_PORT/shoaltest"
+
+# shoal_start NAME [extra args...]
+#   Starts src/shoal on a free 127.0.0.1 port with the default upstream (the
+#   private MariaDB, db shoaltest) unless an --upstream-db-url is among the
+#   args, metrics and admin on ephemeral ports and 2 workers. Waits (10 s at
+#   most) until the node is usable:
+#     SHOAL_WAIT=login (default)  `mariadb -uapp -ppw -e 'select 1'` succeeds
+#                                 (SHOAL_LOGIN_USER/SHOAL_LOGIN_PW override)
+#     SHOAL_WAIT=greeting         a TCP connect gets a protocol-10 greeting
+#   Sets NAME_PORT, NAME_PID, NAME_LOG; VIA_PORT if unset. Returns 1 (with the
+#   log's tail as diagnostics) if the node died or never became usable.
+shoal_start() {
+  local name=$1; shift
+  local args=("$@") a have_url=0 have_workers=0 port pid log i up=0
+  for a in "${args[@]}"; do
+    case $a in
+      --upstream-db-url | --upstream-db-url=*) have_url=1 ;;
+      --workers | --workers=*) have_workers=1 ;;
+    esac
+  done
+  if fake_mode; then
+    # No node: hand back the upstream's own port.
+    port=$MDB_PORT
+    for ((i = 0; i < ${#args[@]}; i++)); do
+      case ${args[$i]} in
+        --upstream-db-url) a=${args[$((i + 1))]} ;;
+        --upstream-db-url=*) a=${args[$i]#*=} ;;
+        *) continue ;;
+      esac
+      port=$(sed -E 's#^.*@[^:/]*:([0-9]+).*$#\1#' <<<"$a")
+    done
+    printf -v "${name}_PORT" %s "$port"
+    printf -v "${name}_PID" %s ""
+    printf -v "${name}_LOG" %s /dev/null
+    : "${VIA_PORT:=$port}"
+    return 0
+  fi
+  if [ ! -x "$SHOAL_BIN" ]; then
+    diag "shoal_start $name: $SHOAL_BIN is missing"
+    return 1
+  fi
+  port=$(free_port)
+  log="$SHOAL_LOG_DIR/$(basename "$0" .t).$name.log"
+  [ $have_url = 1 ] || args=(--upstream-db-url "$UPSTREAM_URL_DEFAULT" "${args[@]}")
+  [ $have_workers = 1 ] || args+=(--workers 2)
+  args+=(--listen-address "127.0.0.1:$port" --metrics-address 127.0.0.1:0
+    --admin-address 127.0.0.1:0)
+  {
+    echo "=== $(date '+%F %T') start $name on port $port"
+    { printf '=== '; printf '%q ' "$SHOAL_BIN" "${args[@]}"; echo; } | sed -E 's#(mysql://[^:]*:)[^@]*@#\1***@#g' 
+  } >>"$log"
+  "$SHOAL_BIN" "${args[@]}" >>"$log" 2>&1 </dev/null &
+  pid=$!
+  _SHOAL_NODES+=("$name")
+  printf -v "${name}_PID" %s "$pid"
+  printf -v "${name}_PORT" %s "$port"
+  printf -v "${name}_LOG" %s "$log"
+  for ((i = 0; i < 100; i++)); do
+    if ! kill -0 "$pid" 2>/dev/null; then
+      diag "shoal_start $name: the node exited during start; log tail:"
+      tail -n 20 "$log" | sed 's/^/#   /'
+      return 1
+    fi
+    case ${SHOAL_WAIT:-login} in
+      greeting) "$PY" -c 'import rawmysql,sys; rawmysql.Conn("127.0.0.1", int(sys.argv[1]), timeout=1).read_greeting()' "$port" 2>/dev/null && up=1 ;;
+      none) up=1 ;;
+      *) mariadb --no-defaults -h127.0.0.1 -P"$port" -u"${SHOAL_LOGIN_USER:-app}" -p"${SHOAL_LOGIN_PW:-pw}" \
+        --connect-timeout=2 -e 'select 1' >/dev/null 2>&1 && up=1 ;;
+    esac
+    [ $up = 1 ] && break
+    sleep 0.1
+  done
+  if [ $up != 1 ]; then
+    diag "shoal_start $name: not usable after 10 s (wait mode ${SHOAL_WAIT:-login}); log tail:"
+    tail -n 20 "$log" | sed 's/^/#   /'
+    return 1
+  fi
+  : "${VIA_PORT:=$port}"
+  return 0
+}
+
+# _shoal_kill NAME: SIGTERM, wait up to 10 s, SIGKILL. Sets NAME_STATUS.
+_shoal_kill() {
+  local name=$1 pidv="${1}_PID" pid st i
+  pid=${!pidv:-}
+  is_pid "$pid" || { printf -v "${name}_STATUS" %s 0; return 0; }
+  kill -TERM "$pid" 2>/dev/null || true
+  for ((i = 0; i < 100; i++)); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if kill -0 "$pid" 2>/dev/null; then
+    kill -KILL "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null
+    st=124
+  else
+    wait "$pid" 2>/dev/null
+    st=$?
+  fi
+  printf -v "${name}_PID" %s ""
+  printf -v "${name}_STATUS" %s "$st"
+  return "$st"
+}
+
+# shoal_stop NAME: stop a node; returns its exit status (124: had to be killed).
+shoal_stop() {
+  local name=$1 n keep=()
+  _shoal_kill "$name"
+  local st=$?
+  for n in "${_SHOAL_NODES[@]}"; do [ "$n" = "$name" ] || keep+=("$n"); done
+  _SHOAL_NODES=("${keep[@]}")
+  return $st
+}
+
+# shoal_alive NAME: the node's process still runs (always true in fake mode).
+shoal_alive() {
+  fake_mode && return 0
+  local pidv="${1}_PID"
+  is_pid "${!pidv:-}" && kill -0 "${!pidv}" 2>/dev/null
+}
+
+# load_types: (re)create shoaltest.shoal_types from tests/data/types.sql and
+# drop it at exit.
+load_types() {
+  mdb <"$DATADIR/types.sql" || return 1
+  on_exit "mdb -e 'DROP TABLE IF EXISTS shoal_types'"
+}

@@ -64,13 +64,8 @@ static int forward_eof(struct relay *r, const uint8_t *pkt, size_t len, struct p
 		r->status = rd_u16(pl + 3);
 		r->status_valid = true;
 	}
-	if (r->strip_tracking && (r->status & ST_SESSION_STATE_CHANGED)) {
-		r->status &= (uint16_t)~ST_SESSION_STATE_CHANGED;
-		if (!r->deprecate_eof) {
-			r->packets++;
-			return pkt_put_eof(out, (uint8_t)(pkt[3] - r->seq_shift), r->status, r->warnings, 0);
-		}
-	}
+	/* EOF packets carry SESSION_STATE_CHANGED whatever the client's
+	 * tracking capability, as the server sends them: left as they are */
 	if (!r->deprecate_eof)
 		return forward(r, pkt, len, out);
 	r->packets++;

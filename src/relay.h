@@ -7,7 +7,8 @@
  * the OK packet with a 0xFE header, renumbering sequence ids to match; and
  * for a client without CLIENT_SESSION_TRACK (which the upstream connection
  * always has, as Connector/C always asks for it) it removes session-state
- * data and the SESSION_STATE_CHANGED flag, as the server would have.
+ * data and the SESSION_STATE_CHANGED flag from OK packets, as the server
+ * would have (EOF packets carry the flag for every client).
  */
 #ifndef SHOAL_RELAY_H
 #define SHOAL_RELAY_H

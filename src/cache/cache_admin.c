@@ -244,7 +244,7 @@ static int load_caches(sqlite3 *db, const char *table, char *err, size_t errlen)
 		return -1;
 	if (!loaded_once && n == 0) {
 		/* start-up with nothing saved in the disk database: keep the
-		 * caches the data port's CREATE CACHE saved (caches.sql) */
+		 * caches the data port's CREATE CACHE saved (caches.json) */
 		loaded_once = true;
 		free_rows(rows, n);
 		return 0;

@@ -1,11 +1,12 @@
 /*
  * commands.c: parsing and answering the cache SQL of the data port, and
- * keeping explicit cache definitions in <data_dir>/caches.sql. See
+ * keeping explicit cache definitions in <data_dir>/caches.json. See
  * commands.h.
  */
 #include "cache/commands.h"
 
 #include <ctype.h>
+#include <jansson.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -360,65 +361,92 @@ int cache_create(const struct create_cache *cc, char *query_id_out, uint16_t *co
 
 /* ---- persistence ------------------------------------------------------- */
 
-static bool write_def(struct cache_def *d, void *arg)
+static bool add_def_json(struct cache_def *d, void *arg)
 {
-	FILE *f = arg;
+	json_t *arr = arg, *o;
 	int txn = atomic_load(&d->txn);
 
 	if (atomic_load(&d->state) != CACHE_CACHED || !atomic_load(&d->explicit_cache))
 		return true;
-	fprintf(f, "CREATE CACHE POLICY TTL %d MILLISECONDS REFRESH %d MILLISECONDS COALESCE %d MILLISECONDS%s %s%s%s FROM ",
-		atomic_load(&d->ttl_ms), def_refresh_ms(d), atomic_load(&d->coalesce_ms),
-		txn == TXN_ALWAYS ? " ALWAYS" : txn == TXN_UNTIL_WRITE ? " UNTIL WRITE" : "",
-		d->name[0] ? "`" : "", d->name, d->name[0] ? "`" : "");
-	for (const char *p = d->query_text; *p; p++)
-		fputc(*p == '\n' || *p == '\r' ? ' ' : *p, f);
-	fputc('\n', f);
-	return true;
+	o = json_pack("{s:s, s:s, s:i, s:i, s:i, s:s}", "name", d->name, "query", d->query_text,
+		      "ttl_ms", atomic_load(&d->ttl_ms), "refresh_ms", def_refresh_ms(d),
+		      "coalesce_ms", atomic_load(&d->coalesce_ms),
+		      "txn", txn == TXN_ALWAYS ? "always" : txn == TXN_UNTIL_WRITE ? "until_write" : "default");
+	return o && json_array_append_new(arr, o) == 0;
+}
+
+static void persist_path(char *path, size_t n)
+{
+	snprintf(path, n, "%s/caches.json", g_config.data_dir);
 }
 
 void cache_persist_save(void)
 {
 	char path[1100], tmp[1110];
-	FILE *f;
+	json_t *arr = json_array();
 
-	snprintf(path, sizeof(path), "%s/caches.sql", g_config.data_dir);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
-	if (!f) {
-		log_warn("cannot save cache definitions to %s: %s", tmp, strerror(errno));
+	if (!arr)
 		return;
-	}
-	registry_each(write_def, f);
-	if (fclose(f) != 0 || rename(tmp, path) != 0) {
+	persist_path(path, sizeof(path));
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	registry_each(add_def_json, arr);
+	if (json_dump_file(arr, tmp, JSON_INDENT(1)) != 0 || rename(tmp, path) != 0) {
 		log_warn("cannot save cache definitions to %s: %s", path, strerror(errno));
 		unlink(tmp);
 	}
+	json_decref(arr);
+}
+
+static int def_from_json(json_t *o, char *err, size_t errlen)
+{
+	struct create_cache cc;
+	const char *name = json_string_value(json_object_get(o, "name"));
+	const char *q = json_string_value(json_object_get(o, "query"));
+	const char *txn = json_string_value(json_object_get(o, "txn"));
+	char id[20];
+	uint16_t code;
+
+	if (!q) {
+		snprintf(err, errlen, "an entry without a query");
+		return -1;
+	}
+	memset(&cc, 0, sizeof(cc));
+	snprintf(cc.name, sizeof(cc.name), "%s", name ? name : "");
+	cc.select = q;
+	cc.select_len = strlen(q);
+	cc.ttl_ms = (int)json_integer_value(json_object_get(o, "ttl_ms"));
+	cc.refresh_ms = (int)json_integer_value(json_object_get(o, "refresh_ms"));
+	cc.coalesce_ms = (int)json_integer_value(json_object_get(o, "coalesce_ms"));
+	cc.txn = txn && strcmp(txn, "always") == 0 ? TXN_ALWAYS :
+		 txn && strcmp(txn, "until_write") == 0 ? TXN_UNTIL_WRITE : TXN_DEFAULT;
+	return cache_create(&cc, id, &code, err, errlen);
 }
 
 void cache_persist_load(void)
 {
-	char path[1100], line[65536];
-	struct cache_cmd_args a;
-	FILE *f;
+	char path[1100], err[256];
+	json_error_t jerr;
+	json_t *arr;
+	size_t i;
+	json_t *o;
 	int n = 0;
 
-	snprintf(path, sizeof(path), "%s/caches.sql", g_config.data_dir);
-	f = fopen(path, "r");
-	if (!f)
+	persist_path(path, sizeof(path));
+	if (access(path, F_OK) != 0)
 		return;
-	while (fgets(line, sizeof(line), f)) {
-		char err[256] = "not a CREATE CACHE statement", id[20];
-		uint16_t code;
-
-		if (cache_cmd_parse(line, strlen(line), &a, err, sizeof(err)) != CC_CREATE ||
-		    cache_create(&a.create, id, &code, err, sizeof(err)) < 0) {
-			log_warn("%s: skipped a cache definition: %s", path, err);
-			continue;
-		}
-		n++;
+	arr = json_load_file(path, 0, &jerr);
+	if (!json_is_array(arr)) {
+		log_warn("%s: not a list of cache definitions: %s (line %d)", path, jerr.text, jerr.line);
+		json_decref(arr);
+		return;
 	}
-	fclose(f);
+	json_array_foreach(arr, i, o) {
+		if (def_from_json(o, err, sizeof(err)) < 0)
+			log_warn("%s: skipped a cache definition: %s", path, err);
+		else
+			n++;
+	}
+	json_decref(arr);
 	log_info("loaded %d cache definitions from %s", n, path);
 }
 

@@ -5,8 +5,8 @@
  * SHOW SHOAL STATUS and SHOW READYSET STATUS. They are answered by the node
  * and never reach the upstream; a syntax error in one is ERROR 1064.
  *
- * Explicit cache definitions are kept in <data_dir>/caches.sql (one CREATE
- * CACHE statement per line) and replayed at start.
+ * Explicit cache definitions are kept in <data_dir>/caches.json and
+ * recreated at start.
  */
 #ifndef SHOAL_CACHE_COMMANDS_H
 #define SHOAL_CACHE_COMMANDS_H
@@ -54,9 +54,9 @@ int cache_create(const struct create_cache *cc, char *query_id_out, uint16_t *co
 /* Would cache_create() accept cc? 0, or -1 with a message. No change. */
 int cache_check(const struct create_cache *cc, char *err, size_t errlen);
 
-/* Load <data_dir>/caches.sql at start (missing file: nothing to do). */
+/* Load <data_dir>/caches.json at start (missing file: nothing to do). */
 void cache_persist_load(void);
-/* Write the explicit caches to <data_dir>/caches.sql. */
+/* Write the explicit caches to <data_dir>/caches.json. */
 void cache_persist_save(void);
 
 #endif

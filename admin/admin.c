@@ -420,7 +420,7 @@ static void conn_open(int fd, const struct sockaddr_storage *peer)
 	c->timer.data = c;
 	ev_timer_start(A.loop, &c->timer);
 	if (hs_put_greeting(&c->io.out, c->id, ADMIN_VERSION, c->nonce, ADMIN_CAPS,
-			    ADMIN_COLLATION, PLUGIN_NATIVE) < 0) {
+			    ADMIN_COLLATION, PLUGIN_NATIVE, 0) < 0) {
 		conn_close(c, "out of memory");
 		return;
 	}

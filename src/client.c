@@ -398,6 +398,7 @@ static enum hc_result handle_command(struct client *c, uint32_t len)
 	c->cont_total = len;
 	STAT_INC(queries);
 	relay_start(&c->relay, cmd, c->caps);
+	cache_relay_setup(c, cmd);
 	if (relay_kind_of(cmd) != RK_NONE)
 		c->st = CS_RELAYING;
 	return HC_NEXT;

@@ -64,6 +64,7 @@ struct stmt_info {
 	size_t text_len;
 	uint8_t *types;               /* 2 bytes per parameter, from the last execute */
 	uint8_t *prep_settings;       /* session settings when prepared (NULL: unknown) */
+	struct pbuf meta;             /* its last column definitions (metadata caching) */
 	uint16_t prep_settings_len;
 	struct cache_def *def;
 };
@@ -89,6 +90,7 @@ struct client {
 	bool changing_user;           /* login states entered from CMD_CHANGE_USER */
 	bool login_pending;           /* CS_CONNECTING for a login: OK follows */
 	bool tls_done;
+	bool ext_offered;             /* MariaDB extended metadata offered */
 	bool sha2_full_requested;
 
 	/* command phase */
@@ -128,6 +130,7 @@ struct client {
 	struct stmt_info *stmts;
 	size_t n_stmts, cap_stmts;
 	struct pbuf prep_text;        /* text of the COM_STMT_PREPARE in flight */
+	struct pbuf prep_meta;        /* its column definitions */
 	struct stmt_info *cur_stmt;
 };
 

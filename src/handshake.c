@@ -8,9 +8,9 @@
 
 int hs_put_greeting(struct pbuf *b, uint32_t conn_id, const char *version,
 		    const uint8_t nonce[AUTH_NONCE_LEN], uint32_t caps,
-		    uint8_t collation, const char *plugin)
+		    uint8_t collation, const char *plugin, uint32_t ext_caps)
 {
-	static const uint8_t zeros[10];
+	static const uint8_t zeros[6];
 	size_t start;
 	int rc = pkt_begin(b, &start);
 
@@ -24,7 +24,8 @@ int hs_put_greeting(struct pbuf *b, uint32_t conn_id, const char *version,
 	rc |= put_u16(b, ST_AUTOCOMMIT);
 	rc |= put_u16(b, (uint16_t)(caps >> 16));
 	rc |= put_u8(b, AUTH_NONCE_LEN + 1);
-	rc |= pbuf_append(b, zeros, 10);
+	rc |= pbuf_append(b, zeros, 6);
+	rc |= put_u32(b, ext_caps);
 	rc |= pbuf_append(b, nonce + 8, AUTH_NONCE_LEN - 8);
 	rc |= put_u8(b, 0);
 	rc |= pbuf_append(b, plugin, strlen(plugin) + 1);
@@ -150,7 +151,10 @@ int hs_parse_response(const uint8_t *pl, size_t n, struct hs_response *out)
 	out->caps = pcur_u32(&c);
 	out->max_packet = pcur_u32(&c);
 	out->collation = pcur_u8(&c);
-	pcur_bytes(&c, 23);
+	pcur_bytes(&c, 19);
+	out->ext_caps = pcur_u32(&c);
+	if (out->caps & CAP_LONG_PASSWORD)
+		out->ext_caps = 0; /* CLIENT_MYSQL: the filler is only filler */
 	if (c.err || !(out->caps & CAP_PROTOCOL_41))
 		return -1;
 	user = pcur_cstr(&c, &ulen);

@@ -23,6 +23,7 @@ struct hs_response {
 	uint32_t caps;
 	uint32_t max_packet;
 	uint16_t collation;       /* 0: not given */
+	uint32_t ext_caps;        /* MariaDB extended capabilities (no CLIENT_MYSQL) */
 	char user[HS_USER_MAX];
 	uint8_t auth[HS_AUTH_MAX];
 	size_t auth_len;
@@ -42,9 +43,11 @@ struct hs_response {
 #define PLUGIN_NATIVE "mysql_native_password"
 #define PLUGIN_SHA2 "caching_sha2_password"
 
+/* ext_caps: MariaDB extended capabilities to offer (then CLIENT_MYSQL must
+ * be clear in caps), or 0. */
 int hs_put_greeting(struct pbuf *b, uint32_t conn_id, const char *version,
 		    const uint8_t nonce[AUTH_NONCE_LEN], uint32_t caps,
-		    uint8_t collation, const char *plugin);
+		    uint8_t collation, const char *plugin, uint32_t ext_caps);
 int hs_put_auth_switch(struct pbuf *b, uint8_t seq, const char *plugin,
 		       const uint8_t nonce[AUTH_NONCE_LEN]);
 /* An "auth more data" packet (0x01 + data). */

@@ -99,7 +99,13 @@ void login_start(struct client *c)
 	snprintf(full, sizeof(full), "%s-shoal", version);
 	if (c->w->tls && g_config.tls_mode != TLS_MODE_DISABLED)
 		caps |= CAP_SSL;
-	if (hs_put_greeting(&c->io.out, c->id, full, c->nonce, caps, collation, configured_plugin()) < 0) {
+	/* Before a MariaDB upstream, offer MariaDB clients its extended column
+	 * metadata (JSON, UUID, INET6, geometry type names), as it would */
+	c->ext_offered = strstr(version, "MariaDB") != NULL;
+	if (c->ext_offered)
+		caps &= ~CAP_LONG_PASSWORD;
+	if (hs_put_greeting(&c->io.out, c->id, full, c->nonce, caps, collation, configured_plugin(),
+			    c->ext_offered ? MCAP_EXTENDED_METADATA : 0) < 0) {
 		abort_login(c, "out of memory");
 		return;
 	}
@@ -216,6 +222,8 @@ static void on_handshake_response(struct client *c, const uint8_t *pl, uint32_t 
 		return;
 	}
 	c->caps = r.caps & (SHOAL_SERVER_CAPS | CAP_SSL);
+	if (c->ext_offered && (r.ext_caps & MCAP_EXTENDED_METADATA))
+		c->caps |= CAP_X_EXT_METADATA;
 	c->collation = r.collation;
 	/* no schema asked for: the one in UPSTREAM_DB_URL, as Readyset does */
 	snprintf(c->db, sizeof(c->db), "%s", r.has_db ? r.db : g_config.upstream_db);

@@ -57,6 +57,16 @@ enum {
 #define CAP_SESSION_TRACK        (1u << 23)
 #define CAP_DEPRECATE_EOF        (1u << 24)
 
+/* MariaDB's extended capabilities (the upper 32 bits, sent in the greeting's
+ * and the handshake response's filler when CLIENT_MYSQL is not set) */
+#define MCAP_PROGRESS            (1u << 0)
+#define MCAP_STMT_BULK           (1u << 2)
+#define MCAP_EXTENDED_METADATA   (1u << 3)
+#define MCAP_CACHE_METADATA      (1u << 4)
+/* Not a wire bit: marks, in a session's negotiated capabilities, a client
+ * that negotiated MariaDB's extended metadata. */
+#define CAP_X_EXT_METADATA       (1u << 28)
+
 /* status flags */
 #define ST_IN_TRANS          0x0001
 #define ST_AUTOCOMMIT        0x0002

@@ -64,7 +64,23 @@ struct relay {
 	uint32_t stmt_id;     /* COM_STMT_PREPARE: the upstream's statement id */
 	uint16_t prep_params; /* COM_STMT_PREPARE: parameter count */
 	bool prep_ok;
+	/* MariaDB extended capabilities of the upstream session that the client
+	 * does not have: see relay_upstream() */
+	bool up_cache_meta;   /* column counts carry a "metadata follows" byte */
+	bool drop_progress;   /* progress report packets may come */
+	struct pbuf *meta_in;  /* column definitions to send when they are skipped */
+	struct pbuf *meta_out; /* where to keep the column definitions seen */
 };
+
+/* Describe the upstream session after relay_start(): whether it caches
+ * metadata (its column-count packets then carry an extra byte, and a
+ * COM_STMT_EXECUTE may skip column definitions the statement's last answer
+ * had: they are sent from meta_in) and whether progress reports may come
+ * (dropped: the client never negotiates them). meta_out, if given, receives
+ * the column definitions of the answer (COM_STMT_PREPARE's, or an execute's
+ * when sent), header included. */
+void relay_upstream(struct relay *r, bool cache_meta, bool progress,
+		    struct pbuf *meta_in, struct pbuf *meta_out);
 
 /* How a command's response is shaped. */
 enum relay_kind relay_kind_of(uint8_t cmd);

@@ -67,6 +67,8 @@ int rs_column_def(struct rs_writer *w, const struct rs_coldef *d)
 	rc |= put_str(b, d->org_table);
 	rc |= put_str(b, d->name);
 	rc |= put_str(b, d->org_name);
+	if (w->caps & CAP_X_EXT_METADATA)
+		rc |= put_u8(b, 0);     /* MariaDB extended metadata: none */
 	rc |= put_u8(b, 0x0c);          /* length of the fixed fields */
 	rc |= put_u16(b, d->charset);
 	rc |= put_u32(b, d->length);

@@ -50,9 +50,13 @@ static bool info_known;
 	CAP_ODBC | CAP_IGNORE_SPACE | CAP_INTERACTIVE | CAP_MULTI_STATEMENTS | \
 	CAP_MULTI_RESULTS | CAP_PS_MULTI_RESULTS | CAP_SESSION_TRACK)
 
-/* Rewrite the capability bits of a greeting in place. */
-static bool patch_greeting(uint8_t *buf, size_t len, uint32_t want)
+/* Rewrite the capability bits of a greeting in place. With keep_ext the
+ * MariaDB extended capabilities stay (the connector then asks for all it
+ * supports: progress, bulk, extended and cached metadata), else CLIENT_MYSQL
+ * is set and they are zeroed, so the connector asks for none. */
+static bool patch_greeting(struct upstream *u, uint8_t *buf, size_t len)
 {
+	uint32_t want = u->want_caps;
 	uint8_t *p = buf + PKT_HEADER_LEN;
 	size_t n = rd_u24(buf), off;
 	uint8_t *nul;
@@ -67,11 +71,19 @@ static bool patch_greeting(uint8_t *buf, size_t len, uint32_t want)
 	if (off + 18 > n)
 		return false;
 	caps = rd_u16(p + off) | ((uint32_t)rd_u16(p + off + 5) << 16);
-	/* CLIENT_MYSQL (bit 0) set: the connector asks for no MariaDB extensions */
-	caps = (caps & want) | CAP_LONG_PASSWORD;
+	if (u->keep_ext && !(caps & CAP_LONG_PASSWORD)) {
+		uint32_t ext = rd_u32(p + off + 14);
+
+		u->cache_meta = (ext & MCAP_CACHE_METADATA) != 0;
+		u->progress = (ext & MCAP_PROGRESS) != 0;
+		caps &= want & ~CAP_LONG_PASSWORD;
+	} else {
+		u->keep_ext = false;
+		caps = (caps & want) | CAP_LONG_PASSWORD;
+		memset(p + off + 14, 0, 4);
+	}
 	wr_u16(p + off, (uint16_t)caps);
 	wr_u16(p + off + 5, (uint16_t)(caps >> 16));
-	memset(p + off + 14, 0, 4); /* MariaDB extended capabilities */
 	return true;
 }
 
@@ -84,7 +96,7 @@ static void greeting_hook(int mode, MYSQL *m, const uchar *buf, size_t len)
 	if ((ssize_t)len < PKT_HEADER_LEN + 1)
 		return;
 	/* the buffer is the connector's own read buffer, writable */
-	u->greeting_patched = patch_greeting((uint8_t *)(uintptr_t)buf, len, u->want_caps);
+	u->greeting_patched = patch_greeting(u, (uint8_t *)(uintptr_t)buf, len);
 }
 
 int upstream_global_init(void)
@@ -343,6 +355,7 @@ struct upstream *upstream_open(struct ev_loop *loop, const struct upstream_param
 	u->owner = owner;
 	u->collation = p->collation;
 	u->want_caps = UP_BASE_CAPS | (p->client_caps & UP_CLIENT_CAPS);
+	u->keep_ext = (p->client_caps & CAP_X_EXT_METADATA) != 0;
 	if (!g_config.upstream_tls)
 		u->want_caps &= ~CAP_SSL;
 	if (p->db)

@@ -58,6 +58,9 @@ struct upstream {
 	uint32_t want_caps;      /* capability mask applied to the greeting */
 	bool greeting_patched;
 	bool started;            /* the first connect step has run */
+	bool keep_ext;           /* negotiate MariaDB's extended capabilities */
+	bool cache_meta;         /* ... and so metadata caching is on */
+	bool progress;           /* ... and progress reports may come */
 	uint16_t collation;
 	char db[256];
 	bool want_read, want_write;

@@ -105,6 +105,7 @@ static void stmts_clear(struct client *c)
 		free(c->stmts[i].text);
 		free(c->stmts[i].types);
 		free(c->stmts[i].prep_settings);
+		pbuf_free(&c->stmts[i].meta);
 	}
 	c->n_stmts = 0;
 	c->cur_stmt = NULL;
@@ -120,6 +121,20 @@ void cache_session_free(struct client *c)
 	pbuf_free(&c->fill_buf);
 	pbuf_free(&c->scratch);
 	pbuf_free(&c->prep_text);
+	pbuf_free(&c->prep_meta);
+}
+
+void cache_relay_setup(struct client *c, uint8_t cmd)
+{
+	struct pbuf *meta = NULL;
+
+	if (!c->up)
+		return;
+	if (cmd == CMD_STMT_PREPARE)
+		meta = &c->prep_meta;
+	else if (cmd == CMD_STMT_EXECUTE && c->cur_stmt)
+		meta = &c->cur_stmt->meta;
+	relay_upstream(&c->relay, c->up->cache_meta, c->up->progress, meta, meta);
 }
 
 static void waiting_unlink(struct client *c)
@@ -202,7 +217,8 @@ static bool build_key(struct client *c, char kind, const void *a, size_t alen,
 	int rc;
 
 	head[0] = (uint8_t)kind;
-	head[1] = (uint8_t)(((c->caps & CAP_DEPRECATE_EOF) ? 1 : 0) | ((c->caps & CAP_SESSION_TRACK) ? 2 : 0));
+	head[1] = (uint8_t)(((c->caps & CAP_DEPRECATE_EOF) ? 1 : 0) | ((c->caps & CAP_SESSION_TRACK) ? 2 : 0) |
+			    ((c->caps & CAP_X_EXT_METADATA) ? 4 : 0));
 	wr_u16(head + 2, c->settings_len);
 	k->len = 0;
 	rc = pbuf_append(k, head, sizeof(head));
@@ -273,6 +289,7 @@ static void start_refresh(struct client *c, struct cache_entry *e, const uint8_t
 	c->fill_buf.len = 0;
 	c->cmd_start_us = cache_now_us();
 	relay_start(&c->relay, pl[0], c->caps);
+	cache_relay_setup(c, pl[0]);
 	c->st = CS_REFRESHING;
 }
 
@@ -399,6 +416,7 @@ static bool start_settings(struct client *c)
 	pkt_end(o, start, 0);
 	c->scratch.len = 0;
 	relay_start(&c->relay, CMD_QUERY, 0);
+	cache_relay_setup(c, CMD_QUERY);
 	c->st = CS_SETTINGS;
 	return true;
 }
@@ -585,6 +603,7 @@ static void stmt_forget(struct client *c, uint32_t id)
 	free(s->text);
 	free(s->types);
 	free(s->prep_settings);
+	pbuf_free(&s->meta);
 	*s = c->stmts[--c->n_stmts];
 	c->cur_stmt = NULL;
 }
@@ -619,6 +638,8 @@ static void stmt_add(struct client *c, uint32_t id, uint16_t nparams)
 	}
 	memcpy(s->text, c->prep_text.data, c->prep_text.len);
 	s->text[c->prep_text.len] = 0;
+	s->meta = c->prep_meta; /* the prepare's column definitions move over */
+	c->prep_meta = (struct pbuf){0};
 	s->text_len = c->prep_text.len;
 	/* the settings the statement was prepared under (its schema, for one,
 	 * decides which tables its names mean) are part of its cache keys */

@@ -48,6 +48,10 @@ void cache_abort(struct client *c);
 /* COM_CHANGE_USER: forget statements and settings. */
 void cache_session_reset(struct client *c);
 
+/* After relay_start() for cmd: tell the relay about the upstream session's
+ * MariaDB extensions and where the statement's column definitions live. */
+void cache_relay_setup(struct client *c, uint8_t cmd);
+
 /* Monotonic clock for cache timing. */
 int64_t cache_now_ms(struct client *c);
 uint64_t cache_now_us(void);

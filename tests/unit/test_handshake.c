@@ -64,7 +64,7 @@ static void test_greeting(void)
 	const uint8_t *p;
 	size_t o;
 
-	is_int(hs_put_greeting(&b, 0x01020304, ver, nonce, caps, 45, plugin), 0, "hs_put_greeting");
+	is_int(hs_put_greeting(&b, 0x01020304, ver, nonce, caps, 45, plugin, 0), 0, "hs_put_greeting");
 	is_int(b.len, 4 + want, "  total length");
 	is_int(rd_u24(b.data), want, "  header payload length");
 	is_int(b.data[3], 0, "  sequence id 0");
@@ -130,7 +130,7 @@ static void test_greeting(void)
 
 	/* appends after existing data */
 	put_u8(&b, 0x99);
-	is_int(hs_put_greeting(&b, 7, "5.7", nonce, SHOAL_SERVER_CAPS, 33, PLUGIN_NATIVE), 0,
+	is_int(hs_put_greeting(&b, 7, "5.7", nonce, SHOAL_SERVER_CAPS, 33, PLUGIN_NATIVE, 0), 0,
 	       "hs_put_greeting appends");
 	is_int(b.data[0], 0x99, "  existing byte kept");
 	is_int(rd_u24(b.data + 1), b.len - 5, "  header at the append offset");

@@ -200,11 +200,13 @@ UPSTREAM_URL_DEFAULT="mysql://app:pw@127.0.0.1:$MDB_PORT/shoaltest"
 #   log's tail as diagnostics) if the node died or never became usable.
 shoal_start() {
   local name=$1; shift
-  local args=("$@") a have_url=0 have_workers=0 port pid log i up=0
+  local args=("$@") a have_url=0 have_workers=0 have_metrics=0 have_admin=0 port pid log i up=0
   for a in "${args[@]}"; do
     case $a in
       --upstream-db-url | --upstream-db-url=*) have_url=1 ;;
       --workers | --workers=*) have_workers=1 ;;
+      --metrics-address | --metrics-address=*) have_metrics=1 ;;
+      --admin-address | --admin-address=*) have_admin=1 ;;
     esac
   done
   if fake_mode; then
@@ -232,8 +234,9 @@ shoal_start() {
   log="$SHOAL_LOG_DIR/$(basename "$0" .t).$name.log"
   [ $have_url = 1 ] || args=(--upstream-db-url "$UPSTREAM_URL_DEFAULT" "${args[@]}")
   [ $have_workers = 1 ] || args+=(--workers 2)
-  args+=(--listen-address "127.0.0.1:$port" --metrics-address 127.0.0.1:0
-    --admin-address 127.0.0.1:0)
+  args+=(--listen-address "127.0.0.1:$port")
+  [ $have_metrics = 1 ] || args+=(--metrics-address 127.0.0.1:0)
+  [ $have_admin = 1 ] || args+=(--admin-address 127.0.0.1:0)
   {
     echo "=== $(date '+%F %T') start $name on port $port"
     { printf '=== '; printf '%q ' "$SHOAL_BIN" "${args[@]}"; echo; } | sed -E 's#(mysql://[^:]*:)[^@]*@#\1***@#g' 

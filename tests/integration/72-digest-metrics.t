@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# 72-digest-metrics: the digests a node reports are ProxySQL's (the verified
+# vectors of shared/reference/proxysql.md, re-derived here), the same number
+# in the admin's stats_shoal_query_digest (0x%016X), in SHOW CACHES /
+# SHOW PROXIED QUERIES (q_ + 16 lowercase hex) and in /metrics' query_id
+# label, and the per-query cache counters move with traffic.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+if fake_mode; then
+  echo "1..0 # SKIP node-only (fake mode)"
+  exit 0
+fi
+
+work="$BUILD_TEST/digests"
+rm -rf "$work"; mkdir -p "$work"
+mport=$(free_port); aport=$(free_port)
+shoal_start n --auto-cache --data-dir "$work" --metrics-address "127.0.0.1:$mport" \
+  --admin-address "127.0.0.1:$aport" || { echo "1..0 # SKIP node did not start"; exit 0; }
+admin() { mariadb --no-defaults -h127.0.0.1 -P"$aport" -uadmin -padmin -N -B -e "$1" 2>&1; }
+metrics() { curl -s "http://127.0.0.1:$mport/metrics"; }
+
+mdb -e "DROP TABLE IF EXISTS t; CREATE TABLE t (id INT PRIMARY KEY); INSERT INTO t VALUES (1)"
+on_exit 'mdb -e "DROP TABLE IF EXISTS t"'
+
+# query text -> the digest ProxySQL reports for it (proxysql.md, verified table)
+declare -A want=(
+  ["Select 1"]="0x37B5362567EE37EF"
+  ["SELECT * FROM t WHERE 1=1"]="0x0BC1AE031E4721D4"
+  ["show tables"]="0x99531AEFF718C501"
+  ["select USER()"]="0x594F2C744B698066"
+)
+for q in "${!want[@]}"; do
+  via -e "$q" >/dev/null 2>&1
+  via -e "$q" >/dev/null 2>&1
+done
+
+for q in "${!want[@]}"; do
+  d=${want[$q]}
+  got=$(admin "SELECT count_star FROM stats_shoal_query_digest WHERE digest = '$d'")
+  like "$got" '^[2-9][0-9]*$' "stats_shoal_query_digest has $d for '$q' (count $got)"
+done
+is "$(admin "SELECT cache_status FROM stats_shoal_query_digest WHERE digest = '0x594F2C744B698066'")" \
+  "skipped: session-specific function" "USER() is skipped, with its reason"
+is "$(admin "SELECT cache_status FROM stats_shoal_query_digest WHERE digest = '0x37B5362567EE37EF'")" \
+  "cached" "Select 1 is cached (auto-cache)"
+is "$(admin "SELECT cache_hits FROM stats_shoal_query_digest WHERE digest = '0x37B5362567EE37EF'")" \
+  "1" "Select 1: one hit after a miss"
+
+caches=$(via -N -B -e "SHOW CACHES" 2>&1)
+like "$caches" 'q_37b5362567ee37ef' "SHOW CACHES names the query id q_ + lowercase digest"
+like "$caches" 'q_0bc1ae031e4721d4' "the WHERE ?=? shape has its cache too"
+proxied=$(via -N -B -e "SHOW PROXIED QUERIES WHERE query_id = 'q_594f2c744b698066'" 2>&1)
+like "$proxied" 'unsupported: session-specific function' "SHOW PROXIED QUERIES shows the skip"
+
+m=$(metrics)
+like "$m" 'shoal_cache_hits_total\{query_id="q_37b5362567ee37ef"\} 1' "/metrics: hits per query id"
+like "$m" 'shoal_cache_misses_total\{query_id="q_37b5362567ee37ef"\} 1' "/metrics: misses per query id"
+like "$m" 'shoal_auto_cache_skipped_total\{reason="session-specific function"\} [1-9]' "/metrics: skips by reason"
+for i in 1 2 3; do via -e "Select 1" >/dev/null; done
+like "$(metrics)" 'shoal_cache_hits_total\{query_id="q_37b5362567ee37ef"\} 4' "/metrics: hits move with traffic"
+like "$(metrics)" 'shoal_queries_total\{destination="cache"\} [4-9]' "/metrics: queries answered from the cache"
+
+# the reset table returns the values and zeroes them
+first=$(admin "SELECT count_star FROM stats_shoal_query_digest_reset WHERE digest = '0x37B5362567EE37EF'")
+again=$(admin "SELECT count(*) FROM stats_shoal_query_digest WHERE digest = '0x37B5362567EE37EF'")
+like "$first" '^[5-9]$' "stats_shoal_query_digest_reset returns the counts ($first)"
+is "$again" "0" "and zeroes them"
+
+# the cap: with --metrics-max-queries 1 the rest is summed as "other"
+shoal_stop n
+shoal_start m --auto-cache --data-dir "$work" --metrics-address "127.0.0.1:$mport" --metrics-max-queries 1
+for q in "Select 1" "SELECT * FROM t WHERE 1=1"; do via_to m -e "$q" >/dev/null; via_to m -e "$q" >/dev/null; done
+via_to m -e "Select 1" >/dev/null
+m=$(metrics)
+is "$(grep -c '^shoal_cache_hits_total{' <<<"$m")" "2" "--metrics-max-queries 1: one query id plus other"
+like "$m" 'shoal_cache_hits_total\{query_id="other"\} 1' "the rest is summed under query_id=\"other\""
+done_testing

@@ -238,14 +238,16 @@ static void answer_complete(struct client *c)
 	sbuf_shrink(&c->up->io);
 }
 
-/* Relay what the upstream has sent. */
-static void pump_upstream(struct client *c)
+/* Feed whole upstream packets to the relay while the client keeps up.
+ * false if the session ended. */
+static bool feed_relay(struct client *c)
 {
 	struct sbuf *up = &c->up->io;
 	uint32_t len;
 	uint8_t seq;
 
-	while (upstream_busy(c) && sbuf_packet_ready(up, &len, &seq)) {
+	while (upstream_busy(c) && sbuf_out_pending(&c->io) < CLIENT_OUT_HIGH &&
+	       sbuf_packet_ready(up, &len, &seq)) {
 		struct pbuf *out = answer_sink(c);
 		size_t before = out->len;
 		int rc = relay_feed(&c->relay, sbuf_in_ptr(up), PKT_HEADER_LEN + len, out);
@@ -254,19 +256,37 @@ static void pump_upstream(struct client *c)
 		if (rc < 0) {
 			STAT_INC(protocol_errors);
 			upstream_lost(c, "unexpected packet from upstream");
-			return;
+			return false;
 		}
 		if (c->fill && c->st == CS_RELAYING)
 			cache_tee(c, before);
 		if (rc == 1)
 			answer_complete(c);
-		if (sbuf_out_pending(&c->io) >= CLIENT_OUT_HIGH)
+	}
+	return true;
+}
+
+/* Relay what the upstream has sent: packets already read are relayed as
+ * long as the client takes the output, even if no more bytes come. */
+static void pump_upstream(struct client *c)
+{
+	uint32_t len;
+	uint8_t seq;
+
+	for (;;) {
+		if (!feed_relay(c))
+			return;
+		if (c->st == CS_READY) {
+			process_input(c);
+			return;
+		}
+		if (!client_flush(c))
+			return;
+		if (!upstream_busy(c) || sbuf_out_pending(&c->io) >= CLIENT_OUT_HIGH ||
+		    !sbuf_packet_ready(&c->up->io, &len, &seq))
 			break;
 	}
-	if (c->st == CS_READY)
-		process_input(c);
-	else
-		settle(c);
+	settle(c);
 }
 
 static void upstream_io(struct client *c)

@@ -8,12 +8,13 @@
  *
  *   cc -O2 -o latency latency.c $(mariadb_config --cflags --libs)
  *   latency -h HOST -P PORT -u USER -p PASS [-D DB] [-n N] [-w WARMUP]
- *           [-T MAX_SECONDS] (-e SQL | -f FILE)
+ *           [-T MAX_SECONDS] [-d] (-e SQL | -f FILE)
  *
  * -n  measured executions (default 1000); -w unmeasured ones first
  * (default 10); -T stops the measured loop early after that many seconds
  * (for slow queries; at least 5 executions are measured). A trailing ';' and
  * whitespace are removed from the query, as the mariadb client does.
+ * -d prints the first measured answer's rows, tab-separated, to stderr.
  *
  * Prints one line of key=value pairs: n, p50_us, p95_us, p99_us, min_us,
  * mean_us, max_us, qps, rows, cols, checksum and stable. checksum is the sum
@@ -76,6 +77,7 @@ static char *read_file(const char *path)
 }
 
 struct answer { uint64_t rows; unsigned cols; uint64_t sum; };
+static int dump;
 
 /* One execution; with ans, also walk the rows into a checksum. */
 static int run_once(MYSQL *m, const char *q, size_t qlen, struct answer *ans)
@@ -108,10 +110,16 @@ static int run_once(MYSQL *m, const char *q, size_t qlen, struct answer *ans)
 				h = (h ^ (row[i] ? 1u : 2u)) * 1099511628211ull;
 				for (unsigned long k = 0; k < n; k++)
 					h = (h ^ p[k]) * 1099511628211ull;
+				if (dump)
+					fprintf(stderr, "%s%.*s", i ? "\t" : "", row[i] ? (int)n : 4,
+						row[i] ? (const char *)p : "NULL");
 			}
+			if (dump)
+				fputc('\n', stderr);
 			sum += h;
 		}
 		ans->sum = sum;
+		dump = 0;
 	} else if (ans) {
 		ans->rows = 0;
 		ans->cols = 0;
@@ -125,7 +133,7 @@ static int run_once(MYSQL *m, const char *q, size_t qlen, struct answer *ans)
 static void usage(void)
 {
 	fprintf(stderr, "usage: latency -h HOST -P PORT -u USER -p PASS [-D DB] [-n N] [-w WARMUP]\n"
-			"               [-T MAX_SECONDS] (-e SQL | -f FILE)\n");
+			"               [-T MAX_SECONDS] [-d] (-e SQL | -f FILE)\n");
 	exit(2);
 }
 
@@ -137,7 +145,7 @@ int main(int argc, char **argv)
 	double max_s = 0;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "h:P:u:p:D:n:w:T:e:f:")) != -1) {
+	while ((opt = getopt(argc, argv, "h:P:u:p:D:n:w:T:e:f:d")) != -1) {
 		switch (opt) {
 		case 'h': host = optarg; break;
 		case 'P': port = (unsigned)atoi(optarg); break;
@@ -149,6 +157,7 @@ int main(int argc, char **argv)
 		case 'T': max_s = atof(optarg); break;
 		case 'e': sql = optarg; break;
 		case 'f': file = optarg; break;
+		case 'd': dump = 1; break;
 		default: usage();
 		}
 	}

@@ -264,7 +264,7 @@ def basics():
     state["keep2_id"] = res[0]["query_id"] if res else None
     cp.table(v, "CREATE CACHE drop_me FROM SELECT v FROM t84 WHERE id = 1")
     v.query("DROP CACHE drop_me")
-    # Definitions whose text is awkward to keep on one line of caches.sql: a
+    # Definitions whose text is awkward to keep on one line of caches.json: a
     # quoted name with a backtick, queries with -- and # comments that end
     # at a line break.
     for sql in ("CREATE CACHE 'odd`name' FROM SELECT id FROM t84 WHERE id = 3",
@@ -288,11 +288,11 @@ check "node still running" shoal_alive node
 # ---------------------------------------------------------------- persistence
 shoal_stop node
 is "$node_STATUS" 0 "the node stops cleanly (SIGTERM)"
-if [ -s "$DD/caches.sql" ]; then
-  ok "caches.sql written in --data-dir ($(wc -l <"$DD/caches.sql") lines)"
-  diag_file "$DD/caches.sql"
+if [ -s "$DD/caches.json" ]; then
+  ok "caches.json written in --data-dir ($(wc -l <"$DD/caches.json") lines)"
+  diag_file "$DD/caches.json"
 else
-  not_ok "caches.sql written in --data-dir"
+  not_ok "caches.json written in --data-dir"
 fi
 if ! shoal_start node2 --data-dir "$DD" --cache-ttl-ms 10000; then not_ok "node restarts"; done_testing; exit 1; fi
 ok "node restarts with the same --data-dir"

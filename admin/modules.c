@@ -1,5 +1,6 @@
 /*
- * modules.c: owns the modules (SHOAL VARIABLES, SHOAL USERS, SHOAL CACHES)
+ * modules.c: owns the modules (SHOAL VARIABLES, SHOAL USERS, SHOAL CACHES,
+ * SHOAL QUERY RULES)
  * and the moves between the three layers for each:
  *   LOAD x TO RUNTIME      main.x -> the live structures (validated first)
  *   SAVE x FROM RUNTIME    the live structures -> main.x
@@ -44,6 +45,7 @@ static struct module modules[] = {
 	{ "VARIABLES", "global_variables", NULL, vars_fill, vars_load, vars_prepare },
 	{ "USERS", "users", NULL, users_save, users_load, users_prepare },
 	{ "CACHES", "caches", NULL, NULL, NULL, NULL },
+	{ "QUERY RULES", "query_rules", NULL, NULL, NULL, NULL },
 };
 
 #define N_MODULES (sizeof modules / sizeof modules[0])
@@ -533,24 +535,29 @@ static void boot_users(void)
 		log_warn("admin: LOAD SHOAL USERS TO RUNTIME at start failed: %s", err);
 }
 
-static void boot_caches(void)
+/* A registered module (CACHES, QUERY RULES): disk.x into main.x, then to
+ * the runtime when the module has one. */
+static void boot_module(const char *name)
 {
-	struct module *m = find_module("CACHES");
-	char err[1024];
+	struct module *m = find_module(name);
+	char err[1024], disk[64], main_table[64];
 
-	if (adb_count("disk.caches") > 0 &&
-	    copy_table("main", "disk", "caches", "caches", err, sizeof err) < 0) {
-		log_warn("admin: reading disk.caches: %s", err);
+	snprintf(disk, sizeof disk, "disk.%s", m->table);
+	snprintf(main_table, sizeof main_table, "main.%s", m->table);
+	if (adb_count(disk) > 0 &&
+	    copy_table("main", "disk", m->table, m->table, err, sizeof err) < 0) {
+		log_warn("admin: reading %s: %s", disk, err);
 		return;
 	}
-	if (m->load && adb_count("main.caches") > 0 &&
-	    m->load(g_adb.db, "main.caches", err, sizeof err) < 0)
-		log_warn("admin: LOAD SHOAL CACHES TO RUNTIME at start failed: %s", err);
+	if (m->load && adb_count(main_table) > 0 &&
+	    m->load(g_adb.db, main_table, err, sizeof err) < 0)
+		log_warn("admin: LOAD SHOAL %s TO RUNTIME at start failed: %s", m->name, err);
 }
 
 void modules_boot(void)
 {
 	boot_variables();
 	boot_users();
-	boot_caches();
+	boot_module("CACHES");
+	boot_module("QUERY RULES");
 }

@@ -56,6 +56,7 @@ static const struct {
 	{ "Query_Cache_count_GET_OK", offsetof(struct shoal_stats, cache_hits) },
 	{ "Query_Cache_count_MISS", offsetof(struct shoal_stats, cache_misses) },
 	{ "Query_Cache_count_COALESCED", offsetof(struct shoal_stats, cache_coalesced) },
+	{ "Query_Cache_count_GET_STALE", offsetof(struct shoal_stats, cache_stale_hits) },
 };
 
 static struct timespec started;

@@ -33,6 +33,21 @@
 	"comment VARCHAR NOT NULL DEFAULT ''"
 #define CACHES_NAMES "query_id, name, query, ttl_ms, refresh_ms, coalesce_ms, always, policy, comment"
 
+#define RULES_COLS \
+	"rule_id INTEGER PRIMARY KEY NOT NULL, " \
+	"active INT CHECK (active IN (0,1)) NOT NULL DEFAULT 1, " \
+	"username VARCHAR, " \
+	"schemaname VARCHAR, " \
+	"digest VARCHAR, " \
+	"match_digest VARCHAR, " \
+	"cache_ttl INT CHECK (cache_ttl IS NULL OR cache_ttl >= 0), " \
+	"cache_empty_result INT CHECK (cache_empty_result IS NULL OR cache_empty_result IN (0,1)), " \
+	"apply INT CHECK (apply IN (0,1)) NOT NULL DEFAULT 1, " \
+	"comment VARCHAR"
+#define RULES_NAMES \
+	"rule_id, active, username, schemaname, digest, match_digest, cache_ttl, " \
+	"cache_empty_result, apply, comment"
+
 #define DIGEST_COLS \
 	"schemaname VARCHAR NOT NULL, username VARCHAR NOT NULL, " \
 	"client_address VARCHAR NOT NULL, digest VARCHAR NOT NULL, " \
@@ -54,6 +69,8 @@ const struct admin_table admin_tables[] = {
 	{ "runtime_users", USERS_COLS, USERS_NAMES, IN_MAIN },
 	{ "caches", CACHES_COLS, CACHES_NAMES, IN_MAIN | IN_DISK },
 	{ "runtime_caches", CACHES_COLS, CACHES_NAMES, IN_MAIN },
+	{ "query_rules", RULES_COLS, RULES_NAMES, IN_MAIN | IN_DISK },
+	{ "runtime_query_rules", RULES_COLS, RULES_NAMES, IN_MAIN },
 	{ "stats_shoal_global",
 	  "Variable_Name VARCHAR NOT NULL PRIMARY KEY, Variable_Value VARCHAR NOT NULL",
 	  "Variable_Name, Variable_Value", IN_STATS },

@@ -3,7 +3,11 @@
  * command packets, answering what the node answers itself (unknown
  * commands, CMD_QUIT, PING for sessions without an upstream), forwarding the
  * rest to the session's upstream connection and relaying the response, and
- * closing cleanly on every error path. Login is in login.c.
+ * closing cleanly on every error path, the monitor queries and pings the
+ * node answers itself (monitor.c), what a session does when its upstream
+ * connection breaks (close, or under serve-stale keep answering from the
+ * cache), and closing sessions at their next idle point while the node
+ * drains. Login is in login.c.
  */
 #include "client.h"
 
@@ -17,7 +21,10 @@
 
 #include "cache/session.h"
 #include "config.h"
+#include "health.h"
 #include "log.h"
+#include "monitor.h"
+#include "probe.h"
 #include "stats.h"
 #include "worker.h"
 
@@ -48,12 +55,12 @@ void client_close(struct client *c, const char *why)
 	struct worker *w = c->w;
 
 	log_debug("client %u (%s) closed: %s", c->id, c->peer, why);
-	if (c->st < CS_READY || c->st == CS_CLOSING)
+	if (c->st < CS_READY || (c->st == CS_CLOSING && !c->drained))
 		STAT_INC(client_connections_aborted);
 	ev_io_stop(w->loop, &c->watcher);
 	ev_timer_stop(w->loop, &c->timer);
 	cache_session_free(c);
-	upstream_close(c->up, c->st == CS_READY);
+	upstream_close(c->up, c->st == CS_READY || c->drained);
 	sbuf_close(&c->io);
 	worker_remove_client(w, c);
 	STAT_DEC(client_connections);
@@ -85,7 +92,7 @@ bool client_flush(struct client *c)
 		return false;
 	}
 	if (r == SBUF_OK && c->st == CS_CLOSING) {
-		client_close(c, "closed after error");
+		client_close(c, c->drained ? "closed for the drain" : "closed after error");
 		return false;
 	}
 	return true;
@@ -97,10 +104,13 @@ static bool upstream_busy(const struct client *c)
 	return c->st == CS_RELAYING || c->st == CS_SETTINGS || c->st == CS_REFRESHING;
 }
 
-/* Arm the upstream watcher for the current relay state. */
+/* Arm the upstream watcher for the current relay state. An idle
+ * connection is watched too, so that the upstream closing it is seen at
+ * once. */
 static void arm_upstream(struct client *c)
 {
-	bool rd = upstream_busy(c) && sbuf_out_pending(&c->io) < CLIENT_OUT_HIGH;
+	bool rd = (upstream_busy(c) && sbuf_out_pending(&c->io) < CLIENT_OUT_HIGH) ||
+		  c->st == CS_READY;
 
 	if (c->up)
 		upstream_want(c->up, rd, sbuf_out_pending(&c->up->io) > 0 || c->up->io.ssl_want_write);
@@ -113,6 +123,7 @@ static void settle(struct client *c)
 	    sbuf_flush(&c->up->io) == SBUF_ERROR) {
 		upstream_close(c->up, false);
 		c->up = NULL;
+		probe_kick();
 		if (c->st == CS_RELAYING && c->relay.packets == 0)
 			client_send_err(c, 1, ERR_NET_READ_ERROR, "08S01",
 					"Lost connection to upstream server during query");
@@ -124,18 +135,42 @@ static void settle(struct client *c)
 	client_arm(c);
 }
 
-/* The upstream connection broke. Before any byte of the answer reached the
- * client it gets an error; either way the session ends, since its upstream
- * state (transaction, variables, temporary tables) is gone. */
+/* Under serve-stale a session whose upstream connection broke is kept
+ * (without one) unless part of an answer already reached the client or a
+ * long command is still arriving. */
+static bool keep_when_lost(const struct client *c)
+{
+	if (g_config.upstream_down_policy != DOWN_POLICY_SERVE_STALE || c->cont_packets)
+		return false;
+	if (c->st == CS_RELAYING)
+		return c->relay.packets == 0;
+	return c->st == CS_READY || c->st == CS_SETTINGS || c->st == CS_REFRESHING;
+}
+
+/* The upstream connection broke, and the upstream check is asked to find
+ * out whether the upstream is down. A client waiting for an answer of
+ * which no byte was sent gets an error. Then the session ends, since its
+ * upstream state (transaction, variables, temporary tables) is gone; under
+ * serve-stale it stays, answering from the cache only (lost_command). */
 static void upstream_lost(struct client *c, const char *why)
 {
+	bool keep = keep_when_lost(c);
+
 	log_info("client %u: upstream connection lost: %s", c->id, why);
 	cache_abort(c);
 	upstream_close(c->up, false);
 	c->up = NULL;
-	if ((c->st == CS_RELAYING && c->relay.packets == 0) || c->st == CS_SETTINGS)
+	probe_kick();
+	if ((c->st == CS_RELAYING && c->relay.packets == 0) || (c->st == CS_SETTINGS && !keep))
 		client_send_err(c, 1, ERR_NET_READ_ERROR, "08S01",
 				"Lost connection to upstream server during query");
+	if (keep) {
+		/* in CS_SETTINGS the client's command is still queued */
+		c->up_lost = true;
+		c->st = CS_READY;
+		process_input(c);
+		return;
+	}
 	c->st = CS_CLOSING;
 	settle(c);
 }
@@ -158,10 +193,17 @@ static bool start_upstream(struct client *c)
 
 void client_authenticated(struct client *c)
 {
+	if (c->w->draining) {
+		client_send_err(c, c->seq, ERR_SERVER_SHUTDOWN, "08S01", "Server shutdown in progress");
+		c->st = CS_CLOSING;
+		return;
+	}
 	if (c->changing_user) {
 		/* a fresh upstream session: CMD_CHANGE_USER resets all state */
 		upstream_close(c->up, true);
 		c->up = NULL;
+		c->up_lost = false;
+		cache_session_reset(c);
 	}
 	if (c->is_monitor) {
 		pkt_put_ok(&c->io.out, c->seq, 0, 0, ST_AUTOCOMMIT, 0, c->caps);
@@ -289,6 +331,21 @@ static void pump_upstream(struct client *c)
 	settle(c);
 }
 
+/* Bytes or an end of file from the upstream while no command is upstream:
+ * the server closed the connection (a restart, wait_timeout, KILL) or is
+ * about to. */
+static void upstream_idle_input(struct client *c)
+{
+	enum sbuf_io r = sbuf_read(&c->up->io, CLIENT_READ_MAX);
+
+	if (r == SBUF_AGAIN) {
+		settle(c); /* nothing for the session (TLS records without data) */
+		return;
+	}
+	upstream_lost(c, r == SBUF_EOF ? "closed by the upstream while idle"
+		      : r == SBUF_ERROR ? "read error while idle" : "unexpected data while idle");
+}
+
 static void upstream_io(struct client *c)
 {
 	struct sbuf *up = &c->up->io;
@@ -309,6 +366,10 @@ static void upstream_io(struct client *c)
 		pump_upstream(c);
 		return;
 	}
+	if (c->st == CS_READY) {
+		upstream_idle_input(c);
+		return;
+	}
 	settle(c);
 }
 
@@ -323,7 +384,7 @@ static void on_upstream(struct upstream *u, enum upstream_event ev, void *owner)
 		return;
 	case UP_EV_FAILED:
 		upstream_failed(c);
-		settle(c);
+		process_input(c);
 		return;
 	case UP_EV_IO:
 		upstream_io(c);
@@ -360,6 +421,53 @@ static bool forward_packet(struct client *c, uint32_t len)
 
 enum hc_result { HC_NEXT, HC_STOP, HC_CLOSED, HC_FORWARD };
 
+static void send_upstream_down(struct client *c, const char *what)
+{
+	char msg[512];
+
+	upstream_down_text(msg, sizeof(msg), what);
+	client_send_err(c, 1, ERR_UPSTREAM_UNREACHABLE, "HY000", "%s", msg);
+}
+
+/* COM_PING answered by the node: an error while the upstream has been down
+ * too long (so that a monitor takes the node out of rotation), OK for a
+ * session without an upstream connection. false: forward it. */
+static bool answer_ping(struct client *c)
+{
+	if (health_upstream_down_too_long()) {
+		send_upstream_down(c, "the node is out of rotation");
+		return true;
+	}
+	if (c->up)
+		return false;
+	pkt_put_ok(&c->io.out, 1, 0, 0, c->server_status & (ST_IN_TRANS | ST_AUTOCOMMIT), 0, c->caps);
+	return true;
+}
+
+/* A command of a session that lost its upstream connection (serve-stale).
+ * The cache answers what it can. The rest fails: with a clear error while
+ * the upstream is down; once it is back, the session ends, since its
+ * upstream state (variables, temporary tables, prepared statements) is
+ * gone and the client must reconnect. */
+static enum hc_result lost_command(struct client *c, uint32_t len)
+{
+	const uint8_t *pl = sbuf_in_ptr(&c->io) + PKT_HEADER_LEN;
+	uint8_t cmd = pl[0];
+	bool answered = cache_serve_only(c, pl, len);
+
+	sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
+	if (answered || relay_kind_of(cmd) == RK_NONE)
+		return HC_NEXT;
+	if (health_upstream_up()) {
+		client_send_err(c, 1, ERR_NET_READ_ERROR, "08S01",
+				"Lost connection to upstream server earlier; reconnect");
+		c->st = CS_CLOSING;
+		return HC_STOP;
+	}
+	send_upstream_down(c, "only cached results are served (upstream_down_policy=serve-stale)");
+	return HC_NEXT;
+}
+
 /* What the cache makes of a command: forward it, or it is dealt with. */
 static enum hc_result cache_step(struct client *c, uint32_t len)
 {
@@ -388,6 +496,10 @@ static enum hc_result handle_command(struct client *c, uint32_t len)
 	}
 	if (c->st == CS_REFRESHING && cmd != CMD_QUERY && cmd != CMD_STMT_EXECUTE)
 		return HC_STOP; /* only cache hits while a refresh is upstream */
+	if (cmd == CMD_QUERY && monitor_answer(c, pl, len)) {
+		sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
+		return HC_NEXT;
+	}
 	if (cmd == CMD_CHANGE_USER) {
 		login_change_user(c, pl, len);
 		sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
@@ -399,11 +511,12 @@ static enum hc_result handle_command(struct client *c, uint32_t len)
 		sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
 		return HC_NEXT;
 	}
-	if (cmd == CMD_PING && !c->up) {
-		pkt_put_ok(&c->io.out, 1, 0, 0, ST_AUTOCOMMIT, 0, c->caps);
+	if (cmd == CMD_PING && answer_ping(c)) {
 		sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
 		return HC_NEXT;
 	}
+	if (c->up_lost)
+		return lost_command(c, len);
 	if (!c->up) {
 		/* opened lazily; the command stays queued until it is up */
 		c->st = CS_CONNECTING;
@@ -489,6 +602,31 @@ static bool in_login(const struct client *c)
 	return c->st == CS_HANDSHAKE || c->st == CS_AUTH_SWITCH || c->st == CS_AUTH_SHA2;
 }
 
+/* Draining: is the session at an idle point? No command in flight or
+ * buffered (its last answer may still be in the output), and no open
+ * transaction. */
+static bool drain_due(const struct client *c)
+{
+	return c->w->draining && c->st == CS_READY && sbuf_in_len(&c->io) == 0 &&
+	       !c->cont_packets && !client_in_txn(c);
+}
+
+/* Close once the output is flushed (client_flush). */
+static void close_for_drain(struct client *c)
+{
+	log_debug("client %u (%s): idle, closing for the drain", c->id, c->peer);
+	c->drained = true;
+	c->st = CS_CLOSING;
+}
+
+void client_drain(struct client *c)
+{
+	if (!drain_due(c))
+		return;
+	close_for_drain(c);
+	settle(c);
+}
+
 /* Consume as much buffered input as the state allows, then settle. */
 static void process_input(struct client *c)
 {
@@ -519,6 +657,8 @@ static void process_input(struct client *c)
 	}
 	if (c->st == CS_CLOSING)
 		sbuf_in_consume(&c->io, sbuf_in_len(&c->io));
+	else if (drain_due(c))
+		close_for_drain(c);
 	settle(c);
 }
 

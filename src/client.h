@@ -15,7 +15,8 @@
  *   CS_WAITING       waiting for another session to load the same cache key
  *   CS_REFRESHING    a background refresh of a cache entry is upstream; the
  *                    session still answers cache hits meanwhile
- *   CS_CLOSING       flushing a last error, then closing
+ *   CS_CLOSING       flushing a last error (or, when draining, the last
+ *                    answer), then closing
  * login.c drives the first five; client.c the command phase; cache/session.c
  * the cache's part of it.
  */
@@ -63,9 +64,8 @@ struct stmt_info {
 	char *text;
 	size_t text_len;
 	uint8_t *types;               /* 2 bytes per parameter, from the last execute */
-	uint8_t *prep_settings;       /* session settings when prepared (NULL: unknown) */
+	uint8_t prep_settings[4];     /* settings id when prepared (0: unknown) */
 	struct pbuf meta;             /* its last column definitions (metadata caching) */
-	uint16_t prep_settings_len;
 	struct cache_def *def;
 };
 
@@ -95,6 +95,9 @@ struct client {
 
 	/* command phase */
 	struct upstream *up;
+	bool up_lost;                 /* serve-stale: the upstream connection was lost and
+				       * its session state with it; cache answers only */
+	bool drained;                 /* closed by the drain at an idle point */
 	struct relay relay;
 	bool upstream_eof_seen;
 	bool cont_packets;            /* the client's command continues (16 MiB+) */
@@ -105,6 +108,7 @@ struct client {
 	uint64_t key_hash;
 	char settings[SETTINGS_MAX];  /* values that change result bytes, see docs/caching.md */
 	uint16_t settings_len;
+	uint32_t settings_id;         /* interned (cache/settings.h): part of keys */
 	int settings_cols;            /* columns of the settings query sent */
 	bool settings_dirty;          /* must be read again before the next lookup */
 	bool settings_broken;         /* the settings query failed: no caching */
@@ -133,6 +137,16 @@ struct client {
 	struct pbuf prep_meta;        /* its column definitions */
 	struct stmt_info *cur_stmt;
 };
+
+/* Inside a transaction: the upstream's last status says so, or autocommit
+ * is off. */
+static inline bool client_in_txn(const struct client *c)
+{
+	return (c->server_status & ST_IN_TRANS) || !(c->server_status & ST_AUTOCOMMIT);
+}
+
+/* The node drains: close the session now if it is idle (worker thread). */
+void client_drain(struct client *c);
 
 /* A coalescing wake-up arrived for session client_id (ignored if stale). */
 void client_wake(struct worker *w, uint32_t client_id, uint32_t gen);

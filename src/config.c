@@ -76,10 +76,12 @@ struct setting {
 _Static_assert(sizeof(enum shoal_tls_mode) == sizeof(int), "enum stored as int");
 _Static_assert(sizeof(enum shoal_auth_plugin) == sizeof(int), "enum stored as int");
 _Static_assert(sizeof(enum shoal_log_level) == sizeof(int), "enum stored as int");
+_Static_assert(sizeof(enum shoal_down_policy) == sizeof(int), "enum stored as int");
 
 static const char *const auth_names[] = { "mysql_native_password", "caching_sha2_password", NULL };
 static const char *const tls_names[] = { "disabled", "optional", "required", NULL };
 static const char *const log_names[] = { "error", "warn", "info", "debug", NULL };
+static const char *const policy_names[] = { "shun", "serve-stale", NULL };
 
 #define OFF(f) offsetof(struct shoal_config, f)
 #define SZ(f) sizeof(((struct shoal_config *)0)->f)
@@ -205,6 +207,26 @@ static const struct setting settings[] = {
 	  .type = T_INT, .off = OFF(read_your_writes_ms), .min = 0, .max = 3600000, .metavar = "MS",
 	  .def = "0 (off)",
 	  .help = "After a session writes, its reads bypass the caches for this long." },
+	{ .key = "drain_timeout_ms", .env = "DRAIN_TIMEOUT_MS", .flag = "drain-timeout-ms",
+	  .type = T_INT, .off = OFF(drain_timeout_ms), .min = 0, .max = 3600000, .metavar = "MS",
+	  .def = "30000",
+	  .help = "On SIGTERM or SIGINT the node stops accepting and closes each session when it "
+		  "is next idle; sessions still open after this long are closed anyway." },
+	{ .key = "upstream_down_policy", .env = "UPSTREAM_DOWN_POLICY", .flag = "upstream-down-policy",
+	  .type = T_ENUM, .off = OFF(upstream_down_policy), .names = policy_names,
+	  .metavar = "POLICY", .def = "shun",
+	  .help = "While the upstream is down: shun (after upstream_down_after_ms, refuse new "
+		  "connections and fail COM_PING, so load balancers take the node out) or "
+		  "serve-stale (keep serving cached results up to max_stale_ms past their TTL)." },
+	{ .key = "upstream_down_after_ms", .env = "UPSTREAM_DOWN_AFTER_MS",
+	  .flag = "upstream-down-after-ms", .type = T_INT, .off = OFF(upstream_down_after_ms),
+	  .min = 0, .max = 3600000, .metavar = "MS", .def = "3000",
+	  .help = "How long the upstream may be down before the node takes itself out of "
+		  "rotation (/health 503, and with shun: refused connections, failing COM_PING)." },
+	{ .key = "max_stale_ms", .env = "MAX_STALE_MS", .flag = "max-stale-ms", .type = T_INT,
+	  .off = OFF(max_stale_ms), .min = 0, .max = 86400000, .metavar = "MS", .def = "300000",
+	  .help = "serve-stale: how long past its TTL a cached result may be served while the "
+		  "upstream is down." },
 	{ .key = "admin_user", .env = "ADMIN_USER", .flag = "admin-user", .type = T_STR,
 	  .off = OFF(admin_user.name), .size = SZ(admin_user.name), .min = 1,
 	  .metavar = "NAME", .def = "admin",
@@ -831,6 +853,10 @@ void config_defaults(struct shoal_config *cfg)
 	cfg->cache_warnings = false;
 	cfg->cache_empty = true;
 	cfg->read_your_writes_ms = 0;
+	cfg->drain_timeout_ms = 30000;
+	cfg->upstream_down_policy = DOWN_POLICY_SHUN;
+	cfg->upstream_down_after_ms = 3000;
+	cfg->max_stale_ms = 300000;
 	snprintf(cfg->admin_user.name, sizeof cfg->admin_user.name, "admin");
 	snprintf(cfg->admin_user.password, sizeof cfg->admin_user.password, "admin");
 	snprintf(cfg->data_dir, sizeof cfg->data_dir, "/var/lib/shoal");

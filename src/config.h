@@ -30,6 +30,8 @@ struct shoal_user {
 enum shoal_tls_mode { TLS_MODE_DISABLED, TLS_MODE_OPTIONAL, TLS_MODE_REQUIRED };
 enum shoal_auth_plugin { AUTH_NATIVE_PASSWORD, AUTH_CACHING_SHA2 };
 enum shoal_log_level { LOG_LEVEL_ERROR, LOG_LEVEL_WARN, LOG_LEVEL_INFO, LOG_LEVEL_DEBUG };
+/* What the node does while its upstream is down (docs/operations.md). */
+enum shoal_down_policy { DOWN_POLICY_SHUN, DOWN_POLICY_SERVE_STALE };
 
 struct shoal_config {
 	/* upstream: parsed from upstream_db_url mysql://user:pass@host:port/db */
@@ -88,6 +90,12 @@ struct shoal_config {
 	bool cache_warnings;             /* store results that carry warnings; default false */
 	bool cache_empty;                /* store empty results; default true */
 	int read_your_writes_ms;         /* after a write the session bypasses caches; default 0 (off) */
+
+	/* high availability (docs/operations.md) */
+	int drain_timeout_ms;            /* SIGTERM/SIGINT: longest wait for sessions; default 30000 */
+	enum shoal_down_policy upstream_down_policy; /* default shun */
+	int upstream_down_after_ms;      /* outage that takes the node out of rotation; default 3000 */
+	int max_stale_ms;                /* serve-stale: entries served this long past their TTL; default 300000 */
 };
 
 /* The one configuration, filled by config_load(). */

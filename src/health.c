@@ -1,8 +1,9 @@
 /*
- * health.c: the node's health state (see health.h). It owns two atomics:
+ * health.c: the node's health state (see health.h). It owns three atomics:
  * the monotonic time in milliseconds of the first upstream connect failure
- * since the last success (0 while the upstream is up), and the draining
- * flag. Any thread may read or write them; nothing here blocks.
+ * since the last success (0 while the upstream is up), the draining flag,
+ * and the outage threshold. Any thread may read or write them; nothing here
+ * blocks.
  */
 #include "health.h"
 
@@ -13,6 +14,7 @@
 
 static atomic_int_fast64_t down_since_ms; /* 0: up */
 static atomic_bool draining;
+static atomic_int threshold_ms = 3000;
 
 /* CLOCK_MONOTONIC in milliseconds, never 0 (0 means "up"). */
 static int_fast64_t now_ms(void)
@@ -87,4 +89,15 @@ bool health_serving(int down_after_ms, char *why, size_t n)
 	if (why && n > 0)
 		snprintf(why, n, "%s", state);
 	return serving;
+}
+
+void health_set_down_after_ms(int ms)
+{
+	atomic_store_explicit(&threshold_ms, ms < 0 ? 0 : ms, memory_order_relaxed);
+}
+
+bool health_upstream_down_too_long(void)
+{
+	return !health_upstream_up() &&
+	       down_ms() > (int_fast64_t)atomic_load_explicit(&threshold_ms, memory_order_relaxed);
 }

@@ -27,6 +27,13 @@ bool health_upstream_up(void);
 /* Seconds since the first failure of the current outage; 0 when up. */
 double health_upstream_down_seconds(void);
 
+/* The outage after which the node takes itself out of rotation (refused
+ * connections, failing COM_PING under the shun policy). Default 3000 ms. */
+void health_set_down_after_ms(int ms);
+
+/* The upstream has been down for longer than that threshold. */
+bool health_upstream_down_too_long(void);
+
 /* Whether the node should get traffic: false when draining, or when the
  * upstream has been down for longer than down_after_ms. When why is not
  * NULL it receives "serving", "draining" or "upstream_down". */

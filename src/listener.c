@@ -1,6 +1,7 @@
 /*
- * listener.c: binding the data port(s), accepting, the connection limit,
- * and handing sockets to workers.
+ * listener.c: binding the data port(s), accepting, refusing (over the
+ * connection limit, or while the upstream has been down too long), and
+ * handing sockets to workers.
  */
 #include "listener.h"
 
@@ -13,9 +14,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "health.h"
 #include "log.h"
 #include "packet.h"
 #include "stats.h"
+#include "upstream.h"
 #include "worker.h"
 
 struct listener {
@@ -52,19 +55,35 @@ int listen_socket(const struct shoal_addr *a, char *err, size_t errlen)
 	return fd;
 }
 
-/* Over the limit: the first packet is an ERR instead of a greeting. */
-static void refuse(int fd)
+void listener_refuse(int fd, uint16_t code, const char *sqlstate, const char *msg)
 {
 	struct pbuf b = {0};
 	ssize_t r;
 
 	STAT_INC(client_connections_refused);
-	if (pkt_put_err(&b, 0, ERR_CON_COUNT_ERROR, "08004", "Too many connections") == 0) {
+	if (pkt_put_err(&b, 0, code, sqlstate, msg) == 0) {
 		r = send(fd, b.data, b.len, MSG_NOSIGNAL | MSG_DONTWAIT);
 		(void)r;
 	}
 	pbuf_free(&b);
 	close(fd);
+}
+
+/* Whether a new connection is refused, and with what error. */
+static bool refused(int fd)
+{
+	char msg[512];
+
+	if (STAT_GET(client_connections) >= (uint64_t)g_config.max_client_connections) {
+		listener_refuse(fd, ERR_CON_COUNT_ERROR, "08004", "Too many connections");
+		return true;
+	}
+	if (health_upstream_down_too_long()) {
+		upstream_down_text(msg, sizeof(msg), "not accepting connections");
+		listener_refuse(fd, ERR_UPSTREAM_UNREACHABLE, "HY000", msg);
+		return true;
+	}
+	return false;
 }
 
 static void on_accept(struct ev_loop *loop, ev_io *w, int revents)
@@ -85,10 +104,8 @@ static void on_accept(struct ev_loop *loop, ev_io *w, int revents)
 			return;
 		}
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		if (STAT_GET(client_connections) >= (uint64_t)g_config.max_client_connections) {
-			refuse(fd);
+		if (refused(fd))
 			continue;
-		}
 		STAT_INC(client_connections);
 		if (worker_hand_off(workers_pick(), fd, &peer) < 0) {
 			STAT_DEC(client_connections);

@@ -1,7 +1,8 @@
 /*
  * main.c: start-up and shutdown of the node: configuration, process limits,
- * the upstream probe, TLS and RSA keys, worker threads, listeners, and the
- * signals that stop it.
+ * the upstream probe and check, TLS and RSA keys, worker threads,
+ * listeners, and the signals: SIGTERM/SIGINT drain and stop it (a second
+ * one stops it at once), SIGHUP reloads the settings.
  */
 #include <errno.h>
 #include <ev.h>
@@ -22,10 +23,13 @@
 #include "cache/commands.h"
 #include "cache/session.h"
 #include "config.h"
+#include "health.h"
 #include "http.h"
 #include "metrics.h"
 #include "listener.h"
 #include "log.h"
+#include "probe.h"
+#include "reload.h"
 #include "stats.h"
 #include "tls.h"
 #include "upstream.h"
@@ -48,12 +52,76 @@ static void raise_fd_limit(void)
 		log_info("open file limit: %llu", (unsigned long long)rl.rlim_cur);
 }
 
+/* The drain (SIGTERM, SIGINT): no new clients, each session closed at its
+ * next idle point by its worker, the rest closed at the timeout. */
+static struct {
+	bool active;
+	ev_timer tick;
+	ev_tstamp deadline;
+} drain;
+
+/* The command line, for SIGHUP. */
+static int start_argc;
+static char **start_argv;
+
+static void on_drain_tick(struct ev_loop *loop, ev_timer *t, int revents)
+{
+	int left = workers_clients();
+
+	(void)t;
+	(void)revents;
+	if (left == 0) {
+		log_info("drained: every session is closed");
+		ev_break(loop, EVBREAK_ALL);
+	} else if (ev_now(loop) >= drain.deadline) {
+		log_warn("drain timeout (%d ms): closing the %d remaining session%s",
+			 g_config.drain_timeout_ms, left, left == 1 ? "" : "s");
+		ev_break(loop, EVBREAK_ALL);
+	}
+}
+
 static void on_stop_signal(struct ev_loop *loop, ev_signal *w, int revents)
 {
+	int timeout_ms = __atomic_load_n(&g_config.drain_timeout_ms, __ATOMIC_RELAXED);
+
 	(void)revents;
-	log_info("received signal %d, stopping", w->signum);
+	if (drain.active) {
+		log_info("received signal %d while draining: stopping now", w->signum);
+		ev_break(loop, EVBREAK_ALL);
+		return;
+	}
+	log_info("received signal %d: draining (not accepting; each session closes when idle, "
+		 "the rest after %d ms)", w->signum, timeout_ms);
 	listeners_close(loop);
-	ev_break(loop, EVBREAK_ALL);
+	health_set_draining(true);
+	workers_drain();
+	drain.active = true;
+	drain.deadline = ev_now(loop) + timeout_ms / 1000.0;
+	ev_timer_init(&drain.tick, on_drain_tick, 0., 0.05);
+	ev_timer_start(loop, &drain.tick);
+}
+
+static void on_hup(struct ev_loop *loop, ev_signal *w, int revents)
+{
+	(void)loop;
+	(void)w;
+	(void)revents;
+	log_info("received SIGHUP: reloading the configuration");
+	config_reload(start_argc, start_argv);
+}
+
+/* The outage after which the node leaves rotation: shun acts at once;
+ * serve-stale keeps serving while entries can be within max_stale_ms. */
+static void setup_thresholds(void)
+{
+	int after = g_config.upstream_down_after_ms;
+
+	if (g_config.upstream_down_policy == DOWN_POLICY_SERVE_STALE)
+		after += g_config.max_stale_ms;
+	health_set_down_after_ms(after);
+	http_set_down_after_ms(after);
+	log_info("upstream down policy: %s (out of rotation after %d ms down)",
+		 g_config.upstream_down_policy == DOWN_POLICY_SHUN ? "shun" : "serve-stale", after);
 }
 
 static SSL_CTX *setup_tls(void)
@@ -90,7 +158,7 @@ static void setup_upstream(void)
 int main(int argc, char **argv)
 {
 	struct ev_loop *loop = EV_DEFAULT;
-	ev_signal sig_term, sig_int;
+	ev_signal sig_term, sig_int, sig_hup;
 	char err[512];
 	SSL_CTX *tls;
 	int rc = config_load(&g_config, argc, argv, NULL);
@@ -100,6 +168,8 @@ int main(int argc, char **argv)
 	if (rc != 0)
 		return 2;
 	log_set_level(g_config.log_level);
+	start_argc = argc;
+	start_argv = argv;
 	signal(SIGPIPE, SIG_IGN);
 	raise_fd_limit();
 	if (auth_rsa_init(g_config.rsa_private_key, g_config.rsa_public_key, err, sizeof(err)) < 0) {
@@ -113,6 +183,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	cache_persist_load();
+	setup_thresholds();
+	probe_start(loop);
 	if (workers_start(g_config.workers, tls) < 0) {
 		log_error("cannot start workers");
 		return 1;
@@ -133,11 +205,15 @@ int main(int argc, char **argv)
 	ev_signal_start(loop, &sig_term);
 	ev_signal_init(&sig_int, on_stop_signal, SIGINT);
 	ev_signal_start(loop, &sig_int);
+	ev_signal_init(&sig_hup, on_hup, SIGHUP);
+	ev_signal_start(loop, &sig_hup);
 	log_info("shoal started with %d workers", g_config.workers);
 	ev_run(loop, 0);
+	listeners_close(loop); /* (already closed when draining) */
 	admin_stop();
 	http_stop();
 	workers_stop();
+	probe_stop();
 	cache_global_free();
 	auth_rsa_free();
 	SSL_CTX_free(tls);

@@ -253,7 +253,8 @@ static const struct stat_family stat_families[] = {
 	  "Client connections closed before login finished, or on an error.",
 	  &g_stats.client_connections_aborted },
 	{ "shoal_client_connections_refused_total", "counter",
-	  "Client connections refused over max_client_connections.",
+	  "Client connections refused over max_client_connections, or while the upstream is down "
+	  "(shun).",
 	  &g_stats.client_connections_refused },
 	{ "shoal_auth_failures_total", "counter", "Client logins refused (wrong user or password).",
 	  &g_stats.auth_failures },
@@ -298,6 +299,10 @@ static int render_node(struct pbuf *out)
 	if (metrics_family(out, "shoal_upstream_up", "gauge",
 			   "1 unless the last upstream connection attempt failed.") < 0 ||
 	    metrics_sample_u64(out, "shoal_upstream_up", NULL, 0, health_upstream_up() ? 1 : 0) < 0)
+		return -1;
+	if (metrics_family(out, "shoal_draining", "gauge",
+			   "1 while the node drains (after SIGTERM or SIGINT).") < 0 ||
+	    metrics_sample_u64(out, "shoal_draining", NULL, 0, health_draining() ? 1 : 0) < 0)
 		return -1;
 	if (metrics_family(out, "shoal_up", "gauge", "1: the node is running.") < 0 ||
 	    metrics_sample_u64(out, "shoal_up", NULL, 0, 1) < 0)

@@ -13,7 +13,7 @@ struct shoal_stats {
 	atomic_uint_fast64_t client_connections;       /* open now */
 	atomic_uint_fast64_t client_connections_created;
 	atomic_uint_fast64_t client_connections_aborted; /* closed before login finished, or on error */
-	atomic_uint_fast64_t client_connections_refused; /* over max_client_connections */
+	atomic_uint_fast64_t client_connections_refused; /* over max_client_connections, or shunned */
 	atomic_uint_fast64_t auth_failures;
 	atomic_uint_fast64_t upstream_connections;      /* open now */
 	atomic_uint_fast64_t upstream_connect_errors;
@@ -22,6 +22,7 @@ struct shoal_stats {
 	atomic_uint_fast64_t cache_hits;                /* commands answered from the cache */
 	atomic_uint_fast64_t cache_misses;              /* cacheable commands sent upstream */
 	atomic_uint_fast64_t cache_coalesced;           /* misses that waited for another session's load */
+	atomic_uint_fast64_t cache_stale_hits;          /* hits served past their TTL (serve-stale) */
 };
 
 extern struct shoal_stats g_stats;

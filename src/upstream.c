@@ -114,6 +114,15 @@ void upstream_info(char *version, size_t cap, uint8_t *collation)
 	pthread_mutex_unlock(&info_lock);
 }
 
+void upstream_down_text(char *out, size_t cap, const char *what)
+{
+	const char *h = g_config.upstream_host;
+	bool v6 = strchr(h, ':') != NULL;
+
+	snprintf(out, cap, "Shoal: upstream %s%s%s:%u unreachable for %.0f s; %s", v6 ? "[" : "", h,
+		 v6 ? "]" : "", (unsigned)g_config.upstream_port, health_upstream_down_seconds(), what);
+}
+
 static void learn_info(MYSQL *m)
 {
 	const char *v = mysql_get_server_info(m);

@@ -86,6 +86,9 @@ void upstream_close(struct upstream *u, bool send_quit);
 /* Server facts learnt from the first connection: version and default
  * collation, for the greeting sent to clients. Thread-safe. */
 void upstream_info(char *version, size_t cap, uint8_t *collation);
+/* The message for what the node refuses while the upstream is down:
+ * "Shoal: upstream HOST:PORT unreachable for N s; <what>". Any thread. */
+void upstream_down_text(char *out, size_t cap, const char *what);
 /* Blocking probe at start-up (main thread, before workers). 0 or -1. */
 int upstream_probe(char *err, size_t errlen);
 

@@ -1,6 +1,6 @@
 /*
- * worker.c: starting, feeding and stopping worker threads (one libev loop
- * each), and placing new connections on the least-loaded one.
+ * worker.c: starting, feeding, draining and stopping worker threads (one
+ * libev loop each), and placing new connections on the least-loaded one.
  */
 #include "worker.h"
 
@@ -12,6 +12,7 @@
 #include <mysql.h>
 
 #include "client.h"
+#include "listener.h"
 #include "log.h"
 #include "stats.h"
 
@@ -59,11 +60,36 @@ static void drain_wakeups(struct worker *w)
 	} while (n == 64);
 }
 
+/* A socket handed over after stop or drain: closed (with an error first
+ * when draining) instead of becoming a session. */
+static void drop_handoff(struct worker *w, int fd, bool stop)
+{
+	if (stop)
+		close(fd);
+	else
+		listener_refuse(fd, ERR_SERVER_SHUTDOWN, "08S01", "Server shutdown in progress");
+	atomic_fetch_sub(&w->n_clients, 1);
+	STAT_DEC(client_connections);
+}
+
+/* The drain starts: idle sessions close now, the others at their next idle
+ * point. */
+static void start_drain(struct worker *w)
+{
+	struct client *c, *next;
+
+	w->draining = true;
+	for (c = w->clients; c; c = next) {
+		next = c->next;
+		client_drain(c);
+	}
+}
+
 static void drain_queue(struct worker *w)
 {
 	struct handoff batch[64];
 	size_t n;
-	bool stop;
+	bool stop, drain;
 
 	for (;;) {
 		pthread_mutex_lock(&w->lock);
@@ -74,19 +100,19 @@ static void drain_queue(struct worker *w)
 			w->n_queue -= n;
 		}
 		stop = w->stop;
+		drain = w->drain;
 		pthread_mutex_unlock(&w->lock);
 		for (size_t i = 0; i < n; i++) {
-			if (stop) {
-				close(batch[i].fd);
-				atomic_fetch_sub(&w->n_clients, 1);
-				STAT_DEC(client_connections);
-				continue;
-			}
-			client_accept(w, batch[i].fd, &batch[i].peer);
+			if (stop || drain)
+				drop_handoff(w, batch[i].fd, stop);
+			else
+				client_accept(w, batch[i].fd, &batch[i].peer);
 		}
 		if (n < 64)
 			break;
 	}
+	if (drain && !w->draining && !stop)
+		start_drain(w);
 	if (stop) {
 		while (w->clients)
 			client_close(w->clients, "shutting down");
@@ -191,6 +217,25 @@ void workers_stop(void)
 	free(workers);
 	workers = NULL;
 	n_workers = 0;
+}
+
+void workers_drain(void)
+{
+	for (int i = 0; i < n_workers; i++) {
+		pthread_mutex_lock(&workers[i].lock);
+		workers[i].drain = true;
+		pthread_mutex_unlock(&workers[i].lock);
+		ev_async_send(workers[i].loop, &workers[i].wake);
+	}
+}
+
+int workers_clients(void)
+{
+	int n = 0;
+
+	for (int i = 0; i < n_workers; i++)
+		n += atomic_load(&workers[i].n_clients);
+	return n;
 }
 
 void worker_add_client(struct worker *w, struct client *c)

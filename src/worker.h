@@ -33,10 +33,12 @@ struct worker {
 	pthread_t thread;
 	struct ev_loop *loop;
 	ev_async wake;
-	pthread_mutex_t lock;         /* guards queue, n_queue, cap_queue, stop */
+	pthread_mutex_t lock;         /* guards queue, n_queue, cap_queue, stop, drain */
 	struct handoff *queue;
 	size_t n_queue, cap_queue;
 	bool stop;
+	bool drain;                   /* asked to drain (workers_drain) */
+	bool draining;                /* ... and seen by the worker (its thread only) */
 	struct wakeup *wakeups;       /* guarded by lock */
 	size_t n_wakeups, cap_wakeups;
 	atomic_int n_clients;         /* read by the listener to place new sockets */
@@ -54,6 +56,11 @@ struct worker *workers_pick(void);
 int worker_hand_off(struct worker *w, int fd, const struct sockaddr_storage *peer);
 /* Ask all workers to close their clients and stop; join them. */
 void workers_stop(void);
+/* Ask all workers to drain: close each session at its next idle point
+ * (client_drain), and refuse sockets still queued for them. */
+void workers_drain(void);
+/* Client connections of all workers, open or queued. Any thread. */
+int workers_clients(void);
 
 /* Wake a session waiting on a cache key (any thread). */
 void worker_wake(struct worker *w, uint32_t client_id, uint32_t gen);

@@ -80,7 +80,7 @@ machine_info() {
   virt=$(systemd-detect-virt 2>/dev/null || true)
   [ -n "$virt" ] && [ "$virt" != none ] || virt=$(grep -q hypervisor /proc/cpuinfo && echo "a VM (hypervisor flag set)" || echo "not detected")
   printf -- '- Date: %s\n' "$(date -u '+%Y-%m-%d %H:%M UTC')"
-  printf -- '- CPU: %s, %s cores online; %s RAM; virtualisation: %s\n' "$cpu" "$cores" "$mem" "$virt"
+  printf -- '- CPU: %s, %s cores online; %s RAM; virtualisation (systemd-detect-virt): %s\n' "$cpu" "$cores" "$mem" "$virt"
   printf -- '- Kernel: %s\n' "$kern"
   printf -- '- Git commit: %s%s\n' "$commit" "$dirty"
   printf -- '- MariaDB %s, %s, %s\n' "$mdbv" "$sbv" "$ccv"
@@ -96,4 +96,72 @@ replace_block() {
     $0 == e && skip { skip = 0; next }
     !skip { print }' "$file" >"$tmp"
   mv "$tmp" "$file"
+}
+
+# median_line KEY [range]: of the key=value lines on stdin, the one whose KEY
+# is the median (the lower middle one for an even count); with "range", the
+# smallest and largest KEY instead, as "min–max".
+median_line() {
+  local key=$1 mode=${2:-line}
+  awk -v k="$key" -v m="$mode" '
+    NF { v = ""; for (i = 1; i <= NF; i++) if (index($i, k "=") == 1) v = substr($i, length(k) + 2)
+         n++; val[n] = v + 0; line[n] = $0 }
+    END {
+      if (!n) exit
+      for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
+        if (val[j] < val[i]) { t = val[i]; val[i] = val[j]; val[j] = t; t = line[i]; line[i] = line[j]; line[j] = t }
+      if (m == "range") printf "%s–%s\n", val[1], val[n]
+      else print line[int((n + 1) / 2)]
+    }'
+}
+
+# other_begin PID...: start measuring the CPU used by everything except this
+# shell's children and the PIDs given (the servers); other_end prints it as a
+# percentage of all CPUs over the interval. A load indicator: the machine may
+# be shared, and the load generator shares its cores anyway.
+other_begin() {
+  OTHER_SELF=$BASHPID # whose reaped children count as ours (not a $(...) subshell)
+  OTHER_PIDS=("$@")
+  OTHER_T0=$(_other_sample)
+}
+other_end() {
+  local t1
+  t1=$(_other_sample)
+  awk -v a="$OTHER_T0" -v b="$t1" 'BEGIN {
+    split(a, x, " "); split(b, y, " ")
+    tot = y[2] - x[2]; if (tot <= 0) { print "n/a"; exit }
+    o = (y[1] - x[1]) - (y[3] - x[3]) - (y[4] - x[4])
+    if (o < 0) o = 0
+    printf "%.0f\n", 100 * o / tot }'
+}
+# busy total children servers, all in clock ticks
+_other_sample() {
+  local busy total kids srv=0 p
+  read -r busy total < <(awk '/^cpu / { b = $2 + $3 + $4 + $7 + $8 + $9; print b, b + $5 + $6 }' /proc/stat)
+  kids=$(awk '{ print $16 + $17 }' "/proc/$OTHER_SELF/stat")
+  for p in "${OTHER_PIDS[@]}"; do
+    [ -n "$p" ] && [ -r "/proc/$p/stat" ] && srv=$((srv + $(proc_cpu_ticks "$p")))
+  done
+  echo "$busy $total $kids $srv"
+}
+
+# compare_rows DIRECT CACHED: compare two tab-separated dumps of the
+# leaderboard (rows keyed by their first column). Prints "identical N",
+# "different K N", or "lastcol N" followed by one "ID<tab>direct<tab>cached"
+# line per row that differs in its last column only (top_category: a
+# customer whose top categories tie gets either one from LIMIT 1).
+compare_rows() {
+  awk -F'\t' '
+    FNR == NR { a[$1] = $0; last[$1] = $NF; n1++; next }
+    { n2++
+      if (!($1 in a)) { other++; next }
+      if (a[$1] == $0) next
+      x = a[$1]; y = $0; sub(/\t[^\t]*$/, "", x); sub(/\t[^\t]*$/, "", y)
+      if (x == y) { lc[++nl] = $1 "\t" last[$1] "\t" $NF } else other++ }
+    END {
+      if (n1 == 0 || n2 == 0 || n1 != n2) other++
+      if (other) { printf "different %d %d\n", other + nl, n1; exit }
+      if (!nl) { printf "identical %d\n", n1; exit }
+      printf "lastcol %d\n", n1
+      for (i = 1; i <= nl; i++) print lc[i] }' "$1" "$2"
 }

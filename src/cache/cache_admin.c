@@ -1,6 +1,8 @@
 /*
- * cache_admin.c: cache definitions and cache statistics for the admin's
- * SQLite tables. See cache_admin.h.
+ * cache_admin.c: cache definitions, query rules and cache statistics for
+ * the admin's SQLite tables: the CACHES and QUERY RULES modules (rows <->
+ * the registry and src/cache/rules.c) and the stats providers. See
+ * cache_admin.h.
  *
  * Snapshots copy what they need from the registry under its read lock (a
  * short copy; workers only wait on that lock when they add a new query
@@ -16,6 +18,7 @@
 #include "admin/admin.h"
 #include "cache/commands.h"
 #include "cache/registry.h"
+#include "cache/rules.h"
 #include "config.h"
 #include "log.h"
 #include "sql/tokenizer.h"
@@ -265,9 +268,212 @@ static int load_caches(sqlite3 *db, const char *table, char *err, size_t errlen)
 	return 0;
 }
 
+/* ---- QUERY RULES ----------------------------------------------------- */
+
+#define RULE_COLS "rule_id, active, username, schemaname, digest, match_digest, " \
+	"cache_ttl, cache_empty_result, apply, comment"
+#define RULE_NCOLS 10
+
+struct rule_rows {
+	struct rule_row *r;
+	size_t n, cap;
+};
+
+static void free_rule_rows(struct rule_rows *rr)
+{
+	for (size_t i = 0; i < rr->n; i++) {
+		free((char *)rr->r[i].username);
+		free((char *)rr->r[i].schemaname);
+		free((char *)rr->r[i].digest);
+		free((char *)rr->r[i].match_digest);
+		free((char *)rr->r[i].comment);
+	}
+	free(rr->r);
+}
+
+static char *col_dup(sqlite3_stmt *st, int col, bool *oom)
+{
+	const char *t = (const char *)sqlite3_column_text(st, col);
+	char *c;
+
+	if (sqlite3_column_type(st, col) == SQLITE_NULL || !t)
+		return NULL;
+	c = strdup(t);
+	if (!c)
+		*oom = true;
+	return c;
+}
+
+/* An integer column: 0, or 1 when NULL; -1 with err when it holds text. */
+static int col_int(sqlite3_stmt *st, int col, int64_t *out, int64_t id, char *err, size_t errlen)
+{
+	int type = sqlite3_column_type(st, col);
+
+	*out = sqlite3_column_int64(st, col);
+	if (type == SQLITE_INTEGER)
+		return 0;
+	if (type == SQLITE_NULL)
+		return 1;
+	snprintf(err, errlen, "rule %lld: %s must be an integer, not '%.40s'", (long long)id,
+		 sqlite3_column_name(st, col), (const char *)sqlite3_column_text(st, col));
+	return -1;
+}
+
+/* One row of the result into r (strings copied). active and apply are NOT
+ * NULL in the schema. */
+static int rule_from_stmt(sqlite3_stmt *st, struct rule_row *r, char *err, size_t errlen)
+{
+	bool oom = false;
+	int64_t id = sqlite3_column_int64(st, 0);
+	int ttl, empty;
+
+	memset(r, 0, sizeof(*r));
+	r->rule_id = id;
+	if (col_int(st, 1, &r->active, id, err, errlen) < 0 ||
+	    col_int(st, 8, &r->apply, id, err, errlen) < 0 ||
+	    (ttl = col_int(st, 6, &r->cache_ttl, id, err, errlen)) < 0 ||
+	    (empty = col_int(st, 7, &r->cache_empty_result, id, err, errlen)) < 0)
+		return -1;
+	r->has_cache_ttl = ttl == 0;
+	r->has_cache_empty_result = empty == 0;
+	r->username = col_dup(st, 2, &oom);
+	r->schemaname = col_dup(st, 3, &oom);
+	r->digest = col_dup(st, 4, &oom);
+	r->match_digest = col_dup(st, 5, &oom);
+	r->comment = col_dup(st, 9, &oom);
+	if (oom)
+		snprintf(err, errlen, "out of memory");
+	return oom ? -1 : 0;
+}
+
+static int read_rule_rows(sqlite3 *db, const char *table, struct rule_rows *rr, char *err,
+			  size_t errlen)
+{
+	char *sql = sqlite3_mprintf("SELECT " RULE_COLS " FROM %s ORDER BY rule_id", table);
+	sqlite3_stmt *st = NULL;
+	int rc = 0;
+
+	memset(rr, 0, sizeof(*rr));
+	if (!sql || sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s", sql ? sqlite3_errmsg(db) : "out of memory");
+		sqlite3_free(sql);
+		return -1;
+	}
+	sqlite3_free(sql);
+	while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+		if (rr->n == rr->cap) {
+			size_t cap = rr->cap ? rr->cap * 2 : 16;
+			struct rule_row *p = realloc(rr->r, cap * sizeof(*p));
+
+			if (!p) {
+				snprintf(err, errlen, "out of memory");
+				rc = -1;
+				break;
+			}
+			rr->r = p;
+			rr->cap = cap;
+		}
+		rc = rule_from_stmt(st, &rr->r[rr->n], err, errlen);
+		rr->n++; /* its strings are freed either way */
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* After new rules: every shape not made by CREATE CACHE is classified again
+ * when next seen; until then it is not served from the cache. */
+static bool reclassify(struct cache_def *d, void *arg)
+{
+	int state = atomic_load(&d->state);
+
+	(void)arg;
+	if (state == CACHE_CACHED && atomic_load(&d->explicit_cache))
+		return true;
+	if (state == CACHE_CACHED ||
+	    (state == CACHE_SKIPPED && atomic_load(&d->skip_reason) == rules_skip_reason))
+		registry_set_proxied(d);
+	atomic_store(&d->classified, false);
+	return true;
+}
+
+static void warn_unmatched_columns(const struct rule_rows *rr)
+{
+	for (size_t i = 0; i < rr->n; i++) {
+		const struct rule_row *r = &rr->r[i];
+
+		if (r->active && ((r->username && *r->username) || (r->schemaname && *r->schemaname)))
+			log_warn("LOAD QUERY RULES: rule %lld: username and schemaname are not "
+				 "evaluated (the cache decides per query shape)", (long long)r->rule_id);
+	}
+}
+
+/* LOAD QUERY RULES TO RUNTIME: validate and compile every row, install the
+ * set, and have every automatic shape classified again. */
+static int load_rules(sqlite3 *db, const char *table, char *err, size_t errlen)
+{
+	struct rule_rows rr;
+	struct rules_set *set = NULL;
+
+	if (read_rule_rows(db, table, &rr, err, errlen) == 0)
+		set = rules_compile(rr.r, rr.n, err, errlen);
+	if (set)
+		warn_unmatched_columns(&rr);
+	free_rule_rows(&rr);
+	if (!set)
+		return -1;
+	rules_install(set);
+	registry_each(reclassify, NULL);
+	return 0;
+}
+
+static const char *num_or_null(bool set, int64_t v, char *buf, size_t cap)
+{
+	if (!set)
+		return NULL;
+	snprintf(buf, cap, "%lld", (long long)v);
+	return buf;
+}
+
+struct rule_out {
+	sqlite3 *db;
+	const char *table;
+};
+
+static int save_rule(const struct rule_row *r, void *arg)
+{
+	const struct rule_out *o = arg;
+	char num[3][24];
+	const char *v[RULE_NCOLS];
+
+	v[0] = num_or_null(true, r->rule_id, num[0], sizeof(num[0]));
+	v[1] = r->active ? "1" : "0";
+	v[2] = r->username;
+	v[3] = r->schemaname;
+	v[4] = r->digest;
+	v[5] = r->match_digest;
+	v[6] = num_or_null(r->has_cache_ttl, r->cache_ttl, num[1], sizeof(num[1]));
+	v[7] = num_or_null(r->has_cache_empty_result, r->cache_empty_result, num[2], sizeof(num[2]));
+	v[8] = r->apply ? "1" : "0";
+	v[9] = r->comment;
+	return admin_insert_row(o->db, o->table, RULE_NCOLS, v) < 0 ? -1 : 0;
+}
+
+/* SAVE QUERY RULES FROM RUNTIME (and runtime_query_rules): the runtime rules. */
+static int save_rules(sqlite3 *db, const char *table, char *err, size_t errlen)
+{
+	struct rule_out o = { db, table };
+
+	if (rules_each(save_rule, &o) != 0) {
+		snprintf(err, errlen, "cannot write %s: %s", table, sqlite3_errmsg(db));
+		return -1;
+	}
+	return 0;
+}
+
 void cache_admin_register(void)
 {
 	admin_register_module("CACHES", load_caches, save_caches);
+	admin_register_module("QUERY RULES", load_rules, save_rules);
 	admin_register_stats_provider("stats_shoal_query_digest", fill_digest);
 	admin_register_stats_provider("stats_shoal_caches", fill_caches);
 }

@@ -14,6 +14,7 @@
 #include "config.h"
 #include "metrics.h"
 #include "sql/classify.h"
+#include "stats.h"
 
 static const double bucket_le[] = { 0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5 };
 #define N_BUCKETS (sizeof(bucket_le) / sizeof(bucket_le[0]))
@@ -230,6 +231,10 @@ static int totals(struct pbuf *out)
 	if (metrics_family(out, "shoal_cache_memory_limit_bytes", "gauge", "The --memory-limit.") < 0 ||
 	    metrics_sample_u64(out, "shoal_cache_memory_limit_bytes", NULL, 0, g_config.memory_limit) < 0)
 		return -1;
+	if (metrics_family(out, "shoal_cache_stale_hits_total", "counter",
+			   "Cache hits served past their TTL while the upstream was down (serve-stale).") < 0 ||
+	    metrics_sample_u64(out, "shoal_cache_stale_hits_total", NULL, 0, STAT_GET(cache_stale_hits)) < 0)
+		return -1;
 	return 0;
 }
 
@@ -242,7 +247,8 @@ int cache_metrics_render(struct pbuf *out)
 	int rc = 0;
 
 	registry_each(collect, &x);
-	qsort(x.v, x.n, sizeof(*x.v), by_traffic);
+	if (x.n > 0) /* x.v is NULL when there is nothing */
+		qsort(x.v, x.n, sizeof(*x.v), by_traffic);
 	n = x.n < cap ? x.n : cap;
 	has_other = x.n > n;
 	for (size_t i = n; i < x.n; i++)

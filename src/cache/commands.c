@@ -17,6 +17,7 @@
 #include "cache/store.h"
 #include "client.h"
 #include "config.h"
+#include "health.h"
 #include "log.h"
 #include "resultset.h"
 #include "sql/classify.h"
@@ -69,16 +70,18 @@ static bool word(struct lex *l, const char *w)
 
 static bool number(struct lex *l, long *v)
 {
-	char *e;
+	long n = 0;
 
 	skip_space(l);
 	if (l->p >= l->end || !isdigit((unsigned char)*l->p))
 		return false;
-	errno = 0;
-	*v = strtol(l->p, &e, 10);
-	if (errno || e > l->end || *v < 0 || *v > 86400000)
-		return false;
-	l->p = e;
+	/* bounded by l->end: the text is not NUL-terminated */
+	while (l->p < l->end && isdigit((unsigned char)*l->p)) {
+		n = n * 10 + (*l->p++ - '0');
+		if (n > 86400000)
+			return false;
+	}
+	*v = n;
 	return true;
 }
 
@@ -618,14 +621,13 @@ static void answer_pairs(struct client *c, const char *n1, const char *n2,
 		client_send_err(c, 1, 1105, "HY000", "Out of memory");
 }
 
-static void answer_status(struct client *c, bool readyset)
+void cache_status_answer(struct client *c, bool readyset)
 {
 	char conns[24], entries[24], bytes[24], limit[24], hits[24], misses[24];
-	bool up = c->up != NULL || STAT_GET(upstream_connections) > 0;
 	const char *cells[] = {
-		"Database Connection", up ? "Connected" : "Unreachable",
+		"Database Connection", health_upstream_up() ? "Connected" : "Unreachable",
 		"Connection Count", conns,
-		"Status", "Online",
+		"Status", health_draining() ? "Maintenance Mode" : "Online",
 		"Cache Entries", entries,
 		"Cache Memory Bytes", bytes,
 		"Memory Limit Bytes", limit,
@@ -678,7 +680,7 @@ bool cache_sql(struct client *c, const char *q, size_t n, const struct sql_tok_r
 		break;
 	}
 	default:
-		answer_status(c, kind == CC_SHOW_RS_STATUS);
+		cache_status_answer(c, kind == CC_SHOW_RS_STATUS);
 	}
 	return true;
 }

@@ -23,6 +23,12 @@ struct client;
 /* If q is a cache command, answer it into c's output and return true. */
 bool cache_sql(struct client *c, const char *q, size_t n, const struct sql_tok_result *tok);
 
+/* Answer SHOW READYSET STATUS (readyset: its three rows) or SHOW SHOAL
+ * STATUS into c's output. `Status` is `Online`, or `Maintenance Mode` while
+ * the node drains; `Database Connection` is `Connected` unless the last
+ * upstream connection attempt failed (`Unreachable`). */
+void cache_status_answer(struct client *c, bool readyset);
+
 /* The parsed form of CREATE CACHE, for replay and tests. */
 struct create_cache {
 	bool from_id;                /* FROM q_... */

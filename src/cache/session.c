@@ -19,9 +19,12 @@
 #include "cache/cache_metrics.h"
 #include "cache/commands.h"
 #include "cache/registry.h"
+#include "cache/settings.h"
+#include "cache/rules.h"
 #include "cache/store.h"
 #include "client.h"
 #include "config.h"
+#include "health.h"
 #include "log.h"
 #include "sql/classify.h"
 #include "sql/tokenizer.h"
@@ -62,6 +65,7 @@ void cache_global_free(void)
 {
 	store_destroy();
 	registry_destroy();
+	settings_free_all();
 }
 
 int64_t cache_now_ms(struct client *c)
@@ -104,7 +108,6 @@ static void stmts_clear(struct client *c)
 	for (size_t i = 0; i < c->n_stmts; i++) {
 		free(c->stmts[i].text);
 		free(c->stmts[i].types);
-		free(c->stmts[i].prep_settings);
 		pbuf_free(&c->stmts[i].meta);
 	}
 	c->n_stmts = 0;
@@ -181,7 +184,16 @@ void cache_session_reset(struct client *c)
 
 static bool in_txn(const struct client *c)
 {
-	return (c->server_status & ST_IN_TRANS) || !(c->server_status & ST_AUTOCOMMIT);
+	return client_in_txn(c);
+}
+
+/* How long past their TTL entries may be served now: max_stale_ms while the
+ * upstream is down under the serve-stale policy, else 0. */
+static int64_t stale_window(void)
+{
+	if (g_config.upstream_down_policy != DOWN_POLICY_SERVE_STALE || health_upstream_up())
+		return 0;
+	return __atomic_load_n(&g_config.max_stale_ms, __ATOMIC_RELAXED);
 }
 
 static bool txn_allows(const struct client *c, const struct cache_def *d)
@@ -212,17 +224,16 @@ static bool caching_possible(const struct client *c)
 static bool build_key(struct client *c, char kind, const void *a, size_t alen,
 		      const void *b, size_t blen)
 {
-	uint8_t head[4];
+	uint8_t head[6];
 	struct pbuf *k = &c->keybuf;
 	int rc;
 
 	head[0] = (uint8_t)kind;
 	head[1] = (uint8_t)(((c->caps & CAP_DEPRECATE_EOF) ? 1 : 0) | ((c->caps & CAP_SESSION_TRACK) ? 2 : 0) |
 			    ((c->caps & CAP_X_EXT_METADATA) ? 4 : 0));
-	wr_u16(head + 2, c->settings_len);
+	wr_u32(head + 2, c->settings_id);
 	k->len = 0;
 	rc = pbuf_append(k, head, sizeof(head));
-	rc |= pbuf_append(k, c->settings, c->settings_len);
 	rc |= pbuf_append(k, a, alen);
 	if (b)
 		rc |= pbuf_append(k, b, blen);
@@ -263,6 +274,8 @@ static void serve_hit(struct client *c, struct cache_entry *e, uint64_t t0)
 		cache_metrics_observe(true, us);
 	}
 	STAT_INC(cache_hits);
+	if (cache_now_ms(c) >= e->expires_ms)
+		STAT_INC(cache_stale_hits); /* served past its TTL: the upstream is down */
 	c->last_dest = DEST_CACHE;
 	c->last_reason = "ok";
 	store_release(e);
@@ -297,7 +310,8 @@ static void start_refresh(struct client *c, struct cache_entry *e, const uint8_t
 static int try_hit(struct client *c, int64_t now, const uint8_t *pl, uint32_t len, uint64_t t0)
 {
 	struct cache_entry *e;
-	enum store_lookup r = store_lookup(c->keybuf.data, c->keybuf.len, c->key_hash, now, NULL, NULL, &e);
+	enum store_lookup r = store_lookup(c->keybuf.data, c->keybuf.len, c->key_hash, now,
+					   stale_window(), NULL, NULL, &e);
 
 	if (r != SL_HIT && r != SL_REFRESH)
 		return 0;
@@ -332,14 +346,37 @@ static struct sql_tok_result *tokenize(struct client *c, const char *q, size_t n
 	return &t->r;
 }
 
-/* Decide once per shape whether it can be cached, and with auto-cache on,
- * create its cache. */
+/* A shape the classifier accepts: a cache made with CREATE CACHE stays as
+ * it is; else the query rules decide (cache with the rule's TTL, or never),
+ * and without a rule auto-cache does. */
+static void decide_cacheable(struct cache_def *d)
+{
+	int state = atomic_load(&d->state), ttl = 0, v;
+
+	if (state == CACHE_CACHED && atomic_load(&d->explicit_cache))
+		return;
+	v = rules_decide(d->digest, d->digest_text, &ttl, NULL);
+	if (v < 0)
+		registry_set_skipped(d, rules_skip_reason);
+	else if (v > 0) /* refresh 0: half the TTL */
+		registry_set_cached(d, NULL, ttl, 0, g_config.cache_coalesce_ms, TXN_DEFAULT, false);
+	else if (g_config.auto_cache)
+		registry_set_cached(d, NULL, g_config.cache_ttl_ms, g_config.cache_refresh_ms,
+				    g_config.cache_coalesce_ms, TXN_DEFAULT, false);
+	else if (state != CACHE_PROXIED)
+		registry_set_proxied(d); /* a rule's verdict that no longer holds */
+}
+
+/* Decide once per shape (and again after LOAD QUERY RULES TO RUNTIME)
+ * whether it can be cached and whether a cache is created for it. */
 static void classify_once(struct cache_def *d, const struct sql_tok_result *tok)
 {
 	const char *reason;
+	unsigned gen;
 
 	if (atomic_load(&d->classified))
 		return;
+	gen = rules_generation();
 	atomic_store(&d->keyword, (int)tok->keyword);
 	if (!tok->ok)
 		reason = "unreadable query";
@@ -351,10 +388,12 @@ static void classify_once(struct cache_def *d, const struct sql_tok_result *tok)
 		reason = sql_skip_reason(tok->text, tok->text_len);
 	if (reason)
 		registry_set_skipped(d, reason);
-	else if (g_config.auto_cache && atomic_load(&d->state) == CACHE_PROXIED)
-		registry_set_cached(d, NULL, g_config.cache_ttl_ms, g_config.cache_refresh_ms,
-				    g_config.cache_coalesce_ms, TXN_DEFAULT, false);
+	else
+		decide_cacheable(d);
 	atomic_store(&d->classified, true);
+	/* rules loaded while this ran: decide again at the next sight */
+	if (rules_generation() != gen)
+		atomic_store(&d->classified, false);
 }
 
 static bool is_read_keyword(int kw)
@@ -463,7 +502,8 @@ static enum cache_step lookup_or_load(struct client *c, struct cache_def *d, int
 	enum store_lookup r;
 
 	c->waiter.gen++;
-	r = store_lookup(c->keybuf.data, c->keybuf.len, c->key_hash, now, d, &c->waiter, &e);
+	r = store_lookup(c->keybuf.data, c->keybuf.len, c->key_hash, now, stale_window(), d,
+			 &c->waiter, &e);
 	switch (r) {
 	case SL_HIT:
 		serve_hit(c, e, cache_now_us());
@@ -602,7 +642,6 @@ static void stmt_forget(struct client *c, uint32_t id)
 		return;
 	free(s->text);
 	free(s->types);
-	free(s->prep_settings);
 	pbuf_free(&s->meta);
 	*s = c->stmts[--c->n_stmts];
 	c->cur_stmt = NULL;
@@ -643,13 +682,8 @@ static void stmt_add(struct client *c, uint32_t id, uint16_t nparams)
 	s->text_len = c->prep_text.len;
 	/* the settings the statement was prepared under (its schema, for one,
 	 * decides which tables its names mean) are part of its cache keys */
-	if (!c->settings_dirty && !c->settings_broken) {
-		s->prep_settings = malloc(c->settings_len ? c->settings_len : 1);
-		if (s->prep_settings) {
-			memcpy(s->prep_settings, c->settings, c->settings_len);
-			s->prep_settings_len = c->settings_len;
-		}
-	}
+	if (!c->settings_dirty && !c->settings_broken)
+		wr_u32(s->prep_settings, c->settings_id);
 	tok = tokenize(c, s->text, s->text_len);
 	if (tok) {
 		s->def = registry_get(tok->digest, tok->text, tok->text_len, s->text, s->text_len);
@@ -669,10 +703,10 @@ static bool exec_key(struct client *c, struct stmt_info *s, const uint8_t *pl, u
 	size_t vlen;
 	int rc;
 
-	if (!s->prep_settings)
+	if (rd_u32(s->prep_settings) == 0)
 		return false;
 	if (s->nparams == 0)
-		return build_key(c, 'B', s->text, s->text_len + 1, s->prep_settings, s->prep_settings_len);
+		return build_key(c, 'B', s->text, s->text_len + 1, s->prep_settings, 4);
 	if (len < off + nb + 1)
 		return false;
 	if (pl[off + nb]) {
@@ -688,7 +722,7 @@ static bool exec_key(struct client *c, struct stmt_info *s, const uint8_t *pl, u
 		return false;
 	types = s->types;
 	vlen = (size_t)(pl + len - values);
-	if (!build_key(c, 'B', s->text, s->text_len + 1, s->prep_settings, s->prep_settings_len))
+	if (!build_key(c, 'B', s->text, s->text_len + 1, s->prep_settings, 4))
 		return false;
 	rc = pbuf_append(&c->keybuf, pl + off, nb);
 	rc |= pbuf_append(&c->keybuf, types, 2u * s->nparams);
@@ -736,6 +770,33 @@ static enum cache_step on_execute(struct client *c, const uint8_t *pl, uint32_t 
 	if (!exec_key(c, s, pl, len))
 		return CSTEP_PASS;
 	return lookup_or_load(c, s->def, now, pl, len);
+}
+
+/* Can this session's keys be built without asking the upstream? */
+static bool serve_possible(const struct client *c, int64_t now)
+{
+	return !c->is_monitor && !c->settings_broken && !c->settings_dirty && !ryw_active(c, now);
+}
+
+bool cache_serve_only(struct client *c, const uint8_t *pl, uint32_t len)
+{
+	int64_t now = cache_now_ms(c);
+	uint64_t t0 = cache_now_us();
+	struct sql_tok_result *tok;
+	struct stmt_info *s;
+
+	if (pl[0] == CMD_QUERY) {
+		if (serve_possible(c, now) && build_key(c, 'Q', pl + 1, len - 1, NULL, 0) &&
+		    try_hit(c, now, pl, len, t0) > 0)
+			return true;
+		tok = tokenize(c, (const char *)pl + 1, len - 1);
+		return tok && cache_sql(c, (const char *)pl + 1, len - 1, tok);
+	}
+	if (pl[0] != CMD_STMT_EXECUTE || len < 10)
+		return false;
+	s = stmt_find(c, rd_u32(pl + 1));
+	return s && s->def && pl[5] == 0 && !s->long_data && serve_possible(c, now) &&
+	       exec_key(c, s, pl, len) && try_hit(c, now, pl, len, t0) > 0;
 }
 
 enum cache_step cache_command(struct client *c, const uint8_t *pl, uint32_t len)
@@ -908,7 +969,8 @@ static bool parse_settings(struct client *c)
 				c->settings[out++] = null ? 0x02 : 0x1f;
 			}
 			c->settings_len = (uint16_t)out;
-			return true;
+			c->settings_id = settings_intern(c->settings, out);
+			return c->settings_id != 0;
 		}
 		pos += PKT_HEADER_LEN + len;
 	}

@@ -32,6 +32,10 @@ void cache_session_free(struct client *c);
 /* A whole command packet payload (command byte first). While a refresh is
  * upstream (CS_REFRESHING) only hits are possible; else CSTEP_BLOCKED. */
 enum cache_step cache_command(struct client *c, const uint8_t *pl, uint32_t len);
+/* The session has no upstream connection and will get none (it lost it
+ * while the upstream went down): answer the command if the cache can (a
+ * hit, possibly stale, or cache SQL) and return true; false otherwise. */
+bool cache_serve_only(struct client *c, const uint8_t *pl, uint32_t len);
 /* The bytes appended to the client's output from `from` on belong to the
  * answer being relayed: copy them into the entry being filled. */
 void cache_tee(struct client *c, size_t from);

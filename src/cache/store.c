@@ -189,8 +189,50 @@ static bool fresh(const struct cache_entry *e, int64_t now)
 	return now < e->expires_ms && atomic_load_explicit(&e->def->state, memory_order_relaxed) == CACHE_CACHED;
 }
 
+/* Expired, but within the stale window (the upstream is down). */
+static bool stale_ok(const struct cache_entry *e, int64_t now, int64_t stale_ms)
+{
+	return stale_ms > 0 && now < e->expires_ms + stale_ms &&
+	       atomic_load_explicit(&e->def->state, memory_order_relaxed) == CACHE_CACHED;
+}
+
+/* An expired READY entry. While a refresh of it runs the caller waits for
+ * that (SL_WAIT, with a waiter) or goes upstream (SL_MISS): false, with the
+ * answer in *r. Otherwise it is dropped: true. Shard locked. */
+static bool drop_expired(struct shard *s, struct cache_entry *e, struct store_waiter *waiter,
+			 enum store_lookup *r)
+{
+	if (atomic_load(&e->refreshing)) {
+		*r = SL_MISS;
+		if (waiter) {
+			waiter->next = e->waiters;
+			e->waiters = waiter;
+			*r = SL_WAIT;
+		}
+		return false;
+	}
+	account(e, -1);
+	unlink_entry(s, e);
+	store_release(e);
+	return true;
+}
+
+/* A READY entry found: reference it for the caller. Shard locked. */
+static enum store_lookup hit(struct shard *s, struct cache_entry *e, int64_t now, bool may_refresh)
+{
+	atomic_fetch_add_explicit(&e->refs, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&e->hits, 1, memory_order_relaxed);
+	e->priority = s->inflation + (double)(atomic_load_explicit(&e->hits, memory_order_relaxed) + 1) *
+		      (e->upstream_us + 1) / (double)entry_size(e);
+	if (may_refresh && now >= e->refresh_at_ms && !atomic_exchange(&e->refreshing, true)) {
+		atomic_fetch_add_explicit(&e->refs, 1, memory_order_relaxed);
+		return SL_REFRESH; /* the caller holds a second reference for the refresh */
+	}
+	return SL_HIT;
+}
+
 enum store_lookup store_lookup(const uint8_t *key, size_t len, uint64_t h, int64_t now,
-			       struct cache_def *def, struct store_waiter *waiter,
+			       int64_t stale_ms, struct cache_def *def, struct store_waiter *waiter,
 			       struct cache_entry **out)
 {
 	struct shard *s = shard_of(h);
@@ -200,33 +242,17 @@ enum store_lookup store_lookup(const uint8_t *key, size_t len, uint64_t h, int64
 	*out = NULL;
 	pthread_mutex_lock(&s->lock);
 	e = find(s, key, len, h);
-	if (e && e->state == ENTRY_READY && !fresh(e, now)) {
-		if (atomic_load(&e->refreshing)) {
-			/* expired while a refresh runs: wait for it, or go upstream */
-			if (waiter) {
-				waiter->next = e->waiters;
-				e->waiters = waiter;
-				r = SL_WAIT;
-			}
+	if (e && e->state == ENTRY_READY && !fresh(e, now) && !stale_ok(e, now, stale_ms)) {
+		if (!drop_expired(s, e, waiter, &r)) {
 			pthread_mutex_unlock(&s->lock);
 			return r;
 		}
-		account(e, -1);
-		unlink_entry(s, e);
-		store_release(e);
 		e = NULL; /* expired: a miss */
 	}
 	if (e && e->state == ENTRY_READY) {
-		atomic_fetch_add_explicit(&e->refs, 1, memory_order_relaxed);
-		atomic_fetch_add_explicit(&e->hits, 1, memory_order_relaxed);
-		e->priority = s->inflation + (double)(atomic_load_explicit(&e->hits, memory_order_relaxed) + 1) *
-			      (e->upstream_us + 1) / (double)entry_size(e);
 		*out = e;
-		r = SL_HIT;
-		if (now >= e->refresh_at_ms && !atomic_exchange(&e->refreshing, true)) {
-			atomic_fetch_add_explicit(&e->refs, 1, memory_order_relaxed);
-			r = SL_REFRESH; /* the caller holds a second reference for the refresh */
-		}
+		/* no refresh while the upstream is down (stale window open) */
+		r = hit(s, e, now, stale_ms == 0);
 	} else if (e && waiter) {
 		waiter->next = e->waiters;
 		e->waiters = waiter;
@@ -303,8 +329,9 @@ int store_fill(struct cache_entry *old, const uint8_t *resp, size_t len,
 	       const uint16_t status_off[ENTRY_MAX_STATUS], uint32_t upstream_us, uint32_t rows,
 	       int64_t now, int ttl_ms, int refresh_ms)
 {
-	struct shard *s = shard_of(old->hash);
-	struct cache_entry *e = new_entry(entry_key(old), old->key_len, len, old->hash);
+	uint64_t h = old->hash;          /* old may be freed below */
+	struct shard *s = shard_of(h);
+	struct cache_entry *e = new_entry(entry_key(old), old->key_len, len, h);
 	int changed = 0;
 
 	if (!e) {
@@ -338,7 +365,7 @@ int store_fill(struct cache_entry *old, const uint8_t *resp, size_t len,
 	account(e, +1);
 	pthread_mutex_unlock(&s->lock);
 	store_release(old);              /* the caller's reference */
-	enforce_limit(old->hash >> 58);
+	enforce_limit(h >> 58);
 	return changed;
 }
 

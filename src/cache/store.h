@@ -86,9 +86,11 @@ void store_set_memory_limit(size_t memory_limit);
 uint64_t store_hash(const uint8_t *key, size_t len);
 
 /* Look a key up. With def == NULL only hits are possible (and SL_WAIT when
- * waiter != NULL); with a def a missing key gets a placeholder (SL_LOAD). */
+ * waiter != NULL); with a def a missing key gets a placeholder (SL_LOAD).
+ * stale_ms > 0 says the upstream is down: an entry expired less than
+ * stale_ms ago is still a hit, and no hit asks for a refresh. */
 enum store_lookup store_lookup(const uint8_t *key, size_t len, uint64_t hash, int64_t now_ms,
-			       struct cache_def *def, struct store_waiter *waiter,
+			       int64_t stale_ms, struct cache_def *def, struct store_waiter *waiter,
 			       struct cache_entry **out);
 /* Fill a placeholder (or replace a READY entry being refreshed) with a
  * response. Returns 1 if the bytes differ from the entry being replaced, 0

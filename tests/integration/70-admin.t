@@ -80,10 +80,10 @@ a "SHOW DATABASES"
 is "$(cut -f2 <<<"$OUT" | tr '\n' ' ')" "main disk stats " "SHOW DATABASES lists main, disk, stats"
 a "SHOW TABLES"
 is "$(tr '\n' ' ' <<<"$OUT")" \
-  "caches global_variables runtime_caches runtime_global_variables runtime_users users " \
+  "caches global_variables query_rules runtime_caches runtime_global_variables runtime_query_rules runtime_users users " \
   "SHOW TABLES (main)"
 a "SHOW TABLES FROM disk"
-is "$(tr '\n' ' ' <<<"$OUT")" "caches global_variables users " "SHOW TABLES FROM disk"
+is "$(tr '\n' ' ' <<<"$OUT")" "caches global_variables query_rules users " "SHOW TABLES FROM disk"
 a "SHOW TABLES FROM stats"
 is "$(tr '\n' ' ' <<<"$OUT")" \
   "stats_shoal_caches stats_shoal_connection_pool stats_shoal_global stats_shoal_query_digest stats_shoal_query_digest_reset " \
@@ -102,7 +102,8 @@ fi
 
 # ---- every table readable
 for t in global_variables runtime_global_variables users runtime_users caches runtime_caches \
-  disk.global_variables disk.users disk.caches stats_shoal_global stats_shoal_query_digest \
+  query_rules runtime_query_rules disk.global_variables disk.users disk.caches disk.query_rules \
+  stats_shoal_global stats_shoal_query_digest \
   stats_shoal_query_digest_reset stats_shoal_caches stats_shoal_connection_pool; do
   a "SELECT count(*) FROM $t"
   like "$OUT" "^[0-9]+$" "SELECT count(*) FROM $t"
@@ -159,7 +160,7 @@ selec 1;
 SELECT 'alive after a syntax error';
 SELECT * FROM no_such_table;
 SELECT 'alive after an unknown table';
-LOAD QUERY RULES TO RUNTIME;
+LOAD MYSQL SERVERS TO RUNTIME;
 SELECT 'alive after an unknown module';
 SQL
 like "$OUT" "ERROR 1231 \(42000\) at line 1: shoal-cache-ttl-ms: invalid value for cache_ttl_ms .*'soon': not a number" \

@@ -509,6 +509,11 @@ def login_result(port, user="app", pw="pw", db="shoaltest", caps=DEFAULT_CAPS, h
     ("err", code, sqlstate, message) or ("closed", None, None, reason)."""
     try:
         c = Conn(host, port, timeout)
+        _, p = c.read_packet()
+        if p[:1] == b"\xff":  # refused before the greeting (1040, a shunned node...)
+            c.close()
+            return ("err",) + parse_err(p)
+        c.greeting = Greeting(p)
         r = c.login(user, pw, db, caps)
         c.close()
         if r[0] == "ok":

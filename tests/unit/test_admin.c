@@ -73,8 +73,10 @@ static void test_module_commands(void)
 	module_case("save variables to mem", "VARIABLES", AOP_RUNTIME_TO_MEM);
 	module_case("SAVE CACHES FROM RUN", "CACHES", AOP_RUNTIME_TO_MEM);
 
-	is_int(parse("LOAD QUERY RULES TO RUNTIME"), ASTMT_BAD_COMMAND, "unknown module: bad command");
-	ok(strstr(st.err, "unknown module 'QUERY RULES'") != NULL, "  names the module");
+	module_case("LOAD QUERY RULES TO RUNTIME", "QUERY RULES", AOP_MEM_TO_RUNTIME);
+	module_case("save shoal query rules to disk", "QUERY RULES", AOP_MEM_TO_DISK);
+	is_int(parse("LOAD MYSQL SERVERS TO RUNTIME"), ASTMT_BAD_COMMAND, "unknown module: bad command");
+	ok(strstr(st.err, "unknown module 'MYSQL SERVERS'") != NULL, "  names the module");
 	is_int(parse("LOAD MYSQL VARIABLES TO RUNTIME"), ASTMT_BAD_COMMAND, "MYSQL VARIABLES is not ours");
 	is_int(parse("LOAD VARIABLES FROM RUNTIME"), ASTMT_BAD_COMMAND, "LOAD ... FROM RUNTIME is refused");
 	is_int(parse("SAVE VARIABLES TO RUNTIME"), ASTMT_BAD_COMMAND, "SAVE ... TO RUNTIME is refused");

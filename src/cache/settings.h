@@ -1,0 +1,19 @@
+/*
+ * settings.h: interned session settings. Each distinct list of the setting
+ * values that cache keys depend on (see cache/session.c) gets a small id,
+ * assigned once and kept until the node stops, so a key carries 4 bytes
+ * instead of the whole list. Two lists get the same id only if they are
+ * byte-for-byte equal. Thread-safe (a mutex, taken only when a session
+ * reads its settings, never on a cache hit).
+ */
+#ifndef SHOAL_CACHE_SETTINGS_H
+#define SHOAL_CACHE_SETTINGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The id of this list (>= 1), or 0 when out of memory or over the limit. */
+uint32_t settings_intern(const void *s, size_t n);
+void settings_free_all(void);
+
+#endif

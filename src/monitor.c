@@ -1,0 +1,132 @@
+/*
+ * monitor.c: matching and answering the load balancers' health-check
+ * queries (see monitor.h). A query is normalised into a small stack buffer
+ * (lowercase, whitespace runs as one space, trimmed) and compared with the
+ * known texts; queries that do not start with 's' or are longer than any
+ * known text are rejected after looking at a few bytes.
+ */
+#include "monitor.h"
+
+#include <ctype.h>
+#include <string.h>
+
+#include "cache/commands.h"
+#include "client.h"
+#include "packet.h"
+#include "resultset.h"
+
+#define NORM_MAX 80 /* longer than the longest known text */
+
+/* Status bits that describe the session, not a statement. */
+#define SESSION_BITS (ST_IN_TRANS | ST_AUTOCOMMIT | ST_NO_BACKSLASH_ESCAPES)
+
+static const struct {
+	const char *text;
+	enum monitor_query kind;
+} known[] = {
+	{ "select @@global.read_only read_only", MQ_READ_ONLY },
+	{ "select @@global.innodb_read_only read_only", MQ_READ_ONLY },
+	{ "select @@global.super_read_only read_only", MQ_READ_ONLY },
+	{ "select @@global.read_only&@@global.innodb_read_only read_only", MQ_READ_ONLY },
+	{ "select @@global.read_only|@@global.innodb_read_only read_only", MQ_READ_ONLY },
+	{ "show slave status", MQ_SLAVE_STATUS },
+	{ "show replica status", MQ_REPLICA_STATUS },
+	{ "show readyset status", MQ_READYSET_STATUS },
+	{ "show shoal status", MQ_SHOAL_STATUS },
+};
+
+/* Normalise q into out[NORM_MAX]; its length, or -1 if too long. */
+static int normalise(const char *q, size_t n, char *out)
+{
+	const char *end = q + n;
+	int len = 0;
+
+	while (q < end && isspace((unsigned char)*q))
+		q++;
+	while (end > q && (isspace((unsigned char)end[-1]) || end[-1] == ';'))
+		end--;
+	while (q < end) {
+		if (isspace((unsigned char)*q)) {
+			while (q < end && isspace((unsigned char)*q))
+				q++;
+			if (len >= NORM_MAX)
+				return -1;
+			out[len++] = ' ';
+			continue;
+		}
+		if (len >= NORM_MAX)
+			return -1;
+		out[len++] = (char)tolower((unsigned char)*q++);
+	}
+	return len;
+}
+
+enum monitor_query monitor_match(const char *q, size_t n)
+{
+	char norm[NORM_MAX];
+	size_t i = 0;
+	int len;
+
+	while (i < n && i < 8 && isspace((unsigned char)q[i]))
+		i++;
+	if (i >= n || (q[i] != 's' && q[i] != 'S') || n > 4 * NORM_MAX)
+		return MQ_NONE;
+	len = normalise(q, n, norm);
+	if (len < 0)
+		return MQ_NONE;
+	for (size_t k = 0; k < sizeof(known) / sizeof(known[0]); k++)
+		if (strlen(known[k].text) == (size_t)len && memcmp(known[k].text, norm, (size_t)len) == 0)
+			return known[k].kind;
+	return MQ_NONE;
+}
+
+static void answer_read_only(struct client *c)
+{
+	struct rs_writer w;
+
+	rs_begin(&w, &c->io.out, 1, c->caps, 1);
+	rs_column(&w, "read_only", RS_TYPE_LONGLONG);
+	rs_row_begin(&w);
+	rs_cell_str(&w, "1");
+	rs_row_end(&w);
+	if (rs_end(&w, c->server_status & SESSION_BITS) < 0)
+		client_send_err(c, 1, 1105, "HY000", "Out of memory");
+}
+
+/* No rows: the node is not a replica. A few of the usual columns, so that
+ * clients reading them by name find them. */
+static void answer_replica_status(struct client *c, bool replica)
+{
+	static const char *const slave[] = { "Slave_IO_State", "Master_Host", "Master_User",
+		"Master_Port", "Slave_IO_Running", "Slave_SQL_Running", "Seconds_Behind_Master" };
+	static const char *const repl[] = { "Replica_IO_State", "Source_Host", "Source_User",
+		"Source_Port", "Replica_IO_Running", "Replica_SQL_Running", "Seconds_Behind_Source" };
+	uint8_t seq = 1;
+
+	if (rs_put_table(&c->io.out, &seq, c->caps, c->server_status & SESSION_BITS, 7,
+			 replica ? repl : slave, 0, NULL) < 0)
+		client_send_err(c, 1, 1105, "HY000", "Out of memory");
+}
+
+bool monitor_answer(struct client *c, const uint8_t *pl, uint32_t len)
+{
+	enum monitor_query kind = monitor_match((const char *)pl + 1, len - 1);
+
+	switch (kind) {
+	case MQ_READ_ONLY:
+		answer_read_only(c);
+		return true;
+	case MQ_SLAVE_STATUS:
+	case MQ_REPLICA_STATUS:
+		answer_replica_status(c, kind == MQ_REPLICA_STATUS);
+		return true;
+	case MQ_READYSET_STATUS:
+		cache_status_answer(c, true);
+		return true;
+	case MQ_SHOAL_STATUS:
+		cache_status_answer(c, false);
+		return true;
+	default:
+		return false;
+	}
+}

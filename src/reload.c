@@ -1,0 +1,146 @@
+/*
+ * reload.c: the SIGHUP reload (see reload.h). It owns the list of settings
+ * that may change at runtime; every one of them is read where it is used,
+ * never copied at start. Values are compared as config_get_text() shows
+ * them; secrets, which it shows as "***", are compared directly.
+ */
+#include "reload.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "log.h"
+
+#define VALUE_MAX 4096
+
+enum rt_kind { RT_INT, RT_BOOL, RT_LOG };
+
+struct rt_field {
+	const char *key;
+	size_t off;
+	enum rt_kind kind;
+};
+
+#define RT(field, kind) { #field, offsetof(struct shoal_config, field), kind }
+
+static const struct rt_field runtime[] = {
+	RT(log_level, RT_LOG),
+	RT(cache_ttl_ms, RT_INT),
+	RT(cache_refresh_ms, RT_INT),
+	RT(cache_coalesce_ms, RT_INT),
+	RT(cache_warnings, RT_BOOL),
+	RT(cache_empty, RT_BOOL),
+	RT(read_your_writes_ms, RT_INT),
+	RT(max_client_connections, RT_INT),
+	RT(metrics_max_queries, RT_INT),
+	RT(auto_cache, RT_BOOL),
+	RT(drain_timeout_ms, RT_INT),
+};
+
+struct reload {
+	const struct shoal_config *next;
+	char *was, *now;
+	int applied;
+};
+
+static const struct rt_field *find_runtime(const char *key)
+{
+	for (size_t i = 0; i < sizeof(runtime) / sizeof(runtime[0]); i++)
+		if (strcmp(runtime[i].key, key) == 0)
+			return &runtime[i];
+	return NULL;
+}
+
+static void apply(const struct rt_field *f, const struct shoal_config *src)
+{
+	const char *s = (const char *)src + f->off;
+	char *d = (char *)&g_config + f->off;
+
+	switch (f->kind) {
+	case RT_INT:
+		__atomic_store_n((int *)(void *)d, *(const int *)(const void *)s, __ATOMIC_RELAXED);
+		break;
+	case RT_LOG:
+		__atomic_store_n((int *)(void *)d, *(const int *)(const void *)s, __ATOMIC_RELAXED);
+		log_set_level(src->log_level);
+		break;
+	case RT_BOOL:
+		__atomic_store_n((bool *)(void *)d, *(const bool *)(const void *)s, __ATOMIC_RELAXED);
+		break;
+	}
+}
+
+static bool users_differ(const struct shoal_config *a, const struct shoal_config *b)
+{
+	if (a->n_allowed_users != b->n_allowed_users)
+		return true;
+	for (int i = 0; i < a->n_allowed_users; i++)
+		if (strcmp(a->allowed_users[i].name, b->allowed_users[i].name) != 0 ||
+		    strcmp(a->allowed_users[i].password, b->allowed_users[i].password) != 0)
+			return true;
+	return false;
+}
+
+/* Do the secret parts of key differ (they are shown as "***")? */
+static bool secret_differs(const char *key, const struct shoal_config *a,
+			   const struct shoal_config *b)
+{
+	if (strcmp(key, "upstream_db_url") == 0)
+		return strcmp(a->upstream_url, b->upstream_url) != 0;
+	if (strcmp(key, "monitor_password") == 0)
+		return strcmp(a->monitor_user.password, b->monitor_user.password) != 0;
+	if (strcmp(key, "admin_password") == 0)
+		return strcmp(a->admin_user.password, b->admin_user.password) != 0;
+	if (strcmp(key, "allowed_users") == 0)
+		return users_differ(a, b);
+	return false;
+}
+
+static int compare_one(const char *key, void *arg)
+{
+	struct reload *r = arg;
+	const struct rt_field *f;
+	bool secret = config_is_secret(key);
+
+	if (config_get_text(&g_config, key, r->was, VALUE_MAX) < 0 ||
+	    config_get_text(r->next, key, r->now, VALUE_MAX) < 0)
+		return 0;
+	if (strcmp(r->was, r->now) == 0 && !(secret && secret_differs(key, &g_config, r->next)))
+		return 0;
+	f = find_runtime(key);
+	if (f) {
+		log_info("SIGHUP: %s = %s (was %s): applied", key, r->now, r->was);
+		apply(f, r->next);
+		r->applied++;
+	} else if (secret) {
+		log_warn("SIGHUP: %s changed: needs a restart, not applied", key);
+	} else {
+		log_warn("SIGHUP: %s = %s (running with %s): needs a restart, not applied", key,
+			 r->now, r->was);
+	}
+	return 0;
+}
+
+int config_reload(int argc, char **argv)
+{
+	struct shoal_config *next = malloc(sizeof(*next));
+	struct reload r = { next, malloc(VALUE_MAX), malloc(VALUE_MAX), 0 };
+	int rc = -1;
+
+	if (!next || !r.was || !r.now) {
+		log_error("SIGHUP: out of memory; nothing reloaded");
+	} else if (config_load(next, argc, argv, NULL) != 0) {
+		log_error("SIGHUP: the configuration has errors (see above); nothing changed");
+	} else {
+		config_each(compare_one, &r);
+		log_info("SIGHUP: configuration reloaded from %s: %d setting%s applied",
+			 next->config_file, r.applied, r.applied == 1 ? "" : "s");
+		rc = r.applied;
+	}
+	free(next);
+	free(r.was);
+	free(r.now);
+	return rc;
+}

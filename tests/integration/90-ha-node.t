@@ -1,0 +1,386 @@
+#!/usr/bin/env bash
+# 90-ha-node: the node side of HA behind ProxySQL (docs/operations.md).
+#   - ProxySQL's monitor queries (the five read_only texts, SHOW SLAVE /
+#     REPLICA STATUS) and SHOW READYSET STATUS, answered by the node for the
+#     monitor user and for app, with the upstream up (no upstream connection
+#     for the monitor) and on a node whose upstream is dead;
+#   - the drain on SIGTERM: refused at once, /health 503 and "Maintenance
+#     Mode", idle sessions closed, a running SLEEP finishes with its row, a
+#     transaction closed after COMMIT, another at --drain-timeout-ms, exit 0;
+#   - upstream-down-policy shun with --upstream-down-after-ms 1000 on a
+#     private MariaDB that is dead, started, killed and started again: new
+#     connections get a clear ERR 1429, COM_PING fails, /health 503, the
+#     monitor queries still answer, and the node recovers by itself;
+#   - serve-stale: a cached query is answered past its TTL after the
+#     upstream died, a different one gets a clear error;
+#   - SIGHUP: a changed log_level is applied, a start-only setting is logged
+#     as needing a restart, a broken file changes nothing.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+if fake_mode; then
+  echo "1..0 # SKIP HA behaviour is node-only (fake mode)"
+  exit 0
+fi
+
+work="$BUILD_TEST/ha"
+mkdir -p "$work"
+export PYTHONPATH="$TESTDIR:$PYTHONPATH"
+mdir="$BUILD_TEST/mdb90"
+mport=$(free_port)
+export MDIR="$mdir" MPORT="$mport" WORK="$work"
+
+# The private MariaDB of this test: stopped at exit whatever happened.
+mdb90_stop() {
+  local p
+  p=$(cat "$mdir/pid" 2>/dev/null || true)
+  if is_pid "$p" && grep -q mariadbd "/proc/$p/cmdline" 2>/dev/null; then
+    kill -TERM "$p" 2>/dev/null
+    for _ in $(seq 1 300); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+  fi
+}
+mdb90_stop
+rm -f "$mdir/pid"
+on_exit mdb90_stop
+
+# ------------------------------------------------------------ monitor queries
+hport=$(free_port)
+if ! shoal_start mon --metrics-address "127.0.0.1:$hport"; then not_ok "node starts"; done_testing; exit 1; fi
+ok "node starts (port $mon_PORT)"
+
+PORT=$mon_PORT HPORT=$hport "$PY" - <<'PY'
+import os
+import pymysql
+import rawmysql as r
+from ha_help import MONITOR_TEXTS, query, status_map, ping, http_get
+from taplib import ok, is_, run, done_testing
+
+port, hport = int(os.environ["PORT"]), int(os.environ["HPORT"])
+
+def upstream_conns():
+    _, body = http_get(hport, "/metrics")
+    for line in body.splitlines():
+        if line.startswith("shoal_upstream_connections "):
+            return int(line.split()[1])
+    return None
+
+def monitor_checks(c, who):
+    for t in MONITOR_TEXTS:
+        res = query(c, t)
+        ok(res[0] == "rs" and [n for n, _ in res[1]] == ["read_only"] and res[2] == [["1"]],
+           "%s: %s -> one column read_only, one row, 1" % (who, t), repr(res))
+    res = query(c, "  select   @@GLOBAL.read_only\n READ_ONLY ;")
+    ok(res[0] == "rs" and res[2] == [["1"]], "%s: the same in other case and spacing" % who, repr(res))
+    for t in ("SHOW SLAVE STATUS", "show replica status"):
+        res = query(c, t)
+        ok(res[0] == "rs" and len(res[1]) >= 1 and res[2] == [],
+           "%s: %s -> columns, no rows" % (who, t), repr(res))
+    st = status_map(c)
+    is_(st.get("Status"), "Online", "%s: SHOW READYSET STATUS: Status Online" % who)
+    is_(st.get("Database Connection"), "Connected", "%s:   Database Connection Connected" % who)
+    is_(ping(c), ("ok",), "%s: COM_PING OK" % who)
+
+def monitor_user():
+    before = upstream_conns()
+    c = r.connect(port, "monitor", "monitor")
+    monitor_checks(c, "monitor")
+    is_(upstream_conns(), before, "the monitor's checks opened no upstream connection (%r)" % before)
+    c.close()
+run("monitor user", monitor_user)
+
+def app_user():
+    c = r.connect(port)
+    monitor_checks(c, "app")
+    res = query(c, "SELECT @@global.read_only AS read_only")
+    ok(res[0] == "rs" and res[2] in ([["0"]], [["1"]]), "app: another text goes to the upstream", repr(res))
+    c.close()
+run("app user", app_user)
+
+def pymysql_reads_zero_rows():
+    c = pymysql.connect(host="127.0.0.1", port=port, user="monitor", password="monitor")
+    with c.cursor() as cur:
+        n = cur.execute("SHOW SLAVE STATUS")
+        rows = cur.fetchall()
+        ok(n == 0 and len(rows) == 0 and cur.description and cur.description[0][0] == "Slave_IO_State",
+           "pymysql: SHOW SLAVE STATUS has 0 rows (columns %s...)" % (cur.description or [[None]])[0][0])
+        cur.execute("SELECT @@global.super_read_only read_only")
+        ok(cur.fetchall() == ((1,),) and cur.description[0][0] == "read_only",
+           "pymysql: super_read_only check reads 1 as an integer")
+    c.close()
+run("pymysql", pymysql_reads_zero_rows)
+done_testing(always_zero=True)
+PY
+[ $? -eq 0 ] || not_ok "python part (monitor queries) crashed"
+shoal_stop mon
+
+# a node whose upstream is dead (threshold far away: not shunned here)
+dead=$(free_port)
+if SHOAL_WAIT=greeting shoal_start dead --upstream-db-url "mysql://app:pw@127.0.0.1:$dead/shoaltest" \
+  --upstream-down-after-ms 600000; then
+  PORT=$dead_PORT DEAD=$dead "$PY" - <<'PY'
+import os
+import rawmysql as r
+from ha_help import MONITOR_TEXTS, query, status_map, ping
+from taplib import ok, is_, run, done_testing
+
+port, dead = int(os.environ["PORT"]), os.environ["DEAD"]
+
+def dead_upstream():
+    c = r.connect(port, "monitor", "monitor")
+    for t in MONITOR_TEXTS:
+        res = query(c, t)
+        ok(res[0] == "rs" and res[2] == [["1"]], "dead upstream, monitor: %s -> 1" % t, repr(res))
+    res = query(c, "SHOW SLAVE STATUS")
+    ok(res[0] == "rs" and res[2] == [], "dead upstream, monitor: SHOW SLAVE STATUS empty", repr(res))
+    st = status_map(c)
+    is_(st.get("Database Connection"), "Unreachable", "dead upstream: Database Connection Unreachable")
+    is_(st.get("Status"), "Online", "  ... Status Online (within the threshold)")
+    is_(ping(c), ("ok",), "  ... COM_PING OK")
+    c.close()
+    res = r.login_result(port)
+    ok(res[0] == "err" and res[1] == 1429 and ("127.0.0.1:" + dead) in res[3],
+       "dead upstream: app's login fails with 1429 naming the upstream", repr(res))
+run("dead upstream", dead_upstream)
+done_testing(always_zero=True)
+PY
+  [ $? -eq 0 ] || not_ok "python part (dead upstream) crashed"
+  shoal_stop dead
+else
+  not_ok "node on a dead upstream starts"
+fi
+
+# ------------------------------------------------------------------- drain
+hport=$(free_port)
+if shoal_start drain --metrics-address "127.0.0.1:$hport" --drain-timeout-ms 5000; then
+  PORT=$drain_PORT HPORT=$hport PID=$drain_PID "$PY" - <<'PY'
+import os
+import signal
+import time
+import rawmysql as r
+from ha_help import query, result, status_map, health, port_refuses, wait_for
+from taplib import ok, is_, diag, run, done_testing
+
+port, hport, pid = int(os.environ["PORT"]), int(os.environ["HPORT"]), int(os.environ["PID"])
+
+def exited():
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().split(")")[-1].split()[0] in ("Z", "X")
+    except OSError:
+        return True
+
+def drain():
+    idle = r.connect(port)
+    query(idle, "SELECT 1")
+    mon = r.connect(port, "monitor", "monitor")
+    tx1, tx2 = r.connect(port), r.connect(port)
+    for c in (tx1, tx2):
+        query(c, "BEGIN")
+        query(c, "SELECT 1")
+    sl = r.connect(port, timeout=15)
+    sl.write_packet(b"\x03SELECT SLEEP(2) AS slept", 0)
+    time.sleep(0.3)
+    t0 = time.time()
+    os.kill(pid, signal.SIGTERM)
+    ok(wait_for(lambda: port_refuses(port), 1.0, 0.02), "SIGTERM: new connections refused at once")
+    code, h = health(hport)
+    ok(code == 503 and h.get("status") == "draining", "  /health 503, status draining", repr((code, h)))
+    ok(idle.is_closed(2), "  an idle session is closed")
+    ok(mon.is_closed(2), "  an idle monitor session is closed")
+    res = query(tx1, "SELECT 3")
+    ok(res[0] == "rs" and res[2] == [["3"]], "  a session inside a transaction is still served", repr(res))
+    st = status_map(tx1)
+    is_(st.get("Status"), "Maintenance Mode", "  SHOW READYSET STATUS: Status Maintenance Mode")
+    res = result(sl, sl.read_result())
+    ok(res[0] == "rs" and res[2] == [["0"]] and time.time() - t0 >= 1.4,
+       "  the running SELECT SLEEP(2) completes with its row", repr(res))
+    ok(sl.is_closed(2), "  ... then that session is closed")
+    ok(not tx1.is_closed(0.3), "  the transaction session stays open until it ends")
+    res = query(tx1, "COMMIT")
+    is_(res, ("ok",), "  COMMIT answered")
+    ok(tx1.is_closed(2), "  ... then the session is closed")
+    ok(tx2.is_closed(9), "  a transaction never ended is closed at --drain-timeout-ms")
+    ok(wait_for(exited, 5), "  the node exits")
+    took = time.time() - t0
+    ok(4.5 <= took <= 9, "  ... after the 5 s drain timeout (%.1f s)" % took)
+run("drain", drain)
+done_testing(always_zero=True)
+PY
+  [ $? -eq 0 ] || not_ok "python part (drain) crashed"
+  wait "$drain_PID" 2>/dev/null
+  is "$?" 0 "drain: the node exits with status 0"
+  drain_PID=""
+  shoal_stop drain
+  like "$(cat "$drain_LOG")" "received signal 15: draining" "drain: the log tells the drain"
+  like "$(cat "$drain_LOG")" "drain timeout \(5000 ms\): closing the 1 remaining session" \
+    "  ... and its timeout"
+else
+  not_ok "node for the drain test starts"
+fi
+
+# ------------------------------------------------------- upstream down: shun
+hport=$(free_port)
+if SHOAL_WAIT=none shoal_start shun --upstream-db-url "mysql://app:pw@127.0.0.1:$mport/shoaltest" \
+  --upstream-down-after-ms 1000 --metrics-address "127.0.0.1:$hport"; then
+  PORT=$shun_PORT HPORT=$hport "$PY" - <<'PY'
+import os
+import time
+import pymysql
+import rawmysql as r
+from ha_help import (MONITOR_TEXTS, first_packet, health, mdb_kill, mdb_start, ping, query,
+                     status_map, wait_for)
+from taplib import ok, is_, diag, run, done_testing
+
+port, hport = int(os.environ["PORT"]), int(os.environ["HPORT"])
+mdir, mport, work = os.environ["MDIR"], int(os.environ["MPORT"]), os.environ["WORK"]
+where = "127.0.0.1:%d" % mport
+
+def shunned(fp):
+    return fp[0] == "err" and fp[1] == 1429 and fp[2] == "HY000" and "unreachable" in fp[3] and where in fp[3]
+
+def shun():
+    ok(wait_for(lambda: first_packet(port)[0] != "refused", 10), "node listening")
+    time.sleep(1.6)
+    fp = first_packet(port)
+    ok(shunned(fp), "dead upstream for 1.6 s: a new connection gets ERR 1429 naming the upstream", repr(fp))
+    try:
+        pymysql.connect(host="127.0.0.1", port=port, user="monitor", password="monitor").close()
+        ok(False, "  pymysql sees the error")
+    except pymysql.err.OperationalError as e:
+        ok(e.args[0] == 1429 and "unreachable" in e.args[1], "  pymysql sees it: %r" % (e.args,))
+    code, h = health(hport)
+    ok(code == 503 and h.get("status") == "upstream_down", "  /health 503 upstream_down", repr((code, h)))
+    pid = mdb_start(os.environ["SRCDIR"], mdir, mport, work + "/mdb90.log")
+    ok(pid, "a MariaDB starts on the upstream's port")
+    ok(wait_for(lambda: first_packet(port)[0] == "greeting", 15, 0.2),
+       "  the node recovers by itself: new connections get a greeting")
+    c = r.connect(port)
+    res = query(c, "SELECT 90")
+    ok(res[0] == "rs" and res[2] == [["90"]], "  app logs in and queries", repr(res))
+    is_(health(hport)[0], 200, "  /health 200")
+
+    mon = r.connect(port, "monitor", "monitor")
+    mdb_kill(pid)
+    ok(c.is_closed(3), "upstream killed: a session whose upstream connection died is closed at once")
+    time.sleep(1.5)
+    res = ping(mon)
+    ok(res[0] == "err" and res[1] == 1429 and "unreachable" in res[3],
+       "  after 1.5 s: COM_PING on an open monitor session gets an error", repr(res))
+    fp = first_packet(port)
+    ok(shunned(fp), "  a new connection gets ERR 1429", repr(fp))
+    is_(health(hport)[0], 503, "  /health 503")
+    for t in MONITOR_TEXTS[:1] + ["SHOW SLAVE STATUS"]:
+        res = query(mon, t)
+        ok(res[0] == "rs", "  the monitor session still gets %s answered" % t, repr(res))
+    is_(status_map(mon).get("Database Connection"), "Unreachable", "  READYSET STATUS: Unreachable")
+    pid = mdb_start(os.environ["SRCDIR"], mdir, mport, work + "/mdb90.log")
+    ok(pid, "MariaDB started again")
+    ok(wait_for(lambda: ping(mon) == ("ok",), 15, 0.2), "  COM_PING on the monitor session OK again")
+    ok(r.login_result(port)[0] == "ok", "  new logins work")
+    is_(health(hport)[0], 200, "  /health 200")
+run("shun", shun)
+done_testing(always_zero=True)
+PY
+  [ $? -eq 0 ] || not_ok "python part (shun) crashed"
+  check "the shun node keeps running" shoal_alive shun
+  shoal_stop shun
+  is "${shun_STATUS:-}" 0 "  ... and stops with status 0"
+else
+  not_ok "node for the shun test starts"
+fi
+
+# -------------------------------------------------- upstream down: serve-stale
+hport=$(free_port)
+if [ -s "$mdir/pid" ] && shoal_start stale --upstream-db-url "mysql://app:pw@127.0.0.1:$mport/shoaltest" \
+  --upstream-down-policy serve-stale --cache-ttl-ms 1000 --auto-cache --metrics-address "127.0.0.1:$hport"; then
+  PORT=$stale_PORT HPORT=$hport "$PY" - <<'PY'
+import os
+import time
+import rawmysql as r
+from ha_help import MONITOR_TEXTS, health, http_get, mdb_kill, mdb_start, query, wait_for
+from taplib import ok, is_, diag, run, done_testing
+
+port, hport = int(os.environ["PORT"]), int(os.environ["HPORT"])
+mdir, mport, work = os.environ["MDIR"], int(os.environ["MPORT"]), os.environ["WORK"]
+
+def stale_hits():
+    for line in http_get(hport, "/metrics")[1].splitlines():
+        if line.startswith("shoal_cache_stale_hits_total "):
+            return int(line.split()[1])
+    return None
+
+def serve_stale():
+    d = r.connect(mport)
+    for sql in ("DROP TABLE IF EXISTS t90", "CREATE TABLE t90 (id INT PRIMARY KEY, v VARCHAR(20))",
+                "INSERT INTO t90 VALUES (1, 'one'), (2, 'two')"):
+        query(d, sql)
+    d.close()
+    c = r.connect(port)
+    q1, q2 = "SELECT v FROM t90 WHERE id = 1", "SELECT v FROM t90 WHERE id = 2"
+    query(c, q1)
+    res = query(c, q1)
+    dest = query(c, "EXPLAIN LAST STATEMENT")
+    ok(res[0] == "rs" and res[2] == [["one"]] and dest[0] == "rs" and dest[2][0][0] == "readyset_shallow",
+       "a query is cached", repr((res, dest)))
+    with open(mdir + "/pid") as f:
+        mdb_kill(int(f.read().split()[0]))
+    time.sleep(2)
+    res = query(c, q1)
+    ok(res[0] == "rs" and res[2] == [["one"]], "upstream dead for 2 s: the cached query is still answered (TTL 1 s)",
+       repr(res))
+    res = query(c, q2)
+    ok(res[0] == "err" and res[1] == 1429 and "unreachable" in res[3] and "cached" in res[3],
+       "  a different query gets a clear error", repr(res))
+    res = query(c, q1)
+    ok(res[0] == "rs" and res[2] == [["one"]], "  the session still answers the cached query", repr(res))
+    res = query(c, MONITOR_TEXTS[0])
+    ok(res[0] == "rs" and res[2] == [["1"]], "  and the monitor texts", repr(res))
+    n = stale_hits()
+    ok(n is not None and n >= 2, "  shoal_cache_stale_hits_total counts them (%r)" % n)
+    code, h = health(hport)
+    ok(code == 200 and h.get("upstream") == "down", "  /health stays 200 (upstream down) under serve-stale",
+       repr((code, h)))
+    res = r.login_result(port)
+    ok(res[0] == "err" and res[1] == 1429, "  a new login fails with 1429", repr(res))
+    pid = mdb_start(os.environ["SRCDIR"], mdir, mport, work + "/mdb90.log")
+    ok(pid and wait_for(lambda: r.login_result(port)[0] == "ok", 15, 0.2),
+       "upstream back: new logins work")
+    res = query(c, q2)
+    ok(res[0] == "err" and "reconnect" in res[3] and c.is_closed(3),
+       "  the old session gets an error at its next upstream query and is closed", repr(res))
+run("serve-stale", serve_stale)
+done_testing(always_zero=True)
+PY
+  [ $? -eq 0 ] || not_ok "python part (serve-stale) crashed"
+  shoal_stop stale
+else
+  not_ok "node for the serve-stale test starts (with the private MariaDB up)"
+fi
+
+# ------------------------------------------------------------------- SIGHUP
+cfg="$work/hup.conf"
+printf 'log_level = info\ncache_ttl_ms = 5000\n' >"$cfg"
+if shoal_start hup --config "$cfg"; then
+  printf 'log_level = debug\ncache_ttl_ms = 7000\nmemory_limit = 64M\n' >"$cfg"
+  kill -HUP "$hup_PID"
+  sleep 0.5
+  log=$(cat "$hup_LOG")
+  like "$log" "SIGHUP: log_level = debug \(was info\): applied" "SIGHUP: the log says log_level was applied"
+  like "$log" "SIGHUP: cache_ttl_ms = 7000 \(was 5000\): applied" "  ... and cache_ttl_ms"
+  like "$log" "SIGHUP: memory_limit = 67108864 \(running with 1073741824\): needs a restart" \
+    "  ... memory_limit needs a restart"
+  via_to hup -N -e 'select 1' >/dev/null
+  sleep 0.2
+  like "$(cat "$hup_LOG")" "DEBUG client [0-9]+ .*closed" "  debug lines appear after the reload"
+  printf 'log_level = loud\n' >"$cfg"
+  kill -HUP "$hup_PID"
+  sleep 0.5
+  like "$(cat "$hup_LOG")" "SIGHUP: the configuration has errors" "  a broken file: nothing changes"
+  check "  the node keeps running" shoal_alive hup
+  is "$(via_to hup -N -e 'select 91')" 91 "  and serving"
+  shoal_stop hup
+else
+  not_ok "node with a config file starts"
+fi
+
+done_testing

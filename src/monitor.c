@@ -8,7 +8,9 @@
 #include "monitor.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cache/commands.h"
 #include "client.h"
@@ -34,6 +36,20 @@ static const struct {
 	{ "show readyset status", MQ_READYSET_STATUS },
 	{ "show shoal status", MQ_SHOAL_STATUS },
 };
+
+/* Cheap first look: "show ..." or "select" + spaces + "@@". */
+static bool might_be_monitor(const char *q, size_t n)
+{
+	size_t i = 6;
+
+	if (n >= 4 && strncasecmp(q, "show", 4) == 0)
+		return true;
+	if (n < 8 || strncasecmp(q, "select", 6) != 0)
+		return false;
+	while (i < n && isspace((unsigned char)q[i]))
+		i++;
+	return i > 6 && i + 1 < n && q[i] == '@' && q[i + 1] == '@';
+}
 
 /* Normalise q into out[NORM_MAX]; its length, or -1 if too long. */
 static int normalise(const char *q, size_t n, char *out)
@@ -71,6 +87,8 @@ enum monitor_query monitor_match(const char *q, size_t n)
 		i++;
 	if (i >= n || (q[i] != 's' && q[i] != 'S') || n > 4 * NORM_MAX)
 		return MQ_NONE;
+	if (!might_be_monitor(q + i, n - i))
+		return MQ_NONE; /* every other SELECT: no normalising on the hit path */
 	len = normalise(q, n, norm);
 	if (len < 0)
 		return MQ_NONE;

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# 95-fuzz-smoke: a short run of every libFuzzer target of tests/fuzz/
+# (scripts/fuzz --seconds 15, two targets at a time): one test per target,
+# ok when the target ran and found no crash. A crash whose signature is
+# listed in tests/fuzz/known-crashes (reported, not fixed yet) is a TODO.
+# Skips when clang cannot build libFuzzer targets here. Needs no node and
+# no MariaDB. SHOAL_FUZZ_SECONDS overrides the 15 s per target. Logs go to
+# $BUILD_TEST/fuzz/ (under scripts/test) or a temporary directory.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+secs=${SHOAL_FUZZ_SECONDS:-15}
+
+mapfile -t targets < <(scripts/fuzz --list)
+if [ ${#targets[@]} -eq 0 ]; then
+  echo "1..0 # SKIP no fuzz targets in tests/fuzz/"
+  exit 0
+fi
+if ! scripts/fuzz --check >/dev/null 2>&1; then
+  echo "1..0 # SKIP clang cannot build libFuzzer targets here (clang, libclang-rt-dev)"
+  exit 0
+fi
+echo "1..${#targets[@]}"
+# logs and results of this run apart from any other run of scripts/fuzz
+if [ -n "${BUILD_TEST:-}" ]; then
+  run="$BUILD_TEST/fuzz"
+  rm -rf "$run"
+else
+  run=$(mktemp -d)
+  trap 'rm -rf "$run"' EXIT
+fi
+mkdir -p "$run"
+out="$run/fuzz.out"
+FUZZ_RUN_DIR="$run" scripts/fuzz --seconds "$secs" --jobs 2 "${targets[@]}" >"$out" 2>&1
+rc=$?
+sed 's/^/# /' "$out"
+
+i=0
+for t in "${targets[@]}"; do
+  i=$((i + 1))
+  res="$run/results/$t"
+  if [ $rc = 2 ] || [ ! -f "$res" ]; then
+    echo "not ok $i - $t: no result (scripts/fuzz exited $rc)"
+    continue
+  fi
+  execs=$(sed -n 's/^execs=//p' "$res")
+  s=$(sed -n 's/^seconds=//p' "$res")
+  crashes=$(sed -n 's/^crashes=//p' "$res")
+  if [ "${execs:-0}" -gt 0 ] && [ "$crashes" = 0 ]; then
+    echo "ok $i - $t: $execs execs in $s s, no crash"
+    continue
+  fi
+  if [ "${execs:-0}" = 0 ] && [ "$crashes" = 0 ]; then
+    echo "not ok $i - $t: ran no input"
+    continue
+  fi
+  # known (reported) crash? every signature must match a listed text
+  todo=""
+  sigs=$(sed -n 's/^summary=[0-9]* //p' "$res")
+  while IFS=$'\t' read -r kt ktext knote; do
+    [ "$kt" = "$t" ] || continue
+    if [ -n "$sigs" ] && ! grep -vqF -- "$ktext" <<<"$sigs"; then todo=$knote; fi
+  done < <(grep -v '^#' tests/fuzz/known-crashes 2>/dev/null || true)
+  if [ -n "$todo" ]; then
+    echo "not ok $i - $t: $crashes crash input(s) in build-fuzz/crashes/$t/ # TODO known: $todo"
+  else
+    echo "not ok $i - $t: $crashes crash input(s) in build-fuzz/crashes/$t/"
+  fi
+  sed -n 's/^summary=/#   /p' "$res"
+done
+exit 0

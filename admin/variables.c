@@ -27,46 +27,13 @@
 #include "config.h"
 #include "internal.h"
 #include "log.h"
+#include "runtime.h"
 #include "users.h"
 
 #define VALUE_MAX 16384
 #define PREFIX "shoal-"
 #define PREFIX_LEN 6
 
-enum rt_kind { RT_INT, RT_U32, RT_BOOL, RT_STR, RT_LOG };
-
-struct rt_field {
-	const char *key;
-	size_t off;
-	size_t size;
-	enum rt_kind kind;
-};
-
-#define RT(k, field, kind) { k, offsetof(struct shoal_config, field), \
-	sizeof(((struct shoal_config *)0)->field), kind }
-
-/* The settings that LOAD SHOAL VARIABLES TO RUNTIME applies. Every one is
- * read where it is used, never copied at start. docs/admin.md lists them. */
-static const struct rt_field rt_fields[] = {
-	RT("log_level", log_level, RT_LOG),
-	RT("cache_ttl_ms", cache_ttl_ms, RT_INT),
-	RT("cache_refresh_ms", cache_refresh_ms, RT_INT),
-	RT("cache_coalesce_ms", cache_coalesce_ms, RT_INT),
-	RT("cache_warnings", cache_warnings, RT_BOOL),
-	RT("cache_empty", cache_empty, RT_BOOL),
-	RT("auto_cache", auto_cache, RT_BOOL),
-	RT("read_your_writes_ms", read_your_writes_ms, RT_INT),
-	RT("max_client_connections", max_client_connections, RT_INT),
-	RT("metrics_max_queries", metrics_max_queries, RT_INT),
-	RT("upstream_connect_timeout_ms", upstream_connect_timeout_ms, RT_INT),
-	RT("handshake_timeout_ms", handshake_timeout_ms, RT_INT),
-	RT("max_allowed_packet", max_allowed_packet, RT_U32),
-	RT("cache_max_entry_size", cache_max_entry_size, RT_U32),
-	RT("admin_user", admin_user.name, RT_STR),
-	RT("admin_password", admin_user.password, RT_STR),
-};
-
-#define N_RT (sizeof rt_fields / sizeof rt_fields[0])
 
 struct change {
 	char key[64];
@@ -100,17 +67,9 @@ void vars_key_to_name(const char *key, char *name, size_t cap)
 			name[i] = '-';
 }
 
-static const struct rt_field *rt_find(const char *key)
-{
-	for (size_t i = 0; i < N_RT; i++)
-		if (strcmp(rt_fields[i].key, key) == 0)
-			return &rt_fields[i];
-	return NULL;
-}
-
 bool vars_is_runtime(const char *key)
 {
-	return rt_find(key) != NULL;
+	return runtime_setting(key);
 }
 
 static bool is_password_key(const char *key)
@@ -213,32 +172,6 @@ static int parse_into(struct shoal_config *scratch, const char *key, const char 
 	return display_of(scratch, key, norm, normcap);
 }
 
-static void apply_field(const struct shoal_config *src, const struct rt_field *f)
-{
-	const char *s = (const char *)src + f->off;
-	char *d = (char *)&g_config + f->off;
-
-	switch (f->kind) {
-	case RT_INT:
-		__atomic_store_n((int *)(void *)d, *(const int *)(const void *)s, __ATOMIC_RELAXED);
-		break;
-	case RT_LOG:
-		__atomic_store_n((int *)(void *)d, *(const int *)(const void *)s, __ATOMIC_RELAXED);
-		log_set_level(g_config.log_level);
-		break;
-	case RT_U32:
-		__atomic_store_n((uint32_t *)(void *)d, *(const uint32_t *)(const void *)s,
-				 __ATOMIC_RELAXED);
-		break;
-	case RT_BOOL:
-		__atomic_store_n((bool *)(void *)d, *(const bool *)(const void *)s, __ATOMIC_RELAXED);
-		break;
-	case RT_STR:
-		memcpy(d, s, f->size);
-		break;
-	}
-}
-
 /* Check one row; a changed setting is parsed into scratch and recorded. */
 static int check_row(struct shoal_config *scratch, const char *name, const char *value,
 		     struct change *ch, int *n, char *buf, char *err, size_t errlen)
@@ -331,10 +264,7 @@ int vars_load(sqlite3 *db, const char *table, struct admin_reply *r, char *err, 
 		return -1;
 	}
 	for (int i = 0; i < n; i++) {
-		const struct rt_field *f = rt_find(ch[i].key);
-
-		if (f) {
-			apply_field(scratch, f);
+		if (runtime_apply(ch[i].key, scratch)) {
 			applied++;
 			log_info("admin: %s changed at runtime", ch[i].name);
 		} else if (r) {

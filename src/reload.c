@@ -12,65 +12,15 @@
 
 #include "config.h"
 #include "log.h"
+#include "runtime.h"
 
 #define VALUE_MAX 4096
-
-enum rt_kind { RT_INT, RT_BOOL, RT_LOG };
-
-struct rt_field {
-	const char *key;
-	size_t off;
-	enum rt_kind kind;
-};
-
-#define RT(field, kind) { #field, offsetof(struct shoal_config, field), kind }
-
-static const struct rt_field runtime[] = {
-	RT(log_level, RT_LOG),
-	RT(cache_ttl_ms, RT_INT),
-	RT(cache_refresh_ms, RT_INT),
-	RT(cache_coalesce_ms, RT_INT),
-	RT(cache_warnings, RT_BOOL),
-	RT(cache_empty, RT_BOOL),
-	RT(read_your_writes_ms, RT_INT),
-	RT(max_client_connections, RT_INT),
-	RT(metrics_max_queries, RT_INT),
-	RT(auto_cache, RT_BOOL),
-	RT(drain_timeout_ms, RT_INT),
-};
 
 struct reload {
 	const struct shoal_config *next;
 	char *was, *now;
 	int applied;
 };
-
-static const struct rt_field *find_runtime(const char *key)
-{
-	for (size_t i = 0; i < sizeof(runtime) / sizeof(runtime[0]); i++)
-		if (strcmp(runtime[i].key, key) == 0)
-			return &runtime[i];
-	return NULL;
-}
-
-static void apply(const struct rt_field *f, const struct shoal_config *src)
-{
-	const char *s = (const char *)src + f->off;
-	char *d = (char *)&g_config + f->off;
-
-	switch (f->kind) {
-	case RT_INT:
-		__atomic_store_n((int *)(void *)d, *(const int *)(const void *)s, __ATOMIC_RELAXED);
-		break;
-	case RT_LOG:
-		__atomic_store_n((int *)(void *)d, *(const int *)(const void *)s, __ATOMIC_RELAXED);
-		log_set_level(src->log_level);
-		break;
-	case RT_BOOL:
-		__atomic_store_n((bool *)(void *)d, *(const bool *)(const void *)s, __ATOMIC_RELAXED);
-		break;
-	}
-}
 
 static bool users_differ(const struct shoal_config *a, const struct shoal_config *b)
 {
@@ -101,7 +51,6 @@ static bool secret_differs(const char *key, const struct shoal_config *a,
 static int compare_one(const char *key, void *arg)
 {
 	struct reload *r = arg;
-	const struct rt_field *f;
 	bool secret = config_is_secret(key);
 
 	if (config_get_text(&g_config, key, r->was, VALUE_MAX) < 0 ||
@@ -109,10 +58,9 @@ static int compare_one(const char *key, void *arg)
 		return 0;
 	if (strcmp(r->was, r->now) == 0 && !(secret && secret_differs(key, &g_config, r->next)))
 		return 0;
-	f = find_runtime(key);
-	if (f) {
+	if (runtime_setting(key)) {
 		log_info("SIGHUP: %s = %s (was %s): applied", key, r->now, r->was);
-		apply(f, r->next);
+		runtime_apply(key, r->next);
 		r->applied++;
 	} else if (secret) {
 		log_warn("SIGHUP: %s changed: needs a restart, not applied", key);

@@ -580,7 +580,8 @@ static void answer_listing(struct client *c, bool caches, const struct cache_cmd
 	size_t n;
 
 	registry_each(collect, &l);
-	qsort(l.defs, l.n, sizeof(*l.defs), by_rank_then_count);
+	if (l.n > 1)
+		qsort(l.defs, l.n, sizeof(*l.defs), by_rank_then_count);
 	n = a->limit >= 0 && (size_t)a->limit < l.n ? (size_t)a->limit : l.n;
 	rs_begin(&w, &c->io.out, 1, c->caps, caches ? 5 : 4);
 	rs_column(&w, "query_id", RS_TYPE_VAR_STRING);

@@ -179,7 +179,8 @@ static int by_rule_id(const void *a, const void *b)
 /* Sorted by rule_id; a repeated rule_id is an error. */
 static int sort_rules(struct rules_set *s, char *err, size_t errlen)
 {
-	qsort(s->r, s->n, sizeof(*s->r), by_rule_id);
+	if (s->n > 1)
+		qsort(s->r, s->n, sizeof(*s->r), by_rule_id);
 	for (size_t i = 1; i < s->n; i++) {
 		if (s->r[i].row.rule_id == s->r[i - 1].row.rule_id) {
 			snprintf(err, errlen, "rule %lld appears twice", (long long)s->r[i].row.rule_id);

@@ -24,6 +24,8 @@
 #include "health.h"
 #include "log.h"
 #include "monitor.h"
+#include "mux.h"
+#include "pool.h"
 #include "probe.h"
 #include "stats.h"
 #include "worker.h"
@@ -36,7 +38,6 @@ static atomic_uint next_conn_id = 1;
 
 static void process_input(struct client *c);
 static void pump_upstream(struct client *c);
-static void on_upstream(struct upstream *u, enum upstream_event ev, void *owner);
 
 void client_send_err(struct client *c, uint8_t seq, uint16_t code, const char *state, const char *fmt, ...)
 {
@@ -50,17 +51,38 @@ void client_send_err(struct client *c, uint8_t seq, uint16_t code, const char *s
 		log_warn("client %u: out of memory for an error packet", c->id);
 }
 
+static bool upstream_busy(const struct client *c);
+static bool state_on_conn(const struct client *c);
+
+/* The session ends: its connection goes back to the pool when it is
+ * between commands and holds nothing of the session's; else it is closed
+ * (an open transaction is rolled back by that). */
+static void give_back(struct client *c)
+{
+	if (!c->up)
+		return;
+	if (c->up->st != UP_READY || (!upstream_busy(c) && !c->held && !state_on_conn(c) &&
+				      (c->st != CS_CLOSING || c->drained)))
+		pool_release(c);
+	else
+		pool_discard(c);
+}
+
 void client_close(struct client *c, const char *why)
 {
 	struct worker *w = c->w;
 
 	log_debug("client %u (%s) closed: %s", c->id, c->peer, why);
-	if (c->st < CS_READY || (c->st == CS_CLOSING && !c->drained))
+	if (c->st < CS_CONNECTING || c->login_pending || (c->st == CS_CLOSING && !c->drained))
 		STAT_INC(client_connections_aborted);
 	ev_io_stop(w->loop, &c->watcher);
 	ev_timer_stop(w->loop, &c->timer);
+	pool_forget(c);
+	give_back(c);
 	cache_session_free(c);
-	upstream_close(c->up, c->st == CS_READY || c->drained);
+	mux_free(c);
+	if (c->pinned_counted)
+		STAT_DEC(upstream_pinned);
 	sbuf_close(&c->io);
 	worker_remove_client(w, c);
 	STAT_DEC(client_connections);
@@ -101,33 +123,30 @@ bool client_flush(struct client *c)
 /* A command of this session is upstream and its answer is awaited. */
 static bool upstream_busy(const struct client *c)
 {
-	return c->st == CS_RELAYING || c->st == CS_SETTINGS || c->st == CS_REFRESHING;
+	return c->st == CS_RELAYING || c->st == CS_SETTINGS || c->st == CS_REFRESHING ||
+	       c->st == CS_SYNCING;
 }
 
-/* Arm the upstream watcher for the current relay state. An idle
- * connection is watched too, so that the upstream closing it is seen at
- * once. */
+/* Arm the upstream watcher for the current relay state. A held connection
+ * without a command is watched too, so that the upstream closing it is
+ * seen at once. */
 static void arm_upstream(struct client *c)
 {
-	bool rd = (upstream_busy(c) && sbuf_out_pending(&c->io) < CLIENT_OUT_HIGH) ||
-		  c->st == CS_READY;
+	bool rd = !upstream_busy(c) || sbuf_out_pending(&c->io) < CLIENT_OUT_HIGH;
 
 	if (c->up)
 		upstream_want(c->up, rd, sbuf_out_pending(&c->up->io) > 0 || c->up->io.ssl_want_write);
 }
 
+static void upstream_lost(struct client *c, const char *why);
+
 /* Flush both sides and re-arm; the end of every event handler. */
 static void settle(struct client *c)
 {
-	if (c->up && (sbuf_out_pending(&c->up->io) > 0 || c->up->io.ssl_want_write) &&
+	if (c->up && c->up->st == UP_READY && (sbuf_out_pending(&c->up->io) > 0 || c->up->io.ssl_want_write) &&
 	    sbuf_flush(&c->up->io) == SBUF_ERROR) {
-		upstream_close(c->up, false);
-		c->up = NULL;
-		probe_kick();
-		if (c->st == CS_RELAYING && c->relay.packets == 0)
-			client_send_err(c, 1, ERR_NET_READ_ERROR, "08S01",
-					"Lost connection to upstream server during query");
-		c->st = CS_CLOSING;
+		upstream_lost(c, "write failed");
+		return;
 	}
 	if (!client_flush(c))
 		return;
@@ -135,60 +154,103 @@ static void settle(struct client *c)
 	client_arm(c);
 }
 
-/* Under serve-stale a session whose upstream connection broke is kept
- * (without one) unless part of an answer already reached the client or a
- * long command is still arriving. */
+/* Does the session have upstream state that a new connection would not? */
+static bool state_on_conn(const struct client *c)
+{
+	return c->pin_forever || c->pin_lock || client_in_txn(c) || cache_stmt_holds_conn(c);
+}
+
+/* The front command will not run: drop it (and the cache fill it was to
+ * make). The caller queued its error. */
+static void drop_front(struct client *c)
+{
+	uint32_t len;
+	uint8_t s;
+
+	if (c->held) {
+		sbuf_in_consume(&c->io, c->held);
+		c->held = 0;
+	} else if (sbuf_packet_ready(&c->io, &len, &s)) {
+		sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
+	}
+	if (c->pass_pending || c->st == CS_RELAYING || c->st == CS_SETTINGS)
+		cache_abort(c);
+	c->pass_pending = false;
+	free(c->delta);
+	c->delta = NULL;
+	c->cur_sv = 0;
+}
+
+/* Under serve-stale a session whose upstream state was lost is kept
+ * (without a connection) unless part of an answer already reached the
+ * client or a long command is still arriving. */
 static bool keep_when_lost(const struct client *c)
 {
 	if (g_config.upstream_down_policy != DOWN_POLICY_SERVE_STALE || c->cont_packets)
 		return false;
-	if (c->st == CS_RELAYING)
-		return c->relay.packets == 0;
-	return c->st == CS_READY || c->st == CS_SETTINGS || c->st == CS_REFRESHING;
+	return !(c->st == CS_RELAYING && c->relay.packets > 0);
 }
 
-/* The upstream connection broke, and the upstream check is asked to find
- * out whether the upstream is down. A client waiting for an answer of
- * which no byte was sent gets an error. Then the session ends, since its
- * upstream state (transaction, variables, temporary tables) is gone; under
+/* Send the front command again on another connection: the one it went to
+ * was a pooled one that turned out broken before answering. */
+static bool retry_front(struct client *c)
+{
+	if (c->st != CS_RELAYING || !c->held || c->retried || state_on_conn(c) || c->login_pending)
+		return false;
+	STAT_INC(upstream_retries);
+	pool_discard(c);
+	c->held = 0;
+	c->retried = true;
+	c->pass_pending = true;
+	c->st = CS_READY;
+	process_input(c);
+	return true;
+}
+
+/* The session's upstream connection broke (the upstream check is asked to
+ * find out whether the upstream is down). A command whose answer had not
+ * started is sent again once on a fresh connection when that is safe, else
+ * it fails. A result cut short, or session state lost with the connection
+ * (transaction, locks, temporary tables, ...), ends the session; under
  * serve-stale it stays, answering from the cache only (lost_command). */
 static void upstream_lost(struct client *c, const char *why)
 {
-	bool keep = keep_when_lost(c);
+	bool lost_state = state_on_conn(c), cut = c->st == CS_RELAYING && c->relay.packets > 0;
 
 	log_info("client %u: upstream connection lost: %s", c->id, why);
-	cache_abort(c);
-	upstream_close(c->up, false);
-	c->up = NULL;
 	probe_kick();
-	if ((c->st == CS_RELAYING && c->relay.packets == 0) || (c->st == CS_SETTINGS && !keep))
-		client_send_err(c, 1, ERR_NET_READ_ERROR, "08S01",
-				"Lost connection to upstream server during query");
-	if (keep) {
-		/* in CS_SETTINGS the client's command is still queued */
-		c->up_lost = true;
+	if (retry_front(c))
+		return;
+	pool_discard(c);
+	if (c->st == CS_REFRESHING) {
+		cache_abort(c);
 		c->st = CS_READY;
-		process_input(c);
+	} else if (upstream_busy(c) && !cut) {
+		client_send_err(c, c->login_pending ? c->seq : 1, ERR_NET_READ_ERROR, "08S01",
+				"Lost connection to upstream server during query");
+		drop_front(c);
+		c->st = c->login_pending ? CS_CLOSING : CS_READY;
+	}
+	if (cut || ((lost_state || c->st == CS_CLOSING) && !keep_when_lost(c))) {
+		cache_abort(c);
+		c->st = CS_CLOSING;
+		settle(c);
 		return;
 	}
-	c->st = CS_CLOSING;
-	settle(c);
+	if (lost_state) {
+		c->up_lost = true;
+		c->pin_forever = c->pin_lock = false;
+		c->server_status = ST_AUTOCOMMIT;
+	}
+	process_input(c);
 }
 
-static bool start_upstream(struct client *c)
+static void login_done(struct client *c)
 {
-	struct upstream_params p = {
-		.client_caps = c->caps,
-		.collation = c->collation,
-		.db = c->db[0] ? c->db : NULL,
-	};
-
-	c->up = upstream_open(c->w->loop, &p, on_upstream, c);
-	if (!c->up) {
-		client_close(c, "out of memory");
-		return false;
-	}
-	return true;
+	pkt_put_ok(&c->io.out, c->seq, 0, 0, ST_AUTOCOMMIT, 0, c->caps);
+	c->login_pending = false;
+	c->changing_user = false;
+	ev_timer_stop(c->w->loop, &c->timer);
 }
 
 void client_authenticated(struct client *c)
@@ -199,68 +261,108 @@ void client_authenticated(struct client *c)
 		return;
 	}
 	if (c->changing_user) {
-		/* a fresh upstream session: CMD_CHANGE_USER resets all state */
-		upstream_close(c->up, true);
-		c->up = NULL;
+		/* CMD_CHANGE_USER resets all session state */
+		mux_reset(c);
 		c->up_lost = false;
 		cache_session_reset(c);
 	}
+	mux_login(c);
 	if (c->is_monitor) {
-		pkt_put_ok(&c->io.out, c->seq, 0, 0, ST_AUTOCOMMIT, 0, c->caps);
 		c->st = CS_READY;
-		c->changing_user = false;
-		ev_timer_stop(c->w->loop, &c->timer);
+		login_done(c);
 		return;
 	}
-	c->st = CS_CONNECTING;
+	/* a connection is borrowed (and brought to the session's schema) before
+	 * the OK, so that an unreachable upstream or unknown schema fail here */
 	c->login_pending = true;
-	start_upstream(c);
+	c->st = CS_CONNECTING;
+	switch (pool_acquire(c)) {
+	case POOL_GOT:
+		c->st = CS_READY;
+		break;
+	case POOL_PENDING:
+		break;
+	case POOL_NOMEM:
+		client_send_err(c, c->seq, ERR_UPSTREAM_UNREACHABLE, "HY000", "Shoal: out of memory");
+		c->st = CS_CLOSING;
+		break;
+	}
 }
 
-static void upstream_connected(struct client *c)
+/* process_input: a login waits for its connection's sync. false: not yet. */
+static bool finish_login(struct client *c)
 {
-	if (c->login_pending) {
-		pkt_put_ok(&c->io.out, c->seq, 0, 0, ST_AUTOCOMMIT, 0, c->caps);
-		c->login_pending = false;
-		c->changing_user = false;
-		ev_timer_stop(c->w->loop, &c->timer);
+	int rc = mux_sync_step(c);
+
+	if (rc > 0)
+		return false;
+	if (rc < 0) {
+		pool_discard(c);
+		client_send_err(c, c->seq, ERR_UPSTREAM_UNREACHABLE, "HY000",
+				"Shoal: cannot prepare an upstream connection");
+		c->st = CS_CLOSING;
+		return false;
 	}
-	c->st = CS_READY;
+	login_done(c);
+	return true;
+}
+
+void client_pool_ready(struct client *c)
+{
+	if (c->st == CS_CONNECTING)
+		c->st = CS_READY;
 	process_input(c);
 }
 
-static void upstream_failed(struct client *c)
+void client_pool_failed(struct client *c)
 {
 	struct upstream *u = c->up;
 	uint8_t seq = c->login_pending ? c->seq : 1;
-	uint32_t len;
-	uint8_t s;
 
-	log_warn("cannot connect to upstream %s:%u: %s", g_config.upstream_host,
-		 g_config.upstream_port, u->err);
-	if (u->err_code >= 2000 && u->err_code < 3000) /* the connector's own errors */
-		client_send_err(c, seq, ERR_UPSTREAM_UNREACHABLE, "HY000",
-				"Can't connect to upstream server at '%s:%u': %s (client error %u)",
-				g_config.upstream_host, g_config.upstream_port, u->err, u->err_code);
-	else
-		client_send_err(c, seq, (uint16_t)u->err_code, u->sqlstate[0] ? u->sqlstate : "HY000",
-				"%s", u->err);
-	upstream_close(u, false);
-	c->up = NULL;
+	if (!u) {
+		client_send_err(c, seq, ERR_UPSTREAM_UNREACHABLE, "HY000", "Shoal: out of memory");
+	} else {
+		log_warn("cannot connect to upstream %s:%u: %s", g_config.upstream_host,
+			 g_config.upstream_port, u->err);
+		if (u->err_code >= 2000 && u->err_code < 3000) /* the connector's own errors */
+			client_send_err(c, seq, ERR_UPSTREAM_UNREACHABLE, "HY000",
+					"Can't connect to upstream server at '%s:%u': %s (client error %u)",
+					g_config.upstream_host, g_config.upstream_port, u->err, u->err_code);
+		else
+			client_send_err(c, seq, (uint16_t)u->err_code, u->sqlstate[0] ? u->sqlstate : "HY000",
+					"%s", u->err);
+		pool_discard(c);
+	}
 	if (c->login_pending) {
 		c->st = CS_CLOSING;
-		return;
+	} else {
+		drop_front(c);
+		c->st = CS_READY;
 	}
-	/* a lazily opened upstream: drop the command, keep the session */
-	if (sbuf_packet_ready(&c->io, &len, &s))
-		sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
-	c->st = CS_READY;
+	process_input(c);
+}
+
+void client_pool_timeout(struct client *c)
+{
+	int n = g_config.workers > 0 ? g_config.workers : 1;
+
+	client_send_err(c, c->login_pending ? c->seq : 1, ERR_CON_COUNT_ERROR, "08004",
+			"Too many connections: Shoal's upstream pool is exhausted (max_upstream_connections=%d, "
+			"%d per worker, all busy for %d ms)", g_config.max_upstream_connections,
+			(g_config.max_upstream_connections + n - 1) / n, g_config.upstream_wait_timeout_ms);
+	if (c->login_pending) {
+		c->st = CS_CLOSING;
+	} else {
+		drop_front(c);
+		c->st = CS_READY;
+	}
+	process_input(c);
 }
 
 /* Where the answer being relayed goes: the client, or the cache. */
 static struct pbuf *answer_sink(struct client *c)
 {
-	if (c->st == CS_SETTINGS)
+	if (c->st == CS_SETTINGS || c->st == CS_SYNCING)
 		return &c->scratch;
 	if (c->st == CS_REFRESHING)
 		return &c->fill_buf;
@@ -273,11 +375,20 @@ static void answer_complete(struct client *c)
 		cache_settings_done(c);         /* back to CS_READY */
 	} else if (c->st == CS_REFRESHING) {
 		cache_refresh_done(c);          /* back to CS_READY */
+	} else if (c->st == CS_SYNCING) {
+		if (!mux_sync_done(c)) {        /* back to CS_READY */
+			if (c->login_pending)
+				c->st = CS_CLOSING;
+			else
+				drop_front(c);
+		}
 	} else {
 		c->st = CS_READY;
 		cache_answer_done(c);
+		mux_answer_done(c);
 	}
-	sbuf_shrink(&c->up->io);
+	if (c->up)
+		sbuf_shrink(&c->up->io);
 }
 
 /* Feed whole upstream packets to the relay while the client keeps up.
@@ -292,16 +403,24 @@ static bool feed_relay(struct client *c)
 	       sbuf_packet_ready(up, &len, &seq)) {
 		struct pbuf *out = answer_sink(c);
 		size_t before = out->len;
-		int rc = relay_feed(&c->relay, sbuf_in_ptr(up), PKT_HEADER_LEN + len, out);
+		int rc;
 
+		if (c->held) { /* the answer started: no retry from here on */
+			sbuf_in_consume(&c->io, c->held);
+			c->held = 0;
+		}
+		rc = relay_feed(&c->relay, sbuf_in_ptr(up), PKT_HEADER_LEN + len, out);
 		sbuf_in_consume(up, PKT_HEADER_LEN + len);
 		if (rc < 0) {
 			STAT_INC(protocol_errors);
 			upstream_lost(c, "unexpected packet from upstream");
 			return false;
 		}
-		if (c->fill && c->st == CS_RELAYING)
-			cache_tee(c, before);
+		if (c->st == CS_RELAYING) {
+			if (c->fill)
+				cache_tee(c, before);
+			mux_relayed(c, out, before);
+		}
 		if (rc == 1)
 			answer_complete(c);
 	}
@@ -318,7 +437,7 @@ static void pump_upstream(struct client *c)
 	for (;;) {
 		if (!feed_relay(c))
 			return;
-		if (c->st == CS_READY) {
+		if (c->st == CS_READY || c->st == CS_CLOSING) {
 			process_input(c);
 			return;
 		}
@@ -346,7 +465,7 @@ static void upstream_idle_input(struct client *c)
 		      : r == SBUF_ERROR ? "read error while idle" : "unexpected data while idle");
 }
 
-static void upstream_io(struct client *c)
+void client_upstream_io(struct client *c)
 {
 	struct sbuf *up = &c->up->io;
 	enum sbuf_io r;
@@ -357,7 +476,11 @@ static void upstream_io(struct client *c)
 			return;
 		}
 	}
-	if (upstream_busy(c) && sbuf_out_pending(&c->io) < CLIENT_OUT_HIGH) {
+	if (upstream_busy(c)) {
+		if (sbuf_out_pending(&c->io) >= CLIENT_OUT_HIGH) {
+			settle(c);
+			return;
+		}
 		r = sbuf_read(up, CLIENT_READ_MAX);
 		if (r == SBUF_EOF || r == SBUF_ERROR) {
 			upstream_lost(c, r == SBUF_EOF ? "closed by upstream" : "read error");
@@ -366,30 +489,7 @@ static void upstream_io(struct client *c)
 		pump_upstream(c);
 		return;
 	}
-	if (c->st == CS_READY) {
-		upstream_idle_input(c);
-		return;
-	}
-	settle(c);
-}
-
-static void on_upstream(struct upstream *u, enum upstream_event ev, void *owner)
-{
-	struct client *c = owner;
-
-	(void)u;
-	switch (ev) {
-	case UP_EV_CONNECTED:
-		upstream_connected(c);
-		return;
-	case UP_EV_FAILED:
-		upstream_failed(c);
-		process_input(c);
-		return;
-	case UP_EV_IO:
-		upstream_io(c);
-		return;
-	}
+	upstream_idle_input(c);
 }
 
 static bool is_known_command(uint8_t cmd)
@@ -407,19 +507,24 @@ static bool is_known_command(uint8_t cmd)
 	}
 }
 
-/* Forward one client packet (header included) to the upstream. */
-static bool forward_packet(struct client *c, uint32_t len)
+/* Forward one client packet (header included) to the upstream. A command
+ * sent on a reused pooled connection stays in the input (held) until its
+ * answer starts, to be sent again if that connection turns out broken. */
+static bool forward_packet(struct client *c, uint32_t len, bool hold)
 {
 	if (pbuf_append(&c->up->io.out, sbuf_in_ptr(&c->io), PKT_HEADER_LEN + len) < 0) {
 		client_close(c, "out of memory");
 		return false;
 	}
-	sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
 	c->cont_packets = len == PKT_MAX_PAYLOAD;
+	if (hold && !c->cont_packets)
+		c->held = PKT_HEADER_LEN + len;
+	else
+		sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
 	return true;
 }
 
-enum hc_result { HC_NEXT, HC_STOP, HC_CLOSED, HC_FORWARD };
+enum hc_result { HC_NEXT, HC_STOP, HC_CLOSED, HC_FORWARD, HC_NEED_UP };
 
 static void send_upstream_down(struct client *c, const char *what)
 {
@@ -444,11 +549,11 @@ static bool answer_ping(struct client *c)
 	return true;
 }
 
-/* A command of a session that lost its upstream connection (serve-stale).
+/* A command of a session that lost its upstream state (serve-stale).
  * The cache answers what it can. The rest fails: with a clear error while
  * the upstream is down; once it is back, the session ends, since its
- * upstream state (variables, temporary tables, prepared statements) is
- * gone and the client must reconnect. */
+ * upstream state (transaction, temporary tables, locks) is gone and the
+ * client must reconnect. */
 static enum hc_result lost_command(struct client *c, uint32_t len)
 {
 	const uint8_t *pl = sbuf_in_ptr(&c->io) + PKT_HEADER_LEN;
@@ -478,24 +583,21 @@ static enum hc_result cache_step(struct client *c, uint32_t len)
 	case CSTEP_PENDING:   /* waiting: the command stays queued */
 	case CSTEP_BLOCKED:
 		return HC_STOP;
+	case CSTEP_NEED_UP:
+		return HC_NEED_UP;
 	default:
 		return HC_FORWARD;
 	}
 }
 
-/* One whole command packet is at the front of the input. */
-static enum hc_result handle_command(struct client *c, uint32_t len)
+/* Everything answered without an upstream connection. HC_FORWARD or
+ * HC_NEED_UP when one is needed. */
+static enum hc_result local_command(struct client *c, uint32_t len)
 {
 	const uint8_t *pl = sbuf_in_ptr(&c->io) + PKT_HEADER_LEN;
 	uint8_t cmd = len ? pl[0] : 0xff;
 	enum hc_result r;
 
-	if (cmd == CMD_QUIT) {
-		client_close(c, "COM_QUIT");
-		return HC_CLOSED;
-	}
-	if (c->st == CS_REFRESHING && cmd != CMD_QUERY && cmd != CMD_STMT_EXECUTE)
-		return HC_STOP; /* only cache hits while a refresh is upstream */
 	if (cmd == CMD_QUERY && monitor_answer(c, pl, len)) {
 		sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
 		return HC_NEXT;
@@ -517,24 +619,107 @@ static enum hc_result handle_command(struct client *c, uint32_t len)
 	}
 	if (c->up_lost)
 		return lost_command(c, len);
-	if (!c->up) {
-		/* opened lazily; the command stays queued until it is up */
-		c->st = CS_CONNECTING;
-		return start_upstream(c) ? HC_STOP : HC_CLOSED;
-	}
 	r = cache_step(c, len);
 	if (r != HC_FORWARD)
 		return r;
+	if (mux_local(c, pl, len)) {
+		sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
+		return HC_NEXT;
+	}
+	return HC_FORWARD;
+}
+
+/* While the upstream is known to be down, a command that needs it fails at
+ * once (no connection attempt) under serve-stale, or under shun once the
+ * node is out of rotation. true: the error was sent. */
+static bool upstream_known_down(struct client *c)
+{
+	if (health_upstream_up())
+		return false;
+	if (g_config.upstream_down_policy == DOWN_POLICY_SERVE_STALE)
+		send_upstream_down(c, "only cached results are served (upstream_down_policy=serve-stale)");
+	else if (health_upstream_down_too_long())
+		send_upstream_down(c, "the node is out of rotation");
+	else
+		return false;
+	drop_front(c);
+	return true;
+}
+
+/* Send the front command on c->up and relay its answer. */
+static enum hc_result forward_command(struct client *c, uint32_t len)
+{
+	const uint8_t *pl = sbuf_in_ptr(&c->io) + PKT_HEADER_LEN;
+	uint8_t cmd = pl[0];
+	size_t at = c->up->io.out.len;
+	bool answered = relay_kind_of(cmd) != RK_NONE;
+
+	c->pass_pending = false;
+	mux_note_command(c, pl, len);
 	c->cmd_start_us = cache_now_us();
-	if (!forward_packet(c, len))
+	if (!forward_packet(c, len, answered && c->up->uses > 0))
 		return HC_CLOSED;
+	if (!mux_fix_forwarded(c, at)) {
+		client_close(c, "out of memory");
+		return HC_CLOSED;
+	}
 	c->cont_total = len;
-	STAT_INC(queries);
+	if (!c->retried)
+		STAT_INC(queries);
 	relay_start(&c->relay, cmd, c->caps);
 	cache_relay_setup(c, cmd);
-	if (relay_kind_of(cmd) != RK_NONE)
+	if (answered)
 		c->st = CS_RELAYING;
 	return HC_NEXT;
+}
+
+/* One whole command packet is at the front of the input. */
+static enum hc_result handle_command(struct client *c, uint32_t len)
+{
+	uint8_t cmd = len ? sbuf_in_ptr(&c->io)[PKT_HEADER_LEN] : 0xff;
+	enum hc_result r = HC_FORWARD;
+
+	if (cmd == CMD_QUIT) {
+		client_close(c, "COM_QUIT");
+		return HC_CLOSED;
+	}
+	if (c->st == CS_REFRESHING && cmd != CMD_QUERY && cmd != CMD_STMT_EXECUTE)
+		return HC_STOP; /* only cache hits while a refresh is upstream */
+	if (!c->pass_pending) {
+		r = local_command(c, len);
+		if (r != HC_FORWARD && r != HC_NEED_UP)
+			return r;
+		c->pass_pending = r == HC_FORWARD;
+	}
+	if (!c->up && upstream_known_down(c))
+		return HC_NEXT;
+	if (!c->up) {
+		switch (pool_acquire(c)) {
+		case POOL_GOT:
+			break;
+		case POOL_PENDING:
+			c->st = CS_CONNECTING;
+			return HC_STOP;
+		case POOL_NOMEM:
+			client_close(c, "out of memory");
+			return HC_CLOSED;
+		}
+	}
+	switch (mux_sync_step(c)) {
+	case 1:
+		return HC_STOP;
+	case -1:
+		pool_discard(c);
+		client_send_err(c, 1, ERR_UPSTREAM_UNREACHABLE, "HY000",
+				"Shoal: cannot prepare an upstream connection for this session");
+		drop_front(c);
+		return HC_NEXT;
+	default:
+		break;
+	}
+	if (r == HC_NEED_UP)
+		return HC_NEXT; /* ask the cache again, with a connection now */
+	return forward_command(c, len);
 }
 
 /* Continuation packets of a command over 16 MiB go straight through. */
@@ -546,14 +731,13 @@ static bool forward_continuation(struct client *c)
 	while (c->cont_packets && sbuf_packet_ready(&c->io, &len, &seq)) {
 		c->cont_total += len;
 		if (c->cont_total > g_config.max_allowed_packet) {
-			upstream_close(c->up, false);
-			c->up = NULL;
+			pool_discard(c);
 			client_send_err(c, (uint8_t)(seq + 1), ERR_NET_PACKET_TOO_LARGE, "08S01",
 					"Got a packet bigger than 'max_allowed_packet' bytes");
 			c->st = CS_CLOSING;
 			return true;
 		}
-		if (!forward_packet(c, len))
+		if (!forward_packet(c, len, false))
 			return false;
 	}
 	return true;
@@ -627,6 +811,29 @@ void client_drain(struct client *c)
 	settle(c);
 }
 
+/* Between commands: give the connection back unless the session is
+ * pinned to it (mux_pinned) or already has its next command. */
+static void maybe_release(struct client *c)
+{
+	uint32_t len;
+	uint8_t seq;
+	bool pinned;
+
+	if (!c->up || (c->st != CS_READY && c->st != CS_WAITING) || c->held)
+		return;
+	pinned = mux_pinned(c);
+	if (pinned != c->pinned_counted) {
+		if (pinned)
+			STAT_INC(upstream_pinned);
+		else
+			STAT_DEC(upstream_pinned);
+		c->pinned_counted = pinned;
+	}
+	if (pinned || (c->st == CS_READY && sbuf_packet_ready(&c->io, &len, &seq)))
+		return;
+	pool_release(c);
+}
+
 /* Consume as much buffered input as the state allows, then settle. */
 static void process_input(struct client *c)
 {
@@ -641,6 +848,8 @@ static void process_input(struct client *c)
 				break;
 			continue;
 		}
+		if (c->login_pending && c->st == CS_READY && !finish_login(c))
+			break;
 		if (c->st == CS_RELAYING && c->cont_packets && !forward_continuation(c))
 			return;
 		if ((c->st != CS_READY && c->st != CS_REFRESHING) || !sbuf_header_ready(&c->io, &len, &seq))
@@ -659,6 +868,8 @@ static void process_input(struct client *c)
 		sbuf_in_consume(&c->io, sbuf_in_len(&c->io));
 	else if (drain_due(c))
 		close_for_drain(c);
+	else
+		maybe_release(c);
 	settle(c);
 }
 

@@ -8,7 +8,10 @@
  *   CS_AUTH_SWITCH   auth-switch request sent, waiting for the new token
  *   CS_AUTH_SHA2     caching_sha2 full auth: waiting for the cleartext
  *                    password (TLS) or a public-key request / RSA blob
- *   CS_CONNECTING    authenticated; the upstream connection is being opened
+ *   CS_CONNECTING    waiting for a pooled upstream connection (being opened,
+ *                    or queued while the pool is exhausted)
+ *   CS_SYNCING       the borrowed connection is being brought to the
+ *                    session's state (schema, SET, a statement prepared)
  *   CS_READY         waiting for the next command
  *   CS_RELAYING      a command is upstream; its response is being relayed
  *   CS_SETTINGS      an internal query reads the session's settings (cache key)
@@ -33,6 +36,7 @@
 #include "handshake.h"
 #include "relay.h"
 #include "sbuf.h"
+#include "sessvars.h"
 #include "upstream.h"
 #include "cache/store.h"
 
@@ -45,6 +49,7 @@ enum client_state {
 	CS_AUTH_SWITCH,
 	CS_AUTH_SHA2,
 	CS_CONNECTING,
+	CS_SYNCING,
 	CS_READY,
 	CS_RELAYING,
 	CS_SETTINGS,
@@ -67,6 +72,8 @@ struct stmt_info {
 	uint8_t prep_settings[4];     /* settings id when prepared (0: unknown) */
 	struct pbuf meta;             /* its last column definitions (metadata caching) */
 	struct cache_def *def;
+	uint64_t serial;              /* in the statement registry (stmtreg.h) */
+	bool cursor;                  /* an execute opened a cursor not yet exhausted */
 };
 
 struct client {
@@ -136,6 +143,24 @@ struct client {
 	struct pbuf prep_text;        /* text of the COM_STMT_PREPARE in flight */
 	struct pbuf prep_meta;        /* its column definitions */
 	struct stmt_info *cur_stmt;
+
+	/* multiplexing (mux.c, pool.c) */
+	struct sess_state sv;         /* the session's upstream state */
+	struct sv_delta *delta;       /* what the forwarded statement changes */
+	unsigned cur_sv;              /* SV_* flags of the forwarded statement */
+	bool pin_forever, pin_lock;
+	uint8_t sticky;               /* keep the connection for the next command */
+	bool pinned_counted;          /* counted in the upstream_pinned gauge */
+	bool pass_pending;            /* the cache let the front command pass: forward it once up */
+	bool retried;                 /* the front command was resent once already */
+	uint32_t held;                /* forwarded bytes still at the front of the input (retry) */
+	uint32_t next_stmt_id;        /* client-visible statement ids */
+	uint32_t prep_id;             /* id given to the COM_STMT_PREPARE in flight */
+	struct pbuf prep_resp;        /* its answer as the client got it */
+	uint8_t sync_what;            /* the sync step in flight (mux.c) */
+	struct client *pq_next;       /* the pool's queue or grant list */
+	bool pq_queued, pq_granted;
+	ev_timer pool_timer;
 };
 
 /* Inside a transaction: the upstream's last status says so, or autocommit

@@ -162,6 +162,25 @@ static const struct setting settings[] = {
 	  .flag = "max-client-connections", .type = T_INT, .off = OFF(max_client_connections),
 	  .min = 1, .max = 1000000, .metavar = "N", .def = "10000",
 	  .help = "Most client connections open at once (1..1000000)." },
+	{ .key = "max_upstream_connections", .env = "MAX_UPSTREAM_CONNECTIONS",
+	  .flag = "max-upstream-connections", .type = T_INT, .off = OFF(max_upstream_connections),
+	  .min = 1, .max = 100000, .metavar = "N", .def = "64",
+	  .help = "Most upstream connections open at once, split evenly across the workers "
+		  "(1..100000). Sessions share them: see docs/architecture.md, Multiplexing." },
+	{ .key = "upstream_wait_timeout_ms", .env = "UPSTREAM_WAIT_TIMEOUT_MS",
+	  .flag = "upstream-wait-timeout-ms", .type = T_INT, .off = OFF(upstream_wait_timeout_ms),
+	  .min = 1, .max = 3600000, .metavar = "MS", .def = "10000",
+	  .help = "How long a session waits for a free upstream connection when the pool is "
+		  "exhausted before its command fails with error 1040 (1..3600000)." },
+	{ .key = "upstream_max_idle_ms", .env = "UPSTREAM_MAX_IDLE_MS",
+	  .flag = "upstream-max-idle-ms", .type = T_INT, .off = OFF(upstream_max_idle_ms),
+	  .min = 0, .max = 86400000, .metavar = "MS", .def = "60000",
+	  .help = "Pooled upstream connections idle longer than this are closed "
+		  "(0..86400000; 0: never)." },
+	{ .key = "multiplexing", .env = "MULTIPLEXING", .flag = "multiplexing", .type = T_BOOL,
+	  .off = OFF(multiplexing), .metavar = "BOOL", .def = "true",
+	  .help = "Share upstream connections between sessions. Off: each session keeps the "
+		  "connection it first borrows until it ends (still within max_upstream_connections)." },
 	{ .key = "handshake_timeout_ms", .env = "HANDSHAKE_TIMEOUT_MS", .flag = "handshake-timeout-ms",
 	  .type = T_INT, .off = OFF(handshake_timeout_ms), .min = 1, .max = 3600000,
 	  .metavar = "MS", .def = "10000",
@@ -840,6 +859,10 @@ void config_defaults(struct shoal_config *cfg)
 	cfg->tls_mode = TLS_MODE_OPTIONAL;
 	cfg->max_allowed_packet = 67108864;
 	cfg->max_client_connections = 10000;
+	cfg->max_upstream_connections = 64;
+	cfg->upstream_wait_timeout_ms = 10000;
+	cfg->upstream_max_idle_ms = 60000;
+	cfg->multiplexing = true;
 	cfg->handshake_timeout_ms = 10000;
 	cfg->workers = online_cpus();
 	cfg->log_level = LOG_LEVEL_INFO;

@@ -68,6 +68,10 @@ struct shoal_config {
 	/* limits */
 	uint32_t max_allowed_packet;     /* default 64 MiB (67108864) */
 	int max_client_connections;      /* default 10000 */
+	int max_upstream_connections;    /* the pools' total (pool.h); default 64 */
+	int upstream_wait_timeout_ms;    /* longest wait for a pooled connection; default 10000 */
+	int upstream_max_idle_ms;        /* idle pooled connections closed after; default 60000 */
+	bool multiplexing;               /* share upstream connections; default true */
 	int handshake_timeout_ms;        /* default 10000 */
 
 	/* threads and process */

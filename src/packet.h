@@ -75,6 +75,8 @@ enum {
 #define ST_LAST_ROW_SENT     0x0080
 #define ST_NO_BACKSLASH_ESCAPES 0x0200
 #define ST_SESSION_STATE_CHANGED    0x4000
+/* The status bits that describe the session rather than one answer. */
+#define SESSION_STATUS_BITS (ST_IN_TRANS | ST_AUTOCOMMIT | ST_NO_BACKSLASH_ESCAPES | 0x2000)
 
 /* error codes the node itself raises */
 #define ERR_CON_COUNT_ERROR      1040
@@ -85,6 +87,8 @@ enum {
 #define ERR_NET_PACKET_TOO_LARGE 1153
 #define ERR_NET_READ_ERROR       1158
 #define ERR_NET_PACKETS_OUT_OF_ORDER 1156
+#define ERR_UNKNOWN_STMT_HANDLER 1243
+#define ERR_STMT_HAS_NO_OPEN_CURSOR 1421
 #define ERR_NOT_SUPPORTED_AUTH_MODE 1251
 #define ERR_SECURE_TRANSPORT_REQUIRED 3159
 #define ERR_CONN_HOST_ERROR      2003 /* client-side code: never sent to clients */

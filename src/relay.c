@@ -130,7 +130,7 @@ static void read_ok_status(struct relay *r, const uint8_t *pl, size_t n)
 
 	pcur_init(&c, pl + 1, n - 1);
 	r->affected = pcur_lenenc(&c, NULL);
-	pcur_lenenc(&c, NULL);
+	r->insert_id = pcur_lenenc(&c, NULL);
 	r->status = pcur_u16(&c);
 	r->warnings = pcur_u16(&c);
 	r->status_valid = !c.err;

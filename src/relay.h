@@ -58,6 +58,7 @@ struct relay {
 	uint64_t packets;     /* forwarded so far */
 	uint64_t rows;
 	uint64_t affected;    /* affected rows of the last OK */
+	uint64_t insert_id;   /* last insert id of the last OK */
 	bool status_valid;    /* status/warnings come from an OK or EOF */
 	bool saw_err;         /* the answer is or ends with an ERR */
 	uint32_t results;     /* result sets seen (column counts) */

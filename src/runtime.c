@@ -36,6 +36,8 @@ static const struct rt_field fields[] = {
 	RT("metrics_max_queries", metrics_max_queries, RT_INT),
 	RT("upstream_connect_timeout_ms", upstream_connect_timeout_ms, RT_INT),
 	RT("handshake_timeout_ms", handshake_timeout_ms, RT_INT),
+	RT("upstream_wait_timeout_ms", upstream_wait_timeout_ms, RT_INT),
+	RT("upstream_max_idle_ms", upstream_max_idle_ms, RT_INT),
 	RT("drain_timeout_ms", drain_timeout_ms, RT_INT),
 	RT("max_allowed_packet", max_allowed_packet, RT_U32),
 	RT("cache_max_entry_size", cache_max_entry_size, RT_U32),

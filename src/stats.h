@@ -17,6 +17,15 @@ struct shoal_stats {
 	atomic_uint_fast64_t auth_failures;
 	atomic_uint_fast64_t upstream_connections;      /* open now */
 	atomic_uint_fast64_t upstream_connect_errors;
+	/* the upstream pool (pool.c) */
+	atomic_uint_fast64_t upstream_idle;             /* pooled connections idle now */
+	atomic_uint_fast64_t upstream_connections_peak; /* most open at once since start */
+	atomic_uint_fast64_t upstream_borrows;          /* connections lent to sessions */
+	atomic_uint_fast64_t upstream_waits;            /* sessions that queued for one */
+	atomic_uint_fast64_t upstream_wait_timeouts;    /* ... and gave up (error 1040) */
+	atomic_uint_fast64_t upstream_retries;          /* commands resent after a broken idle one */
+	atomic_uint_fast64_t upstream_pinned;           /* sessions pinned to a connection now */
+	atomic_uint_fast64_t upstream_syncs;            /* state applied to a borrowed connection */
 	atomic_uint_fast64_t queries;                   /* commands relayed */
 	atomic_uint_fast64_t protocol_errors;           /* malformed client input */
 	atomic_uint_fast64_t cache_hits;                /* commands answered from the cache */

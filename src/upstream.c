@@ -19,6 +19,8 @@ typedef unsigned char uchar;
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 
 #include "config.h"
@@ -220,6 +222,26 @@ static void wait_for(struct upstream *u, int status)
 	}
 }
 
+/* A partitioned upstream sends no FIN or RST: without these a command sent
+ * to it, or an idle pooled connection, would hang for the kernel's
+ * retransmission time (many minutes). Unacknowledged data fails the socket
+ * after UPSTREAM_TCP_USER_TIMEOUT_MS; idle connections are probed. A long
+ * query is not affected: the server acknowledges what it was sent. */
+#define UPSTREAM_TCP_USER_TIMEOUT_MS 10000
+static void set_socket_timeouts(int fd)
+{
+	int on = 1, idle = 10, intvl = 5, cnt = 3, uto = UPSTREAM_TCP_USER_TIMEOUT_MS;
+
+	if (fd < 0)
+		return;
+	if (setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on)) < 0 ||
+	    setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle)) < 0 ||
+	    setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl)) < 0 ||
+	    setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt)) < 0 ||
+	    setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &uto, sizeof(uto)) < 0)
+		log_debug("upstream socket options: %s (a unix socket?)", strerror(errno));
+}
+
 static void become_ready(struct upstream *u)
 {
 	MARIADB_PVIO *pvio = u->mysql->net.pvio;
@@ -227,10 +249,17 @@ static void become_ready(struct upstream *u)
 	ev_io_stop(u->loop, &u->watcher);
 	ev_timer_stop(u->loop, &u->timer);
 	sbuf_init(&u->io, mysql_get_socket(u->mysql));
+	set_socket_timeouts(u->io.fd);
 	if (pvio && pvio->ctls)
 		u->io.ssl = (SSL *)pvio->ctls->ssl;
 	u->st = UP_READY;
-	STAT_INC(upstream_connections);
+	{
+		uint64_t n = STAT_INC(upstream_connections) + 1;
+		uint64_t peak = STAT_GET(upstream_connections_peak);
+
+		while (n > peak && !atomic_compare_exchange_weak(&g_stats.upstream_connections_peak, &peak, n))
+			;
+	}
 	health_upstream_ok();
 	u->cb(u, UP_EV_CONNECTED, u->owner);
 }
@@ -363,12 +392,14 @@ struct upstream *upstream_open(struct ev_loop *loop, const struct upstream_param
 	u->cb = cb;
 	u->owner = owner;
 	u->collation = p->collation;
-	u->want_caps = UP_BASE_CAPS | (p->client_caps & UP_CLIENT_CAPS);
+	u->key = upstream_key(p->client_caps);
+	u->want_caps = u->key & ~CAP_X_EXT_METADATA;
 	u->keep_ext = (p->client_caps & CAP_X_EXT_METADATA) != 0;
-	if (!g_config.upstream_tls)
-		u->want_caps &= ~CAP_SSL;
 	if (p->db)
 		snprintf(u->db, sizeof(u->db), "%s", p->db);
+	sv_init(&u->sv);
+	snprintf(u->sv.db, sizeof(u->sv.db), "%s", u->db);
+	sv_names_from_collation(&u->sv, p->collation);
 	sbuf_init(&u->io, -1);
 	mysql_options(u->mysql, MYSQL_OPT_NONBLOCK, 0);
 	set_common_options(u->mysql);
@@ -413,6 +444,60 @@ void upstream_close(struct upstream *u, bool send_quit)
 		shutdown(mysql_get_socket(u->mysql), SHUT_RDWR);
 	pbuf_free(&u->io.in);
 	pbuf_free(&u->io.out);
+	sv_free(&u->sv);
+	free(u->stmts);
 	mysql_close(u->mysql);
 	free(u);
+}
+
+uint32_t upstream_key(uint32_t client_caps)
+{
+	uint32_t k = UP_BASE_CAPS | (client_caps & UP_CLIENT_CAPS);
+
+	if (!g_config.upstream_tls)
+		k &= ~CAP_SSL;
+	return k | (client_caps & CAP_X_EXT_METADATA);
+}
+
+uint32_t upstream_stmt_id(struct upstream *u, uint64_t serial)
+{
+	for (uint16_t i = 0; i < u->n_stmts; i++) {
+		if (u->stmts[i].serial == serial) {
+			u->stmts[i].used = ++u->stmt_clock;
+			return u->stmts[i].up_id;
+		}
+	}
+	return 0;
+}
+
+void upstream_stmt_add(struct upstream *u, uint64_t serial, uint32_t up_id, uint32_t *evict)
+{
+	struct up_stmt *s = NULL;
+
+	*evict = 0;
+	if (u->n_stmts == u->cap_stmts && u->cap_stmts < UP_STMTS_MAX) {
+		uint16_t cap = u->cap_stmts ? (uint16_t)(u->cap_stmts * 2) : 8;
+		struct up_stmt *n = realloc(u->stmts, cap * sizeof(*n));
+
+		if (n) {
+			u->stmts = n;
+			u->cap_stmts = cap;
+		}
+	}
+	if (u->n_stmts < u->cap_stmts) {
+		s = &u->stmts[u->n_stmts++];
+	} else if (u->n_stmts) {
+		/* full: replace the least recently used */
+		s = &u->stmts[0];
+		for (uint16_t i = 1; i < u->n_stmts; i++)
+			if (u->stmts[i].used < s->used)
+				s = &u->stmts[i];
+		*evict = s->up_id;
+	} else {
+		*evict = up_id; /* no memory for a map: close it again */
+		return;
+	}
+	s->serial = serial;
+	s->up_id = up_id;
+	s->used = ++u->stmt_clock;
 }

@@ -24,6 +24,17 @@
 #include <stdint.h>
 
 #include "sbuf.h"
+#include "sessvars.h"
+
+struct client;
+
+/* A statement prepared on this connection: the registry's serial
+ * (stmtreg.h) and the upstream's id for it. */
+struct up_stmt {
+	uint64_t serial;
+	uint32_t up_id;
+	uint64_t used;           /* the connection's stmt_clock at last use */
+};
 
 enum upstream_state {
 	UP_CONNECTING,   /* connector is connecting and authenticating */
@@ -70,7 +81,33 @@ struct upstream {
 	unsigned err_code;
 	char sqlstate[6];
 	char err[512];
+
+	/* pooling (pool.c): every upstream connection belongs to its worker's
+	 * pool; a session uses it for one command or while pinned */
+	uint32_t key;            /* what it can serve: upstream_key() */
+	struct upstream *pnext, *pprev;  /* the pool's idle list */
+	struct client *user;     /* the session using it, NULL when idle */
+	int64_t idle_since_ms;
+	uint64_t uses;           /* commands run on it (0: fresh) */
+	bool dirty;              /* holds state no other session may see: close at release */
+	struct sess_state sv;    /* its session state */
+	struct up_stmt *stmts;
+	uint16_t n_stmts, cap_stmts;
+	uint64_t stmt_clock;
 };
+
+/* Statements kept prepared per connection; the least recently used one is
+ * closed past this. */
+#define UP_STMTS_MAX 256
+
+/* The pool key of a connection opened for a client with these
+ * capabilities: connections with equal keys are interchangeable. */
+uint32_t upstream_key(uint32_t client_caps);
+/* The upstream id of statement serial on u, or 0 (and it is now used). */
+uint32_t upstream_stmt_id(struct upstream *u, uint64_t serial);
+/* Record a statement prepared on u. If the map is full, the least recently
+ * used entry's upstream id is returned in *evict (to be closed), else 0. */
+void upstream_stmt_add(struct upstream *u, uint64_t serial, uint32_t up_id, uint32_t *evict);
 
 /* Process-wide setup (registers the greeting hook). Call once. */
 int upstream_global_init(void);

@@ -3,6 +3,7 @@
  * libev loop each), and placing new connections on the least-loaded one.
  */
 #include "worker.h"
+#include "pool.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -116,6 +117,7 @@ static void drain_queue(struct worker *w)
 	if (stop) {
 		while (w->clients)
 			client_close(w->clients, "shutting down");
+		pool_free(w);
 		ev_break(w->loop, EVBREAK_ALL);
 	}
 }
@@ -152,6 +154,8 @@ int workers_start(int n, SSL_CTX *tls)
 		if (!w->loop)
 			return -1;
 		pthread_mutex_init(&w->lock, NULL);
+		if (pool_init(w, n) < 0)
+			return -1;
 		ev_async_init(&w->wake, on_wake);
 		w->wake.data = w;
 		ev_async_start(w->loop, &w->wake);

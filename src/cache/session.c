@@ -11,6 +11,8 @@
  * statement text and the bound parameter block). Keys are compared in full.
  */
 #include "cache/session.h"
+#include "mux.h"
+#include "pool.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +46,6 @@
 
 /* Status bits that describe the session, not the statement: patched into a
  * cached answer for the session that gets it. */
-#define SESSION_STATUS_BITS (ST_IN_TRANS | ST_AUTOCOMMIT | ST_NO_BACKSLASH_ESCAPES | 0x2000)
 
 #define DEST_CACHE "readyset_shallow"
 #define DEST_UPSTREAM "upstream"
@@ -218,7 +219,7 @@ static bool ryw_active(const struct client *c, int64_t now)
 
 static bool caching_possible(const struct client *c)
 {
-	return !c->is_monitor && !c->settings_broken && c->up;
+	return !c->is_monitor && !c->settings_broken && !c->up_lost;
 }
 
 static bool build_key(struct client *c, char kind, const void *a, size_t alen,
@@ -287,7 +288,7 @@ static void start_refresh(struct client *c, struct cache_entry *e, const uint8_t
 	size_t start;
 	int rc;
 
-	if (c->st != CS_READY || !c->up || c->refresh) {
+	if (c->st != CS_READY || c->refresh || (!c->up && !pool_borrow_now(c))) {
 		store_abandon(e); /* not now: the next hit past the refresh age retries */
 		return;
 	}
@@ -537,8 +538,11 @@ static enum cache_step cached_shape(struct client *c, struct cache_def *d, bool 
 		c->last_reason = in_txn(c) ? "inside a transaction" : "read-your-writes window";
 		return CSTEP_PASS;
 	}
-	if (c->settings_dirty)
+	if (c->settings_dirty) {
+		if (!c->up)
+			return CSTEP_NEED_UP;
 		return start_settings(c) ? CSTEP_PENDING : CSTEP_PASS;
+	}
 	return CSTEP_DONE; /* the caller builds the key and looks up */
 }
 
@@ -647,7 +651,7 @@ static void stmt_forget(struct client *c, uint32_t id)
 	c->cur_stmt = NULL;
 }
 
-static void stmt_add(struct client *c, uint32_t id, uint16_t nparams)
+static void stmt_add(struct client *c, uint32_t id, uint16_t nparams, uint64_t serial)
 {
 	struct stmt_info *s;
 	struct sql_tok_result *tok;
@@ -665,6 +669,7 @@ static void stmt_add(struct client *c, uint32_t id, uint16_t nparams)
 	s = &c->stmts[c->n_stmts];
 	memset(s, 0, sizeof(*s));
 	s->id = id;
+	s->serial = serial;
 	s->nparams = nparams;
 	s->text = malloc(c->prep_text.len + 1);
 	s->types = nparams ? calloc(nparams, 2) : NULL;
@@ -691,6 +696,24 @@ static void stmt_add(struct client *c, uint32_t id, uint16_t nparams)
 			classify_once(s->def, tok);
 	}
 	c->n_stmts++;
+}
+
+void cache_stmt_add(struct client *c, uint32_t id, uint16_t nparams, uint64_t serial)
+{
+	stmt_add(c, id, nparams, serial);
+}
+
+struct stmt_info *cache_stmt_find(struct client *c, uint32_t id)
+{
+	return stmt_find(c, id);
+}
+
+bool cache_stmt_holds_conn(const struct client *c)
+{
+	for (size_t i = 0; i < c->n_stmts; i++)
+		if (c->stmts[i].cursor || c->stmts[i].long_data)
+			return true;
+	return false;
 }
 
 /* Parameter block of a COM_STMT_EXECUTE, with types filled in from the
@@ -813,8 +836,12 @@ enum cache_step cache_command(struct client *c, const uint8_t *pl, uint32_t len)
 		return CSTEP_BLOCKED;
 	switch (cmd) {
 	case CMD_STMT_PREPARE:
-		if (c->settings_dirty && caching_possible(c) && start_settings(c))
-			return CSTEP_PENDING; /* its settings become part of its keys */
+		if (c->settings_dirty && caching_possible(c)) {
+			if (!c->up)
+				return CSTEP_NEED_UP;
+			if (start_settings(c))
+				return CSTEP_PENDING; /* its settings become part of its keys */
+		}
 		c->prep_text.len = 0;
 		if (pbuf_append(&c->prep_text, pl + 1, len - 1) < 0)
 			c->prep_text.len = 0;
@@ -825,8 +852,11 @@ enum cache_step cache_command(struct client *c, const uint8_t *pl, uint32_t len)
 		break;
 	case CMD_STMT_SEND_LONG_DATA:
 	case CMD_STMT_RESET:
-		if (len >= 5 && stmt_find(c, rd_u32(pl + 1)))
+		if (len >= 5 && stmt_find(c, rd_u32(pl + 1))) {
 			stmt_find(c, rd_u32(pl + 1))->long_data = cmd == CMD_STMT_SEND_LONG_DATA;
+			if (cmd == CMD_STMT_RESET)
+				stmt_find(c, rd_u32(pl + 1))->cursor = false;
+		}
 		break;
 	case CMD_RESET_CONNECTION:
 		stmts_clear(c);
@@ -919,7 +949,7 @@ void cache_answer_done(struct client *c)
 	if (c->fill)
 		finish_fill(c, us, now);
 	if (r->cmd == CMD_STMT_PREPARE && r->prep_ok)
-		stmt_add(c, r->stmt_id, r->prep_params);
+		mux_prepared(c);
 	if (c->cur_dirty)
 		c->settings_dirty = true;
 	if (c->cur_write) {

@@ -20,6 +20,7 @@ enum cache_step {
 	CSTEP_DONE,      /* answered here: consume the command */
 	CSTEP_PENDING,   /* keep the command queued: the session waits (state set) */
 	CSTEP_BLOCKED,   /* keep the command queued until the upstream is free */
+	CSTEP_NEED_UP,   /* borrow an upstream connection, then ask again */
 };
 
 /* Process-wide: the store, the registry, the wake-up hook. */
@@ -55,6 +56,13 @@ void cache_session_reset(struct client *c);
 /* After relay_start() for cmd: tell the relay about the upstream session's
  * MariaDB extensions and where the statement's column definitions live. */
 void cache_relay_setup(struct client *c, uint8_t cmd);
+
+/* The session's prepared statements (client-visible ids). */
+struct stmt_info;
+void cache_stmt_add(struct client *c, uint32_t id, uint16_t nparams, uint64_t serial);
+struct stmt_info *cache_stmt_find(struct client *c, uint32_t id);
+/* A statement has an open cursor or long data: the connection must stay. */
+bool cache_stmt_holds_conn(const struct client *c);
 
 /* Monotonic clock for cache timing. */
 int64_t cache_now_ms(struct client *c);

@@ -1,0 +1,481 @@
+/*
+ * mux.c: the session side of multiplexing (see mux.h): pins, state sync
+ * steps on a borrowed connection, statement id mapping and the commands
+ * answered without a connection. The rules are in docs/architecture.md,
+ * "Multiplexing".
+ */
+#include "mux.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache/session.h"
+#include "client.h"
+#include "config.h"
+#include "log.h"
+#include "pool.h"
+#include "stats.h"
+#include "stmtreg.h"
+#include "upstream.h"
+
+enum { SYNC_DB = 1, SYNC_SET, SYNC_PREPARE };
+
+static bool upstream_mariadb(void)
+{
+	char version[128];
+	uint8_t coll;
+
+	upstream_info(version, sizeof(version), &coll);
+	return strstr(version, "MariaDB") != NULL;
+}
+
+void mux_login(struct client *c)
+{
+	sv_free(&c->sv);
+	snprintf(c->sv.db, sizeof(c->sv.db), "%s", c->db);
+	sv_names_from_collation(&c->sv, c->collation);
+}
+
+void mux_free(struct client *c)
+{
+	sv_free(&c->sv);
+	free(c->delta);
+	c->delta = NULL;
+	pbuf_free(&c->prep_resp);
+}
+
+bool mux_pinned(const struct client *c)
+{
+	return !g_config.multiplexing || c->pin_forever || c->pin_lock || c->sticky ||
+	       client_in_txn(c) || cache_stmt_holds_conn(c) || c->login_pending;
+}
+
+void mux_reset(struct client *c)
+{
+	if (c->up) {
+		if (c->pin_forever || c->pin_lock || client_in_txn(c) || cache_stmt_holds_conn(c))
+			pool_discard(c);
+		else
+			pool_release(c);
+	}
+	c->pin_forever = c->pin_lock = false;
+	c->sticky = 0;
+	c->cur_sv = 0;
+	free(c->delta);
+	c->delta = NULL;
+	{
+		char db[SV_DB_MAX];
+
+		memcpy(db, c->sv.db, sizeof(db));
+		sv_free(&c->sv);
+		memcpy(c->sv.db, db, sizeof(db));
+	}
+	sv_names_from_collation(&c->sv, c->collation);
+}
+
+/* ---- statements -------------------------------------------------------- */
+
+static uint32_t shape_caps(const struct client *c)
+{
+	return c->caps & (CAP_DEPRECATE_EOF | CAP_X_EXT_METADATA);
+}
+
+static struct stmtreg_key reg_key(const struct client *c)
+{
+	struct stmtreg_key k = {
+		.user = c->user, .db = c->sv.db, .caps = shape_caps(c),
+		.text = (const char *)c->prep_text.data, .text_len = c->prep_text.len,
+	};
+	return k;
+}
+
+/* A PREPARE the registry knows: answered with its recorded answer. */
+static bool local_prepare(struct client *c)
+{
+	struct stmtreg_key k = reg_key(c);
+	uint16_t nparams = 0;
+	uint64_t serial;
+	uint32_t id;
+
+	if (c->prep_text.len == 0 || c->changing_user)
+		return false;
+	c->prep_resp.len = 0;
+	c->prep_meta.len = 0;
+	serial = stmtreg_find(&k, &c->prep_resp, &c->prep_meta, &nparams);
+	if (!serial || c->prep_resp.len < PKT_HEADER_LEN + 9)
+		return false;
+	id = ++c->next_stmt_id;
+	wr_u32(c->prep_resp.data + PKT_HEADER_LEN + 1, id);
+	if (pbuf_append(&c->io.out, c->prep_resp.data, c->prep_resp.len) < 0)
+		return false;
+	cache_stmt_add(c, id, nparams, serial);
+	c->prep_resp.len = 0;
+	pbuf_shrink(&c->prep_resp, 0);
+	return true;
+}
+
+static const char *stmt_cmd_name(uint8_t cmd)
+{
+	switch (cmd) {
+	case CMD_STMT_EXECUTE: return "mysqld_stmt_execute";
+	case CMD_STMT_FETCH: return "mysqld_stmt_fetch";
+	case CMD_STMT_RESET: return "mysqld_stmt_reset";
+	default: return "mysqld_stmt_send_long_data";
+	}
+}
+
+/* Statement commands: unknown ids, resets and fetches that need no
+ * connection or cannot have one. */
+static bool local_stmt(struct client *c, const uint8_t *pl, uint32_t len)
+{
+	uint8_t cmd = pl[0];
+	uint32_t id = len >= 5 ? rd_u32(pl + 1) : 0;
+	struct stmt_info *s = len >= 5 ? cache_stmt_find(c, id) : NULL;
+	bool on_conn = s && c->up && upstream_stmt_id(c->up, s->serial);
+
+	if (cmd == CMD_STMT_CLOSE)
+		return true; /* the session forgot it; connections keep theirs */
+	if (!s) {
+		if (cmd != CMD_STMT_SEND_LONG_DATA)
+			client_send_err(c, 1, ERR_UNKNOWN_STMT_HANDLER, "HY000",
+					"Unknown prepared statement handler (%u) given to %s", id,
+					stmt_cmd_name(cmd));
+		return true;
+	}
+	if (cmd == CMD_STMT_RESET && !on_conn) {
+		s->cursor = s->long_data = false;
+		pkt_put_ok(&c->io.out, 1, 0, 0, c->server_status & SESSION_STATUS_BITS, 0, c->caps);
+		return true;
+	}
+	if (cmd == CMD_STMT_FETCH && (!on_conn || !s->cursor)) {
+		client_send_err(c, 1, ERR_STMT_HAS_NO_OPEN_CURSOR, "HY000",
+				"The statement (%u) has no open cursor.", id);
+		return true;
+	}
+	return false;
+}
+
+bool mux_local(struct client *c, const uint8_t *pl, uint32_t len)
+{
+	switch (pl[0]) {
+	case CMD_STMT_PREPARE:
+		return local_prepare(c);
+	case CMD_STMT_CLOSE: case CMD_STMT_RESET: case CMD_STMT_EXECUTE:
+	case CMD_STMT_SEND_LONG_DATA: case CMD_STMT_FETCH:
+		return local_stmt(c, pl, len);
+	case CMD_RESET_CONNECTION:
+		mux_reset(c);
+		c->server_status = ST_AUTOCOMMIT;
+		pkt_put_ok(&c->io.out, 1, 0, 0, ST_AUTOCOMMIT, 0, c->caps);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* ---- forwarding -------------------------------------------------------- */
+
+void mux_note_command(struct client *c, const uint8_t *pl, uint32_t len)
+{
+	struct sv_delta d;
+
+	free(c->delta);
+	c->delta = NULL;
+	c->cur_sv = 0;
+	if (pl[0] == CMD_QUERY) {
+		c->cur_sv = sv_classify((const char *)pl + 1, len - 1, &d, upstream_mariadb());
+	} else if (pl[0] == CMD_INIT_DB) {
+		memset(&d, 0, sizeof(d));
+		if (len - 1 < sizeof(d.db)) {
+			memcpy(d.db, pl + 1, len - 1);
+			d.set_db = true;
+			c->cur_sv = SV_CHANGES;
+		} else {
+			c->cur_sv = SV_PIN_FOREVER;
+		}
+	} else if (pl[0] == CMD_SET_OPTION || pl[0] == CMD_CHANGE_USER) {
+		c->cur_sv = SV_PIN_FOREVER;
+	}
+	if (c->cur_sv & SV_CHANGES) {
+		c->delta = malloc(sizeof(*c->delta));
+		if (c->delta)
+			*c->delta = d;
+		else
+			c->cur_sv |= SV_PIN_FOREVER;
+	}
+	if (pl[0] == CMD_STMT_PREPARE) {
+		c->prep_id = ++c->next_stmt_id;
+		c->prep_resp.len = 0;
+	}
+}
+
+/* COM_STMT_EXECUTE without types (new_params_bound 0): the types of the
+ * statement's last execute are put in, since the connection that runs it
+ * may not have seen them. */
+static bool add_types(struct client *c, struct stmt_info *s, size_t at)
+{
+	struct pbuf *o = &c->up->io.out;
+	size_t nb = ((size_t)s->nparams + 7) / 8, bound = at + PKT_HEADER_LEN + 10 + nb;
+	size_t extra = 2u * s->nparams;
+	uint32_t plen = rd_u24(o->data + at);
+
+	if (bound >= o->len || plen + extra >= PKT_MAX_PAYLOAD)
+		return true;
+	if (o->data[bound]) { /* the client sent types: remember them */
+		if (bound + 1 + extra <= o->len && s->types) {
+			memcpy(s->types, o->data + bound + 1, extra);
+			s->have_types = true;
+		}
+		return true;
+	}
+	if (!s->have_types || !s->types)
+		return true;
+	if (pbuf_reserve(o, extra) < 0)
+		return false;
+	memmove(o->data + bound + 1 + extra, o->data + bound + 1, o->len - bound - 1);
+	memcpy(o->data + bound + 1, s->types, extra);
+	o->data[bound] = 1;
+	o->len += extra;
+	wr_u24(o->data + at, (uint32_t)(plen + extra));
+	return true;
+}
+
+bool mux_fix_forwarded(struct client *c, size_t at)
+{
+	struct pbuf *o = &c->up->io.out;
+	uint8_t cmd = o->data[at + PKT_HEADER_LEN];
+	struct stmt_info *s;
+	uint32_t up_id;
+
+	if (cmd != CMD_STMT_EXECUTE && cmd != CMD_STMT_SEND_LONG_DATA && cmd != CMD_STMT_FETCH &&
+	    cmd != CMD_STMT_RESET)
+		return true;
+	s = cache_stmt_find(c, rd_u32(o->data + at + PKT_HEADER_LEN + 1));
+	up_id = s ? upstream_stmt_id(c->up, s->serial) : 0;
+	if (!s || !up_id)
+		return true; /* mux_sync_step prepared it; cannot happen */
+	wr_u32(o->data + at + PKT_HEADER_LEN + 1, up_id);
+	if (cmd == CMD_STMT_EXECUTE && s->nparams)
+		return add_types(c, s, at);
+	return true;
+}
+
+void mux_relayed(struct client *c, struct pbuf *out, size_t from)
+{
+	if (c->relay.cmd != CMD_STMT_PREPARE || c->st != CS_RELAYING || out->len == from)
+		return;
+	if (c->relay.packets == 1 && out->len >= from + PKT_HEADER_LEN + 5 &&
+	    out->data[from + PKT_HEADER_LEN] == 0x00)
+		wr_u32(out->data + from + PKT_HEADER_LEN + 1, c->prep_id);
+	if (pbuf_append(&c->prep_resp, out->data + from, out->len - from) < 0)
+		c->prep_resp.len = 0;
+}
+
+static void close_upstream_stmt(struct upstream *u, uint32_t up_id)
+{
+	size_t start;
+	int rc = pkt_begin(&u->io.out, &start);
+
+	rc |= put_u8(&u->io.out, CMD_STMT_CLOSE);
+	rc |= put_u32(&u->io.out, up_id);
+	if (rc == 0)
+		pkt_end(&u->io.out, start, 0);
+	else
+		u->dirty = true;
+}
+
+void mux_prepared(struct client *c)
+{
+	struct stmtreg_key k = reg_key(c);
+	uint64_t serial;
+	uint32_t evict;
+
+	serial = stmtreg_add(&k, c->prep_resp.data, c->prep_resp.len, &c->prep_meta,
+			     c->relay.prep_params);
+	if (c->up) {
+		upstream_stmt_add(c->up, serial, c->relay.stmt_id, &evict);
+		if (evict)
+			close_upstream_stmt(c->up, evict);
+	}
+	cache_stmt_add(c, c->prep_id, c->relay.prep_params, serial);
+	c->prep_resp.len = 0;
+	pbuf_shrink(&c->prep_resp, 0);
+}
+
+static void note_cursor(struct client *c)
+{
+	struct relay *r = &c->relay;
+
+	if (!c->cur_stmt || !r->status_valid)
+		return;
+	if (r->cmd == CMD_STMT_EXECUTE)
+		c->cur_stmt->cursor = (r->status & ST_CURSOR_EXISTS) != 0;
+	else if (r->cmd == CMD_STMT_FETCH && (r->status & ST_LAST_ROW_SENT))
+		c->cur_stmt->cursor = false;
+}
+
+void mux_answer_done(struct client *c)
+{
+	struct relay *r = &c->relay;
+	bool ok = !r->saw_err;
+
+	if (c->sticky)
+		c->sticky--;
+	if (r->saw_err || r->warnings || r->insert_id || (c->cur_sv & SV_STICKY_NEXT))
+		c->sticky = 1; /* SHOW WARNINGS, LAST_INSERT_ID(), FOUND_ROWS() next */
+	if (c->cur_sv & SV_PIN_FOREVER) {
+		c->pin_forever = true;
+		if (c->up)
+			c->up->dirty = true;
+	}
+	if (ok && (c->cur_sv & SV_PIN_LOCK))
+		c->pin_lock = true;
+	if (ok && (c->cur_sv & SV_UNLOCK))
+		c->pin_lock = false;
+	if (ok && c->delta) {
+		if (sv_apply(&c->sv, c->delta) < 0 || !c->up || sv_apply(&c->up->sv, c->delta) < 0) {
+			c->pin_forever = true;
+			if (c->up)
+				c->up->dirty = true;
+		}
+	}
+	if (r->cmd == CMD_STMT_EXECUTE || r->cmd == CMD_STMT_FETCH)
+		note_cursor(c);
+	free(c->delta);
+	c->delta = NULL;
+	c->cur_sv = 0;
+	c->retried = false;
+}
+
+/* ---- sync -------------------------------------------------------------- */
+
+/* The statement the front command needs prepared on c->up, if any. */
+static struct stmt_info *stmt_needed(struct client *c)
+{
+	uint32_t len;
+	uint8_t seq;
+	const uint8_t *pl;
+	struct stmt_info *s;
+
+	if (c->login_pending || !sbuf_packet_ready(&c->io, &len, &seq) || len < 5)
+		return NULL;
+	pl = sbuf_in_ptr(&c->io) + PKT_HEADER_LEN;
+	if (pl[0] != CMD_STMT_EXECUTE && pl[0] != CMD_STMT_SEND_LONG_DATA)
+		return NULL;
+	s = cache_stmt_find(c, rd_u32(pl + 1));
+	if (!s || !s->text || upstream_stmt_id(c->up, s->serial))
+		return NULL;
+	return s;
+}
+
+static bool send_step(struct client *c, uint8_t cmd, const void *p, size_t n, uint8_t what)
+{
+	struct pbuf *o = &c->up->io.out;
+	size_t start;
+	int rc = pkt_begin(o, &start);
+
+	rc |= put_u8(o, cmd);
+	rc |= pbuf_append(o, p, n);
+	if (rc)
+		return false;
+	pkt_end(o, start, 0);
+	c->scratch.len = 0;
+	relay_start(&c->relay, cmd, 0);
+	relay_upstream(&c->relay, c->up->cache_meta, c->up->progress, NULL, NULL);
+	c->sync_what = what;
+	c->st = CS_SYNCING;
+	STAT_INC(upstream_syncs);
+	return true;
+}
+
+/* 1 a step was sent, 0 nothing to do, -1 the connection cannot get to
+ * the session's state (then it is marked dirty). */
+static int state_step(struct client *c)
+{
+	struct upstream *u = c->up;
+	struct pbuf sql = {0};
+	bool init_db = false;
+	int rc = 0;
+
+	if (sv_sync_sql(&u->sv, &c->sv, &init_db, &sql) < 0)
+		rc = -1;
+	else if (init_db)
+		rc = send_step(c, CMD_INIT_DB, c->sv.db, strlen(c->sv.db), SYNC_DB) ? 1 : -1;
+	else if (sql.len)
+		rc = send_step(c, CMD_QUERY, sql.data, sql.len, SYNC_SET) ? 1 : -1;
+	else if (sv_copy(&u->sv, &c->sv) < 0)
+		rc = -1;
+	pbuf_free(&sql);
+	if (rc < 0)
+		u->dirty = true; /* never lent again */
+	return rc;
+}
+
+int mux_sync_step(struct client *c)
+{
+	struct stmt_info *s;
+
+	if (!sv_equal(&c->up->sv, &c->sv)) {
+		int rc = state_step(c);
+
+		if (rc != 0)
+			return rc;
+	}
+	s = stmt_needed(c);
+	if (s)
+		return send_step(c, CMD_STMT_PREPARE, s->text, s->text_len, SYNC_PREPARE) ? 1 : -1;
+	return 0;
+}
+
+/* The ERR a sync step got, to the client (sequence id 1, or the login's). */
+static void pass_error(struct client *c)
+{
+	const uint8_t *p = c->scratch.data + PKT_HEADER_LEN;
+	size_t n = c->scratch.len >= PKT_HEADER_LEN ? rd_u24(c->scratch.data) : 0;
+	uint8_t seq = c->login_pending ? c->seq : 1;
+
+	if (n >= 9 && p[0] == 0xff && p[3] == '#') {
+		char state[6];
+
+		memcpy(state, p + 4, 5);
+		state[5] = 0;
+		client_send_err(c, seq, rd_u16(p + 1), state, "%.*s", (int)(n - 9), (const char *)p + 9);
+	} else {
+		client_send_err(c, seq, ERR_NET_READ_ERROR, "08S01",
+				"Lost connection to upstream server during query");
+	}
+}
+
+bool mux_sync_done(struct client *c)
+{
+	struct upstream *u = c->up;
+	struct stmt_info *s;
+	uint32_t evict;
+
+	c->st = CS_READY;
+	if (c->relay.saw_err) {
+		pass_error(c);
+		if (c->sync_what != SYNC_PREPARE)
+			u->dirty = true; /* a SET may have half-applied */
+		c->scratch.len = 0;
+		return false;
+	}
+	if (c->sync_what == SYNC_DB) {
+		memcpy(u->sv.db, c->sv.db, sizeof(u->sv.db));
+	} else if (c->sync_what == SYNC_SET) {
+		char db[SV_DB_MAX];
+
+		memcpy(db, u->sv.db, sizeof(db));
+		if (sv_copy(&u->sv, &c->sv) < 0)
+			u->dirty = true;
+		memcpy(u->sv.db, db, sizeof(db));
+	} else if ((s = stmt_needed(c)) != NULL) {
+		upstream_stmt_add(u, s->serial, c->relay.stmt_id, &evict);
+		if (evict)
+			close_upstream_stmt(u, evict);
+	}
+	c->scratch.len = 0;
+	pbuf_shrink(&c->scratch, 4096);
+	return true;
+}

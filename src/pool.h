@@ -1,0 +1,74 @@
+/*
+ * pool.h: each worker's pool of upstream connections (multiplexing).
+ *
+ * A worker holds at most its share of max_upstream_connections (split
+ * evenly across workers; every connection belongs to one worker's loop, as
+ * its sessions do). A session borrows a connection for a command that must
+ * go upstream and gives it back as soon as nothing pins it (client.c and
+ * mux.c decide that); cache hits never borrow.
+ *
+ * Borrowing takes an idle connection with the same key (the protocol
+ * capabilities it was opened with: see upstream_key), preferring one whose
+ * session state already equals the session's; else opens a new one while
+ * under the limit; else replaces an idle connection of another key; else
+ * the session waits in FIFO order, up to upstream_wait_timeout_ms, and then
+ * gets error 1040 naming the pool.
+ *
+ * Idle connections are watched: one the upstream closes (wait_timeout, a
+ * restart, KILL) is dropped at once. Connections idle longer than
+ * upstream_max_idle_ms are closed (recycled), newest kept.
+ *
+ * Everything here runs on the owning worker's thread; the only shared state
+ * is the stats counters (atomics).
+ */
+#ifndef SHOAL_POOL_H
+#define SHOAL_POOL_H
+
+#include <ev.h>
+#include <stdbool.h>
+
+struct worker;
+struct client;
+struct upstream;
+
+struct pool {
+	struct worker *w;
+	int limit;                    /* this worker's share */
+	int open;                     /* connections open or being opened */
+	struct upstream *idle;        /* idle, most recently used first */
+	int n_idle;
+	struct client *wq_head, *wq_tail;   /* sessions waiting, oldest first */
+	struct client *granted;       /* granted an idle connection, to be told */
+	ev_idle grant_w;
+	ev_timer tick;
+};
+
+enum pool_result {
+	POOL_GOT,        /* c->up is set and ready */
+	POOL_PENDING,    /* a connection is being opened for c, or c waits: see client_pool_ready / client_pool_failed */
+	POOL_NOMEM,
+};
+
+int pool_init(struct worker *w, int n_workers);
+void pool_free(struct worker *w);
+
+enum pool_result pool_acquire(struct client *c);
+/* An idle connection already in c's state, now, or false (no waiting). */
+bool pool_borrow_now(struct client *c);
+/* Give c->up back (closed instead when it is dirty or not clean). */
+void pool_release(struct client *c);
+/* Close c->up (broken, or its state is unknown). */
+void pool_discard(struct client *c);
+/* The session ends: leave the queue, give back or drop what it holds. */
+void pool_forget(struct client *c);
+
+/* client.c: the connection in c->up is ready for the session's use, or
+ * could not be opened (c->up holds the error until pool_discard), or the
+ * wait timed out (c->up is NULL). */
+void client_pool_ready(struct client *c);
+void client_pool_failed(struct client *c);
+void client_pool_timeout(struct client *c);
+/* client.c: socket events of a connection in use by c. */
+void client_upstream_io(struct client *c);
+
+#endif

@@ -137,7 +137,8 @@ int node_digests(const struct ha_config *cfg, const struct ha_node *n, struct no
 	snprintf(d.password, sizeof d.password, "%s", cfg->node_admin_password);
 	snprintf(d.host, sizeof d.host, "%s", n->host);
 	d.port = n->admin_port;
-	snprintf(d.shown, sizeof d.shown, "node %.200s admin %.60s@:%d", n->name, d.user, d.port);
+	snprintf(d.shown, sizeof d.shown, "admin port %.200s:%d (user %.60s)", n->host, d.port,
+		 d.user);
 	if (sqlc_open(&c, &d, cfg->connect_timeout_ms, err, errlen))
 		return -1;
 	r = sqlc_query(&c, "SELECT digest, cache_status, cache_hits, cache_misses "

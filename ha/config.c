@@ -540,6 +540,28 @@ int config_load(struct ha_config *cfg, int argc, char **argv, char *err, size_t 
 	return config_finish(cfg, err, errlen);
 }
 
+/* Print text word-wrapped at 78 columns, indented by 6. */
+static void wrap(FILE *out, const char *text)
+{
+	const char *p = text;
+
+	while (*p) {
+		size_t len = strlen(p), cut = len;
+
+		if (len > 72) {
+			cut = 72;
+			while (cut > 0 && p[cut] != ' ')
+				cut--;
+			if (cut == 0)
+				cut = strcspn(p, " ");
+		}
+		fprintf(out, "      %.*s\n", (int)cut, p);
+		p += cut;
+		while (*p == ' ')
+			p++;
+	}
+}
+
 void config_usage(FILE *out)
 {
 	char k[64], flag[64], env[80];
@@ -556,8 +578,10 @@ void config_usage(FILE *out)
 		for (const char *c = k; *c && j + 1 < sizeof env; c++)
 			env[j++] = (char)toupper((unsigned char)*c);
 		env[j] = '\0';
-		fprintf(out, "  --%s%s%s\n      env %s, file key %s, default: %s\n      %s\n", flag,
-			s->metavar ? " " : "", s->metavar ? s->metavar : "", env, k,
-			*s->def ? s->def : "(none)", s->help);
+		fprintf(out, "  --%s%s%s%s%s\n      env %s, file key %s\n      default: %s\n", flag,
+			s->metavar ? " " : "", s->metavar ? s->metavar : "",
+			s->type == T_BOOL ? ", --no-" : "", s->type == T_BOOL ? flag : "", env, k,
+			*s->def ? s->def : "(none)");
+		wrap(out, s->help);
 	}
 }

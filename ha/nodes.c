@@ -137,6 +137,7 @@ int node_digests(const struct ha_config *cfg, const struct ha_node *n, struct no
 	snprintf(d.password, sizeof d.password, "%s", cfg->node_admin_password);
 	snprintf(d.host, sizeof d.host, "%s", n->host);
 	d.port = n->admin_port;
+	c.verbose = cfg->verbose;
 	snprintf(d.shown, sizeof d.shown, "admin port %.200s:%d (user %.60s)", n->host, d.port,
 		 d.user);
 	if (sqlc_open(&c, &d, cfg->connect_timeout_ms, err, errlen))

@@ -76,9 +76,14 @@ static json_t *node_json(const struct node_state *ns)
 	json_t *samples = json_array(), *j;
 
 	for (int k = 0; samples && k < ns->n; k++)
-		json_array_append_new(samples, json_pack("[I,I,I]", (json_int_t)ns->s[k].t_ms,
-							 (json_int_t)ns->s[k].hits,
-							 (json_int_t)ns->s[k].queries));
+		if (json_array_append_new(samples, json_pack("[I,I,I]", (json_int_t)ns->s[k].t_ms,
+							     (json_int_t)ns->s[k].hits,
+							     (json_int_t)ns->s[k].queries))) {
+			json_decref(samples);
+			return NULL;
+		}
+	if (!samples)
+		return NULL;
 	j = json_pack("{s:s,s:I,s:b,s:o}", "out", state_out_name(ns->out), "out_since_ms",
 		      (json_int_t)ns->out_since_ms, "kept", ns->kept, "samples", samples);
 	return j;

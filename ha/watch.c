@@ -267,8 +267,11 @@ int cmd_watch(const struct ha_config *cfg)
 	}
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
+	if (sigaction(SIGTERM, &sa, NULL) || sigaction(SIGINT, &sa, NULL)) {
+		fprintf(stderr, "shoal-ha watch: cannot set signal handlers\n");
+		free(st);
+		return HA_EXIT_FAIL;
+	}
 	ha_log("info", "watching %d node%s, hostgroup %d, every %d ms", cfg->n_nodes,
 	       cfg->n_nodes == 1 ? "" : "s", cfg->hostgroup, cfg->interval_ms);
 	while (!stop_flag) {

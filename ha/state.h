@@ -1,0 +1,47 @@
+/*
+ * state.h: what `shoal-ha watch` remembers per node between polls (and,
+ * through the state file, between --once runs): recent counter samples
+ * (the flat-hit-counter window) and whether the agent took the node out.
+ */
+#ifndef SHOAL_HA_STATE_H
+#define SHOAL_HA_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ha/config.h"
+
+#define HA_MAX_SAMPLES 256
+
+struct sample {
+	int64_t t_ms;
+	uint64_t hits, queries;
+};
+
+enum node_out { OUT_NONE = 0, OUT_HEALTH, OUT_FLAT };
+
+struct node_state {
+	char name[300];             /* host:data_port */
+	struct sample s[HA_MAX_SAMPLES];
+	int n;
+	int out;                    /* enum node_out: set OFFLINE_SOFT by the agent */
+	int64_t out_since_ms;
+	bool kept;                  /* should be out, kept ONLINE (last node): alerted */
+};
+
+struct watch_state {
+	struct node_state nodes[HA_MAX_NODES];
+	int n;
+};
+
+/* The state of each configured node, from the file if it exists (a missing
+ * file is an empty state). Returns 0, or -1 with err. */
+int state_load(const char *path, const struct ha_config *cfg, struct watch_state *st, char *err,
+	       size_t errlen);
+/* Write atomically (temporary file + rename). */
+int state_save(const char *path, const struct watch_state *st, char *err, size_t errlen);
+
+const char *state_out_name(int out);
+
+#endif

@@ -1,0 +1,198 @@
+/*
+ * test_ha.c: unit tests of the shoal-ha agent's pure parts: DSN, node and
+ * digest parsing, settings precedence (file < env < flag), the Prometheus
+ * counters it reads, and watch's per-node decision (flat window, health,
+ * retry after flat_retry_ms, restarted node).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ha/config.h"
+#include "ha/decide.h"
+#include "ha/nodes.h"
+#include "ha/util.h"
+#include "tap.h"
+
+static void test_dsn(void)
+{
+	struct ha_dsn d;
+	char err[300];
+
+	ok(config_parse_dsn("mysql://admin:admin@10.0.0.1:6032", 33, &d, err, sizeof err) == 0,
+	   "dsn: plain");
+	is_str(d.user, "admin", "dsn: user");
+	is_str(d.password, "admin", "dsn: password");
+	is_str(d.host, "10.0.0.1", "dsn: host");
+	is_int(d.port, 6032, "dsn: port");
+	is_str(d.shown, "admin@10.0.0.1:6032", "dsn: shown without the password");
+	ok(config_parse_dsn("mysql://r%40d:p%3Aw%40@px", 25, &d, err, sizeof err) == 0 &&
+	   strcmp(d.user, "r@d") == 0 && strcmp(d.password, "p:w@") == 0 && d.port == 6032 &&
+	   strcmp(d.host, "px") == 0, "dsn: percent-encoding, default port 6032");
+	ok(config_parse_dsn("mysql://a:b@[::1]:7032", 22, &d, err, sizeof err) == 0 &&
+	   strcmp(d.host, "::1") == 0 && d.port == 7032 && strcmp(d.shown, "a@[::1]:7032") == 0,
+	   "dsn: IPv6 in brackets");
+	ok(config_parse_dsn("admin:admin@h:1", 15, &d, err, sizeof err) < 0 &&
+	   strstr(err, "expected mysql://"), "dsn: no scheme refused");
+	ok(config_parse_dsn("mysql://h:6032", 14, &d, err, sizeof err) < 0, "dsn: no user@ refused");
+	ok(config_parse_dsn("mysql://a:b@h:70000", 19, &d, err, sizeof err) < 0, "dsn: bad port");
+	ok(config_parse_dsn("mysql://a:b@h;x:1", 17, &d, err, sizeof err) < 0,
+	   "dsn: odd host characters refused");
+	ok(config_parse_dsn("mysql://a:%4@h", 14, &d, err, sizeof err) < 0, "dsn: bad percent");
+}
+
+static void test_node(void)
+{
+	struct ha_node n;
+	char err[300];
+
+	ok(config_parse_node("10.0.0.5", 8, &n, err, sizeof err) == 0 && n.data_port == 3307 &&
+	   n.http_port == 6034 && n.admin_port == 6035, "node: defaults 3307/6034/6035");
+	is_str(n.name, "10.0.0.5:3307", "node: name is host:data_port");
+	ok(config_parse_node("h:1:2:3", 7, &n, err, sizeof err) == 0 && n.data_port == 1 &&
+	   n.http_port == 2 && n.admin_port == 3, "node: all ports");
+	ok(config_parse_node("h:4000", 6, &n, err, sizeof err) == 0 && n.data_port == 4000 &&
+	   n.http_port == 6034, "node: data port only");
+	ok(config_parse_node("[::1]:1:2", 9, &n, err, sizeof err) == 0 && strcmp(n.host, "::1") == 0 &&
+	   n.http_port == 2, "node: IPv6");
+	ok(config_parse_node("h:1:2:3:4", 9, &n, err, sizeof err) < 0, "node: too many ports");
+	ok(config_parse_node("h:x", 3, &n, err, sizeof err) < 0 && strstr(err, "bad node address"),
+	   "node: bad port");
+	ok(config_parse_node("h'x", 3, &n, err, sizeof err) < 0, "node: a quote in the host refused");
+}
+
+static void test_digest(void)
+{
+	char d[19];
+
+	ok(ha_parse_digest("0xab", d) && strcmp(d, "0x00000000000000AB") == 0, "digest: padded, upper");
+	ok(ha_parse_digest("q_1e092daeffbbf262", d) && strcmp(d, "0x1E092DAEFFBBF262") == 0,
+	   "digest: q_ id");
+	ok(!ha_parse_digest("0x", d), "digest: empty refused");
+	ok(!ha_parse_digest("0x12345678901234567", d), "digest: 17 digits refused");
+	ok(!ha_parse_digest("1234", d), "digest: no 0x refused");
+	ok(!ha_parse_digest("0x12g4", d), "digest: not hex refused");
+}
+
+static void test_precedence(void)
+{
+	char path[] = "/tmp/test_ha_XXXXXX", err[300];
+	struct ha_config *c = calloc(1, sizeof *c);
+	char *argv1[] = { "shoal-ha", "route", "--config", path, "--hostgroup=33", "0x1", NULL };
+	char *argv2[] = { "shoal-ha", "watch", "--config", path, "--no-verbose", "--once", NULL };
+	char *argv3[] = { "shoal-ha", "--config", path, "--top", "0", NULL };
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	if (!c || !f) {
+		ok(0, "precedence: temporary file");
+		free(c);
+		return;
+	}
+	fprintf(f, "# comment\nhostgroup = 31\nnode_weight = 7\nverbose = yes\n"
+		"nodes = 'a:1, b:2:3'\n");
+	fclose(f);
+	setenv("SHOAL_HA_NODE_WEIGHT", "9", 1);
+	setenv("SHOAL_HA_HOSTGROUP", "32", 1);
+	ok(config_load(c, 6, argv1, err, sizeof err) == 0, "precedence: loads");
+	is_int(c->hostgroup, 33, "precedence: the flag wins over env and file");
+	is_int(c->node_weight, 9, "precedence: env wins over the file");
+	ok(c->verbose, "precedence: file over the default");
+	is_int(c->n_nodes, 2, "precedence: two nodes from the file");
+	is_str(c->nodes[1].name, "b:2", "precedence: second node");
+	is_str(c->command, "route", "command");
+	ok(c->n_args == 1 && strcmp(c->args[0], "0x1") == 0, "arguments");
+	ok(config_load(c, 6, argv2, err, sizeof err) == 0 && !c->verbose && c->once,
+	   "--no-verbose, --once");
+	ok(config_load(c, 5, argv3, err, sizeof err) < 0 && strstr(err, "--top") &&
+	   strstr(err, "between 1 and"), "an out-of-range flag is refused with its range");
+	unsetenv("SHOAL_HA_NODE_WEIGHT");
+	unsetenv("SHOAL_HA_HOSTGROUP");
+	unlink(path);
+	free(c);
+}
+
+static void test_metrics(void)
+{
+	const char *text =
+		"# HELP shoal_queries_total x\n# TYPE shoal_queries_total counter\n"
+		"shoal_queries_total{destination=\"upstream\"} 120\n"
+		"shoal_queries_total{destination=\"cache\"} 30\n"
+		"shoal_queries_total_other 5\nshoal_cache_hits_total{query_id=\"q_1\"} 99\n";
+	uint64_t h = 1, q = 1;
+
+	ok(metrics_counters(text, &h, &q) == 0, "metrics: found");
+	is_int(h, 30, "metrics: hits = destination=cache");
+	is_int(q, 150, "metrics: queries = all destinations");
+	ok(metrics_counters("shoal_up 1\n", &h, &q) < 0, "metrics: missing family");
+}
+
+static void sample(struct node_sample *s, bool healthy, uint64_t h, uint64_t q)
+{
+	memset(s, 0, sizeof *s);
+	s->reachable = s->healthy = healthy;
+	s->have_counters = true;
+	s->hits = h;
+	s->queries = q;
+}
+
+static void test_decide(void)
+{
+	struct ha_config cfg = { .flat_window_ms = 1000, .flat_min_queries = 5, .flat_retry_ms = 3000 };
+	struct node_state *ns = calloc(1, sizeof *ns);
+	struct node_sample s;
+	struct decision d;
+
+	if (!ns)
+		return;
+	sample(&s, true, 10, 100);
+	decide(&cfg, ns, &s, 0, &d);
+	ok(d.want == OUT_NONE && !d.flat, "decide: first sample, in");
+	sample(&s, true, 10, 200);
+	decide(&cfg, ns, &s, 500, &d);
+	ok(!d.flat, "decide: within the window, not flat yet");
+	decide(&cfg, ns, &s, 1000, &d);
+	ok(d.flat && d.want == OUT_FLAT && d.queries_delta == 100 && d.hits_delta == 0 &&
+	   d.span_ms == 1000, "decide: flat hits over the window while queries moved");
+	sample(&s, true, 11, 300);
+	decide(&cfg, ns, &s, 1500, &d);
+	ok(!d.flat && d.want == OUT_NONE, "decide: a hit moves: not flat");
+	is_int(ns->n, 3, "decide: samples older than the window base are pruned");
+	sample(&s, true, 11, 302);
+	decide(&cfg, ns, &s, 2600, &d);
+	ok(!d.flat, "decide: fewer than flat_min_queries: not flat");
+	sample(&s, true, 0, 3);
+	decide(&cfg, ns, &s, 2700, &d);
+	ok(ns->n == 1 && !d.flat, "decide: counters went back (restart): history cleared");
+	sample(&s, false, 0, 3);
+	decide(&cfg, ns, &s, 2800, &d);
+	ok(d.want == OUT_HEALTH, "decide: unhealthy: out for health");
+	ns->out = OUT_FLAT;
+	ns->out_since_ms = 3000;
+	sample(&s, true, 0, 3);
+	decide(&cfg, ns, &s, 5000, &d);
+	ok(d.want == OUT_FLAT && !d.retry, "decide: out for flatness stays out before flat_retry_ms");
+	decide(&cfg, ns, &s, 6000, &d);
+	ok(d.want == OUT_NONE && d.retry, "decide: back on trial after flat_retry_ms");
+	cfg.flat_window_ms = 0;
+	ns->out = OUT_NONE;
+	ns->n = 0;
+	sample(&s, true, 0, 3);
+	decide(&cfg, ns, &s, 7000, &d);
+	sample(&s, true, 0, 300);
+	decide(&cfg, ns, &s, 9000, &d);
+	ok(!d.flat, "decide: flat_window_ms 0 turns the check off");
+	free(ns);
+}
+
+int main(void)
+{
+	test_dsn();
+	test_node();
+	test_digest();
+	test_precedence();
+	test_metrics();
+	test_decide();
+	return done_testing();
+}

@@ -52,7 +52,7 @@ like "$depends" '(^|, )adduser($|,)' "Depends has adduser (postinst creates the 
 contents=$(dpkg-deb -c "$deb" | awk '{print $6}' | sed 's#^\./#/#')
 for f in /usr/bin/shoal /lib/systemd/system/shoal.service /etc/shoal/shoal.conf \
   /usr/share/doc/shoal/README.md /usr/share/doc/shoal/proxysql.md /var/lib/shoal/; do
-  like "$contents" "^${f}(\$|$'\n')" "the package holds $f"
+  like "$contents" "^${f}(\\.gz)?\$" "the package holds $f"
 done
 if grep -qE '(^|[[:space:]])ha/shoal-ha' "$SRCDIR/Makefile.am"; then
   like "$contents" '^/usr/bin/shoal-ha$' "the package holds /usr/bin/shoal-ha (ha/ is part of the build)"

@@ -65,6 +65,8 @@ netns_cleanup() {
     ip netns del "$ns" 2>/dev/null
   done
   cp "$work"/*.log "$SHOAL_LOG_DIR/" 2>/dev/null
+  cp "$work/pri/error.log" "$SHOAL_LOG_DIR/92-ha-netns.primary.log" 2>/dev/null
+  cp "$work/rep/error.log" "$SHOAL_LOG_DIR/92-ha-netns.replica.log" 2>/dev/null
   rm -rf "$work"
 }
 on_exit netns_cleanup
@@ -124,7 +126,7 @@ mdb_up() { mariadb-admin --no-defaults --socket="$1/sock" -uroot ping >/dev/null
 
 mkdir -p "$work/pri" "$work/rep"
 mariadb-install-db --no-defaults --datadir="$work/pri/data" --user=root \
-  --auth-root-authentication-method=normal --skip-test-db >"$work/install.log" 2>&1 ||
+  --auth-root-authentication-method=normal --skip-test-db >"$work/92-ha-netns.install.log" 2>&1 ||
   die "mariadb-install-db"
 cp -a "$work/pri/data" "$work/rep/data"
 mdb_start_ns "$NS_PRI" "$work/pri" 1 10.77.2.10 --log-bin=binlog --binlog-format=ROW
@@ -156,7 +158,7 @@ node_start() { # NAME EXTRA-ARGS...
   echo "=== $(date '+%F %T') start $n: $*" >>"$log"
   inns_exec "${NODE_NS[$n]}" "$SHOAL_BIN" --upstream-db-url "mysql://app:pw@10.77.2.11:3306/shoaltest" \
     --listen-address "$a:3307" --metrics-address "$a:6034" --admin-address 127.0.0.1:6035 \
-    --workers 2 --auto-cache --cache-ttl-ms 60000 --upstream-down-after-ms 1000 \
+    --data-dir "$work/$n.data" --workers 2 --auto-cache --cache-ttl-ms 60000 --upstream-down-after-ms 1000 \
     --upstream-connect-timeout-ms 1000 --drain-timeout-ms 5000 "$@" </dev/null >>"$log" 2>&1 &
   NODE_PID[$n]=$!
   PIDS+=($!)
@@ -178,7 +180,7 @@ node_exited() { ! kill -0 "${NODE_PID[$1]}" 2>/dev/null; }
 # node_wait_exit NAME SECONDS: sets EXIT_STATUS
 node_wait_exit() {
   wait_until "$2" node_exited "$1" || { EXIT_STATUS=timeout; return 1; }
-  wait "${NODE_PID[$1]}" 2>/dev/null
+  { wait "${NODE_PID[$1]}"; } 2>/dev/null
   EXIT_STATUS=$?
 }
 
@@ -216,7 +218,7 @@ listen hg30
   # the weight-1 fallback of seed 004: used only when both nodes are down
   server replica 10.77.1.11:3306 backup
 EOF
-inns_exec "$NS_LB" haproxy -f "$work/haproxy.cfg" -db </dev/null >>"$work/haproxy.log" 2>&1 &
+inns_exec "$NS_LB" haproxy -f "$work/haproxy.cfg" -db </dev/null >>"$work/92-ha-netns.haproxy.log" 2>&1 &
 HAP_PID=$!
 PIDS+=($HAP_PID)
 # hap SERVER FIELD: a field of HAProxy's "show stat" for hg30/SERVER
@@ -243,7 +245,7 @@ PY
 }
 hap_is() { [ "$(hap "$1" status)" = "$2" ]; }
 wait_until 20 hap_is n1 UP && wait_until 20 hap_is n2 UP || {
-  diag_file "$work/haproxy.log"; die "HAProxy sees both nodes UP"; }
+  diag_file "$work/92-ha-netns.haproxy.log"; die "HAProxy sees both nodes UP"; }
 ok "HAProxy 10.77.1.1:6033 (TCP, httpchk GET /health, replica as backup): n1 UP, n2 UP"
 
 # ------------------------------------------------------------ load
@@ -255,6 +257,7 @@ load_start() {
   echo start >"$work/$n.phase"
   inns_exec "$NS_LB" "$PY" "$TESTDIR/netns_load.py" --host 10.77.1.1 --port 6033 --keys $K \
     --stop-file "$work/$n.stop" --phase-file "$work/$n.phase" --ready-file "$work/$n.ready" --retry-log "$work/92-ha-netns.$n.retries.log" \
+    --progress-file "$work/$n.progress" \
     --duration 90 "$@" >"$work/$n.json" 2>"$work/$n.err" </dev/null &
   LOAD_PID=$!
   PIDS+=($LOAD_PID)
@@ -348,6 +351,7 @@ load_start s3 --threads $THREADS || die "scenario 3: load starts"
 phase s3 before
 run_for 1
 phase s3 killed
+disown "${NODE_PID[n2]}" 2>/dev/null  # no "Killed" job notice in the TAP output
 kill -KILL "${NODE_PID[n2]}"
 node_wait_exit n2 10
 wait_until 10 hap_is n2 DOWN
@@ -458,7 +462,7 @@ is "$(sess_last)" "login ok" "5. serve-stale: a session held open on n1"
 sess_cmd "SELECT v FROM kv WHERE id = 44"
 wait_until 10 sess_lines 2
 is "$(sess_last)" "rs v44" "5. serve-stale: ... it reads through n1 before the cut"
-load_start s6 --threads 4 --mode pool --keys 20 --host 10.77.1.21 --port 3307 ||
+load_start s6 --threads 4 --think-ms 1 --mode pool --keys 20 --host 10.77.1.21 --port 3307 ||
   die "scenario 5 (serve-stale): pooled load on n1 starts"
 phase s6 warm
 run_for 1
@@ -489,7 +493,13 @@ wait_until 15 up_is 1
 is "$(metric n1 shoal_upstream_up)" 1 "5. serve-stale: link up: n1 finds its upstream again by itself"
 ok_if "$(node_login n1 && echo 1)" "5. serve-stale: ... new logins work"
 phase s6 recovered
-run_for 1
+# answers_grow NAME N: the load has N more answers than at the last mark
+progress_mark() { read -r MARK_OK _ <"$work/$1.progress"; MARK_T=$SECONDS; }
+answers_grow() { local o; read -r o _ <"$work/$1.progress"; [ $((o - MARK_OK)) -ge "$2" ]; }
+progress_mark s6
+wait_until 30 answers_grow s6 200
+ok_if "$(answers_grow s6 200 && echo 1)" \
+  "5. serve-stale: the pooled clients get answers again after the link is up ($((SECONDS - MARK_T)) s)"
 load_stop s6
 load_report s6
 ok_if "$([ $((stale1 - stale0)) -gt 0 ] && [ "$(pok s6 stale)" -gt 0 ] && [ "$(perr s6 stale)" = 0 ] && echo 1)" \

@@ -293,6 +293,7 @@ def main():
     ap.add_argument("--duration", type=float, default=120.0)
     ap.add_argument("--stop-file", default="")
     ap.add_argument("--phase-file", default="")
+    ap.add_argument("--progress-file", default="", help="'<ok> <errors>' written every 20 ms")
     ap.add_argument("--sweep", action="store_true", help="read keys 1..KEYS once each and exit")
     ap.add_argument("--retry-log", default="", help="write the first 400 retried connects here")
     ap.add_argument("--ready-file", default="", help="touched once the first query succeeded")
@@ -323,6 +324,10 @@ def main():
             if ph != phase[0]:
                 RETRY_LOG.append("%.3f phase %s" % (time.monotonic(), ph))
                 phase[0] = ph
+        if args.progress_file:
+            with open(args.progress_file + ".tmp", "w") as f:
+                f.write("%d %d\n" % (stats.ok, sum(stats.errors.values())))
+            os.replace(args.progress_file + ".tmp", args.progress_file)
         if args.ready_file and not ready and stats.ok > 0:
             open(args.ready_file, "w").close()
             ready = True

@@ -41,7 +41,6 @@ command -v curl >/dev/null || skip_all "curl is missing"
 P="s92-$$"
 NS_LB=$P-lb NS_N1=$P-n1 NS_N2=$P-n2 NS_REP=$P-rep NS_PRI=$P-pri
 ALL_NS=("$NS_LB" "$NS_N1" "$NS_N2" "$NS_REP" "$NS_PRI")
-ip netns add "$NS_LB" 2>/dev/null || skip_all "ip netns add does not work here"
 work="$BUILD_TEST/netns92-$$"
 rm -rf "$work"
 mkdir -p "$work"
@@ -70,6 +69,7 @@ netns_cleanup() {
   rm -rf "$work"
 }
 on_exit netns_cleanup
+ip netns add "$NS_LB" 2>/dev/null || skip_all "ip netns add does not work here"
 
 inns() { local ns=$1; shift; ip netns exec "$ns" "$@"; }
 # for background jobs: `ip netns exec` execs the program, so $! is its pid

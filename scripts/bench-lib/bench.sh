@@ -216,3 +216,20 @@ ms_diff() {
 
 # msum MPORT NAME: metric_sum, 0 when the endpoint does not answer.
 msum() { local v; v=$(metric_sum "$1" "$2"); echo "${v:-0}"; }
+
+# wait_cpu_idle PID...: wait (up to 15 s) until these processes together use
+# less than 5% of a core over half a second, so that one run's aftermath (a
+# node closing thousands of sessions and their upstream connections) is not
+# charged to the next run.
+wait_cpu_idle() {
+  local i a b p hz
+  hz=$(getconf CLK_TCK)
+  for ((i = 0; i < 30; i++)); do
+    a=0 b=0
+    for p in "$@"; do [ -r "/proc/$p/stat" ] && a=$((a + $(proc_cpu_ticks "$p"))); done
+    sleep 0.5
+    for p in "$@"; do [ -r "/proc/$p/stat" ] && b=$((b + $(proc_cpu_ticks "$p"))); done
+    [ $(((b - a) * 100)) -lt $((hz * 5 / 2)) ] && return 0
+  done
+  log "servers still busy after 15 s: going on"
+}

@@ -48,13 +48,16 @@ one_point_run() {
     return
   fi
   wait_mdb_quiet
+  wait_cpu_idle "$CACHE_NODE_PID" "$floor_pid" "$mdb_pid"
   log "point select, $mode, $target, $n connections, ${DUR} s (+${WARM} s warm-up)"
   if [ "$target" = node ]; then
     sampler_start "$CACHE_NODE_MPORT" "$UPSTREAM_METRIC" "$B/upstream-peak"
     h0=$(msum "$CACHE_NODE_MPORT" shoal_cache_hits_total)
     m0=$(msum "$CACHE_NODE_MPORT" shoal_cache_misses_total)
   fi
+  other_begin "$CACHE_NODE_PID" "$mdb_pid" "$floor_pid"
   line=$(loadgen_run point-select -P "$port" -c "$n" -t 2 -d "$DUR" -w "$WARM" -m "$mode" -r "$SIZE" -S "$pid")
+  line="$line other_cpu_pct=$(other_end)"
   if [ "$target" = node ]; then
     peak=$(sampler_stop)
     line="$line upstream_peak=$peak hits=$(($(msum "$CACHE_NODE_MPORT" shoal_cache_hits_total) - h0))"
@@ -73,10 +76,11 @@ scaling_row() {
     if [ "$(kv failed "$1")" = 1 ]; then echo "failed (no connection)"; return; fi
     printf '%s / %s / %s' "$(fmt "$(kv qps "$1")" 0)" "$(kv p95_ms "$1")" "$(kv server_cpu_us_per_query "$1")"
   }
-  printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$n" \
+  printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s / %s / %s |\n' "$n" \
     "$(kv established "$nl")" "$(cell "$nl")" "$(kv error_codes "$nl")" "$(kv upstream_peak "$nl")" \
     "$(kv loadgen_cpu_us_per_query "$nl")" "$(cell "$fl")" "$(cell "$ml")" "$(kv error_codes "$ml")" \
-    "$(ratio "$(kv server_cpu_us_per_query "$nl")" "$(kv server_cpu_us_per_query "$fl")")×"
+    "$(ratio "$(kv server_cpu_us_per_query "$nl")" "$(kv server_cpu_us_per_query "$fl")")×" \
+    "$(kv other_cpu_pct "$nl")" "$(kv other_cpu_pct "$fl")" "$(kv other_cpu_pct "$ml")"
 }
 
 # scaling_ratio MODE TARGET: qps at 4096 (or the largest level >= 4000)
@@ -111,13 +115,15 @@ section_scaling() {
     echo "user+system time from \`/proc/PID/stat\` over the measured window ÷ queries)."
     echo "\"upstream peak\": largest \`$UPSTREAM_METRIC\` seen on \`/metrics\` (polled every 0.5 s)"
     echo "during the node's run; \"loadgen µs/q\": the load generator's own CPU per query."
-    echo "MariaDB direct is skipped above its max_connections ($MDB_MAXCONN)."
+    echo "MariaDB direct is skipped above its max_connections ($MDB_MAXCONN). \"Other load\": CPU used by"
+    echo "processes other than the three servers and the load generator (other users of this"
+    echo "machine), in % of all cores, during that run: a run with high other load is not comparable."
     for m in ps text; do
       echo
       echo "**$([ $m = ps ] && echo "Prepared (binary protocol)" || echo "Text protocol")**"
       echo
-      echo "| conns | node established | **node** qps / p95 / CPU µs | node errors | upstream peak | loadgen µs/q | floor qps / p95 / CPU µs | MariaDB qps / p95 / CPU µs | MariaDB errors | node/floor CPU |"
-      echo "|---|---|---|---|---|---|---|---|---|---|"
+      echo "| conns | node established | **node** qps / p95 / CPU µs | node errors | upstream peak | loadgen µs/q | floor qps / p95 / CPU µs | MariaDB qps / p95 / CPU µs | MariaDB errors | node/floor CPU | other load % (node / floor / MariaDB run) |"
+      echo "|---|---|---|---|---|---|---|---|---|---|---|"
       for n in $CONNS; do scaling_row "$m" "$n"; done
     done
     echo

@@ -185,7 +185,8 @@ loadgen_run() {
 
 # sampler_start MPORT METRIC FILE: poll METRIC (summed over its labels) on
 # the node's /metrics every 0.5 s in the background and keep the largest
-# value seen in FILE; sets SAMPLER_PID. sampler_stop prints the peak.
+# value seen in FILE; sets SAMPLER_PID. sampler_stop (call it in the same
+# shell, not in $(...)) stops it and sets SAMPLER_PEAK.
 sampler_start() {
   local mport=$1 metric=$2 file=$3
   echo 0 >"$file"
@@ -206,7 +207,7 @@ sampler_stop() {
     wait "$SAMPLER_PID" 2>/dev/null || true
     SAMPLER_PID=""
   fi
-  cat "$SAMPLER_FILE" 2>/dev/null || echo n/a
+  SAMPLER_PEAK=$(cat "$SAMPLER_FILE" 2>/dev/null || echo n/a)
 }
 
 # ms_diff A B: B - A (milliseconds), or n/a.

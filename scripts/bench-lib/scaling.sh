@@ -59,7 +59,8 @@ one_point_run() {
   line=$(loadgen_run point-select -P "$port" -c "$n" -t 2 -d "$DUR" -w "$WARM" -m "$mode" -r "$SIZE" -S "$pid")
   line="$line other_cpu_pct=$(other_end)"
   if [ "$target" = node ]; then
-    peak=$(sampler_stop)
+    sampler_stop
+    peak=$SAMPLER_PEAK
     line="$line upstream_peak=$peak hits=$(($(msum "$CACHE_NODE_MPORT" shoal_cache_hits_total) - h0))"
     line="$line misses=$(($(msum "$CACHE_NODE_MPORT" shoal_cache_misses_total) - m0))"
   fi

@@ -165,3 +165,72 @@ compare_rows() {
       printf "lastcol %d\n", n1
       for (i = 1; i <= nl; i++) print lc[i] }' "$1" "$2"
 }
+
+# proc_rss_kb PID: resident set size of a process in KiB (empty if gone).
+proc_rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null; }
+
+# loadgen_run LOGNAME ARGS...: run $LOADGEN (tests/bench/loadgen.c) with
+# ARGS, append its key=value line to $LOGS/LOGNAME.txt (prefixed by the
+# arguments) and print it. A loadgen that fails without a line (nothing could
+# connect, or it crashed) gives "failed=1 errors=all" instead, so a run
+# against a server that refuses everything is reported, not fatal.
+loadgen_run() {
+  local name=$1 out rc=0
+  shift
+  out=$("$LOADGEN" "$@" 2>>"$LOGS/loadgen.err") || rc=$?
+  [ -n "$out" ] || out="failed=1 rc=$rc errors=all error_codes=see_loadgen.err"
+  printf '%s | %s\n' "$*" "$out" >>"$LOGS/$name.txt"
+  printf '%s\n' "$out"
+}
+
+# sampler_start MPORT METRIC FILE: poll METRIC (summed over its labels) on
+# the node's /metrics every 0.5 s in the background and keep the largest
+# value seen in FILE; sets SAMPLER_PID. sampler_stop (call it in the same
+# shell, not in $(...)) stops it and sets SAMPLER_PEAK.
+sampler_start() {
+  local mport=$1 metric=$2 file=$3
+  echo 0 >"$file"
+  (
+    max=0
+    while :; do
+      v=$(metric_sum "$mport" "$metric")
+      if [ -n "$v" ] && [ "$v" -gt "$max" ]; then max=$v; echo "$max" >"$file"; fi
+      sleep 0.5
+    done
+  ) &
+  SAMPLER_PID=$!
+  SAMPLER_FILE=$file
+}
+sampler_stop() {
+  if [ -n "${SAMPLER_PID:-}" ]; then
+    kill "$SAMPLER_PID" 2>/dev/null || true
+    wait "$SAMPLER_PID" 2>/dev/null || true
+    SAMPLER_PID=""
+  fi
+  SAMPLER_PEAK=$(cat "$SAMPLER_FILE" 2>/dev/null || echo n/a)
+}
+
+# ms_diff A B: B - A (milliseconds), or n/a.
+ms_diff() {
+  awk -v a="${1:-}" -v b="${2:-}" 'BEGIN { if (a == "" || b == "") print "n/a"; else printf "%.2f\n", b - a }'
+}
+
+# msum MPORT NAME: metric_sum, 0 when the endpoint does not answer.
+msum() { local v; v=$(metric_sum "$1" "$2"); echo "${v:-0}"; }
+
+# wait_cpu_idle PID...: wait (up to 15 s) until these processes together use
+# less than 5% of a core over half a second, so that one run's aftermath (a
+# node closing thousands of sessions and their upstream connections) is not
+# charged to the next run.
+wait_cpu_idle() {
+  local i a b p hz
+  hz=$(getconf CLK_TCK)
+  for ((i = 0; i < 30; i++)); do
+    a=0 b=0
+    for p in "$@"; do [ -r "/proc/$p/stat" ] && a=$((a + $(proc_cpu_ticks "$p"))); done
+    sleep 0.5
+    for p in "$@"; do [ -r "/proc/$p/stat" ] && b=$((b + $(proc_cpu_ticks "$p"))); done
+    [ $(((b - a) * 100)) -lt $((hz * 5 / 2)) ] && return 0
+  done
+  log "servers still busy after 15 s: going on"
+}

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""netns_load.py: the load generator of 92-ha-netns.t.
+"""netns_load.py: the load generator of 93-ha-netns.t.
 
 N threads read `SELECT v FROM kv WHERE id = <k>` (k random in 1..KEYS) through
 a router (HAProxy standing in for ProxySQL's hostgroup 30), check every answer

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """netns_session.py HOST PORT CMDFILE OUTFILE: one MySQL session held open
-for 92-ha-netns.t, driven by the test across a network cut.
+for 93-ha-netns.t, driven by the test across a network cut.
 
 Logs in as app/pw (db shoaltest) and writes "login ok" (or the error) to
 OUTFILE. Then it follows CMDFILE: each new line is a query; its outcome is

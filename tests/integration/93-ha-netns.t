@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 92-ha-netns: the HA failure scenarios of issue #6 with real processes in
+# 93-ha-netns: the HA failure scenarios of issue #6 with real processes in
 # network namespaces (docs/operations.md, "Failure scenarios, measured").
 #
 # Topology (one machine, root, `ip netns`; names carry this run's pid):
@@ -64,8 +64,8 @@ netns_cleanup() {
     ip netns del "$ns" 2>/dev/null
   done
   cp "$work"/*.log "$SHOAL_LOG_DIR/" 2>/dev/null
-  cp "$work/pri/error.log" "$SHOAL_LOG_DIR/92-ha-netns.primary.log" 2>/dev/null
-  cp "$work/rep/error.log" "$SHOAL_LOG_DIR/92-ha-netns.replica.log" 2>/dev/null
+  cp "$work/pri/error.log" "$SHOAL_LOG_DIR/93-ha-netns.primary.log" 2>/dev/null
+  cp "$work/rep/error.log" "$SHOAL_LOG_DIR/93-ha-netns.replica.log" 2>/dev/null
   rm -rf "$work"
 }
 on_exit netns_cleanup
@@ -126,7 +126,7 @@ mdb_up() { mariadb-admin --no-defaults --socket="$1/sock" -uroot ping >/dev/null
 
 mkdir -p "$work/pri" "$work/rep"
 mariadb-install-db --no-defaults --datadir="$work/pri/data" --user=root \
-  --auth-root-authentication-method=normal --skip-test-db >"$work/92-ha-netns.install.log" 2>&1 ||
+  --auth-root-authentication-method=normal --skip-test-db >"$work/93-ha-netns.install.log" 2>&1 ||
   die "mariadb-install-db"
 cp -a "$work/pri/data" "$work/rep/data"
 mdb_start_ns "$NS_PRI" "$work/pri" 1 10.77.2.10 --log-bin=binlog --binlog-format=ROW
@@ -154,7 +154,7 @@ declare -A NODE_NS=([n1]=$NS_N1 [n2]=$NS_N2) NODE_ADDR=([n1]=10.77.1.21 [n2]=10.
 declare -A NODE_PID=()
 node_start() { # NAME EXTRA-ARGS...
   local n=$1 a=${NODE_ADDR[$1]}; shift
-  local log="$work/92-ha-netns.$n.log"
+  local log="$work/93-ha-netns.$n.log"
   echo "=== $(date '+%F %T') start $n: $*" >>"$log"
   inns_exec "${NODE_NS[$n]}" "$SHOAL_BIN" --upstream-db-url "mysql://app:pw@10.77.2.11:3306/shoaltest" \
     --listen-address "$a:3307" --metrics-address "$a:6034" --admin-address 127.0.0.1:6035 \
@@ -218,7 +218,7 @@ listen hg30
   # the weight-1 fallback of seed 004: used only when both nodes are down
   server replica 10.77.1.11:3306 backup
 EOF
-inns_exec "$NS_LB" haproxy -f "$work/haproxy.cfg" -db </dev/null >>"$work/92-ha-netns.haproxy.log" 2>&1 &
+inns_exec "$NS_LB" haproxy -f "$work/haproxy.cfg" -db </dev/null >>"$work/93-ha-netns.haproxy.log" 2>&1 &
 HAP_PID=$!
 PIDS+=($HAP_PID)
 # hap SERVER FIELD: a field of HAProxy's "show stat" for hg30/SERVER
@@ -245,7 +245,7 @@ PY
 }
 hap_is() { [ "$(hap "$1" status)" = "$2" ]; }
 wait_until 20 hap_is n1 UP && wait_until 20 hap_is n2 UP || {
-  diag_file "$work/92-ha-netns.haproxy.log"; die "HAProxy sees both nodes UP"; }
+  diag_file "$work/93-ha-netns.haproxy.log"; die "HAProxy sees both nodes UP"; }
 ok "HAProxy 10.77.1.1:6033 (TCP, httpchk GET /health, replica as backup): n1 UP, n2 UP"
 
 # ------------------------------------------------------------ load
@@ -256,7 +256,7 @@ load_start() {
   rm -f "$work/$n".{stop,ready,json}
   echo start >"$work/$n.phase"
   inns_exec "$NS_LB" "$PY" "$TESTDIR/netns_load.py" --host 10.77.1.1 --port 6033 --keys $K \
-    --stop-file "$work/$n.stop" --phase-file "$work/$n.phase" --ready-file "$work/$n.ready" --retry-log "$work/92-ha-netns.$n.retries.log" \
+    --stop-file "$work/$n.stop" --phase-file "$work/$n.phase" --ready-file "$work/$n.ready" --retry-log "$work/93-ha-netns.$n.retries.log" \
     --progress-file "$work/$n.progress" \
     --duration 90 "$@" >"$work/$n.json" 2>"$work/$n.err" </dev/null &
   LOAD_PID=$!
@@ -341,7 +341,7 @@ e=$(lget s2 "d['error_total']")
 is "$e" 0 "2. SIGTERM one node under load: $e errors ($(lget s2 "d['ok']") answers, $(lget s2 "d['retried_total']") connects retried)"
 ok_if "$([ "$(pok s2 after)" -gt 0 ] && [ "$d2" -gt 0 ] && echo 1)" \
   "2. the load goes on on n2: $(pok s2 after) answers after n1 left, n2 hits +$d2"
-like "$(cat "$work/92-ha-netns.n1.log")" "received signal 15: draining" "2. n1's log tells the drain"
+like "$(cat "$work/93-ha-netns.n1.log")" "received signal 15: draining" "2. n1's log tells the drain"
 
 node_start n1 || die "n1 starts again"
 wait_until 20 hap_is n1 UP || die "HAProxy sees n1 UP again"
@@ -509,5 +509,5 @@ is "$(($(perr s6 stale) + $(perr s6 recovered)))" 0 \
   "5. serve-stale: 0 errors while stale and after recovery ($e in the whole run, $(lget s6 "d['ok']") answers, $(lget s6 "d['retried_total']") reconnects)"
 sess_cmd quit
 
-diag "92-ha-netns took $(($(date +%s) - T0)) s"
+diag "93-ha-netns took $(($(date +%s) - T0)) s"
 done_testing

@@ -48,8 +48,19 @@ static void raise_fd_limit(void)
 		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
 			log_warn("setrlimit: %s", strerror(errno));
 	}
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0)
-		log_info("open file limit: %llu", (unsigned long long)rl.rlim_cur);
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+		unsigned long long need = (unsigned long long)g_config.max_client_connections +
+					  (unsigned long long)g_config.max_upstream_connections + 64;
+
+		log_info("open files limit (RLIMIT_NOFILE): %llu (max_client_connections %d, "
+			 "max_upstream_connections %d)", (unsigned long long)rl.rlim_cur,
+			 g_config.max_client_connections, g_config.max_upstream_connections);
+		if (rl.rlim_cur < need)
+			log_warn("open files limit %llu is below max_client_connections + "
+				 "max_upstream_connections + 64 = %llu: clients past it are refused; raise "
+				 "the hard limit (LimitNOFILE= in systemd, --ulimit nofile= in Docker)",
+				 (unsigned long long)rl.rlim_cur, need);
+	}
 }
 
 /* The drain (SIGTERM, SIGINT): no new clients, each session closed at its

@@ -64,6 +64,12 @@ int admin_register_module(const char *name, admin_load_fn load_to_runtime,
  */
 typedef int (*admin_stats_fn)(sqlite3 *db, const char *table, bool reset);
 int admin_register_stats_provider(const char *name, admin_stats_fn fill);
+/* A function that defines SQL functions on the admin database (sqlite3_
+ * create_function), run when it is opened. Before admin_start. */
+typedef int (*admin_sqlfn_setup)(sqlite3 *db);
+int admin_register_sql_functions(admin_sqlfn_setup setup);
+/* admin/db.c: run the registered setups on db. */
+int admin_run_sql_function_setups(sqlite3 *db, char *err, size_t errlen);
 
 /* Helper for providers and modules: INSERT one row of n text values (NULL
  * pointers are SQL NULL) into table. 0 or -1. */

@@ -98,9 +98,35 @@ int adb_open(const char *data_dir, char *err, size_t errlen)
 	sqlite3_busy_timeout(g_adb.db, BUSY_TIMEOUT_MS);
 	sqlite3_extended_result_codes(g_adb.db, 0);
 	if (attach_disk(data_dir, err, errlen) < 0 || attach(":memory:", "stats", err, errlen) < 0 ||
-	    schema_create(g_adb.db, err, errlen) < 0) {
+	    schema_create(g_adb.db, err, errlen) < 0 ||
+	    admin_run_sql_function_setups(g_adb.db, err, errlen) < 0) {
 		adb_close();
 		return -1;
+	}
+	return 0;
+}
+
+#define MAX_SQLFN_SETUPS 4
+static admin_sqlfn_setup sqlfn_setups[MAX_SQLFN_SETUPS];
+
+int admin_register_sql_functions(admin_sqlfn_setup setup)
+{
+	for (int i = 0; i < MAX_SQLFN_SETUPS; i++) {
+		if (!sqlfn_setups[i]) {
+			sqlfn_setups[i] = setup;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+int admin_run_sql_function_setups(sqlite3 *db, char *err, size_t errlen)
+{
+	for (int i = 0; i < MAX_SQLFN_SETUPS && sqlfn_setups[i]; i++) {
+		if (sqlfn_setups[i](db) != SQLITE_OK) {
+			snprintf(err, errlen, "sqlite: cannot define admin functions: %s", sqlite3_errmsg(db));
+			return -1;
+		}
 	}
 	return 0;
 }

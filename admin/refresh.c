@@ -117,12 +117,14 @@ static int fill_global(sqlite3 *db, const char *table, bool reset)
 
 static int fill_pool(sqlite3 *db, const char *table, bool reset)
 {
-	char port[8], used[24], errors[24], queries[24];
-	const char *row[8] = { g_config.upstream_host, port, "ONLINE", used, "0", errors,
+	char port[8], used[24], free_[24], errors[24], queries[24];
+	const char *row[8] = { g_config.upstream_host, port, "ONLINE", used, free_, errors,
 			       queries, "0" };
+	uint64_t open = STAT_GET(upstream_connections), idle = STAT_GET(upstream_idle);
 
 	snprintf(port, sizeof port, "%u", (unsigned)g_config.upstream_port);
-	snprintf(used, sizeof used, "%llu", (unsigned long long)STAT_GET(upstream_connections));
+	snprintf(used, sizeof used, "%llu", (unsigned long long)(open > idle ? open - idle : 0));
+	snprintf(free_, sizeof free_, "%llu", (unsigned long long)idle);
 	snprintf(errors, sizeof errors, "%llu", (unsigned long long)STAT_GET(upstream_connect_errors));
 	snprintf(queries, sizeof queries, "%llu", (unsigned long long)STAT_GET(queries));
 	return admin_insert_row(db, table, 8, row);

@@ -4,7 +4,9 @@
  * over hostgroups, users and schemas); each node's admin gives its verdict
  * per digest in stats_shoal_query_digest.cache_status (cached / proxied:
  * cacheable; skipped: <reason>: not cacheable) and its hits and misses. A
- * digest no node has seen is "unknown" and never routed. The expected
+ * digest no node has seen is asked about (SELECT shoal_cacheable(digest_text)
+ * on a node's admin: what the node's classifier and rules would do); only
+ * when no node can answer is it "unknown" and never routed. The expected
  * saving of a cacheable digest is its total time times its hit ratio: the
  * nodes' measured one when they have 20 or more hits+misses, else
  * hit_ratio_pct.
@@ -27,7 +29,8 @@ enum verdict { V_UNKNOWN, V_CACHEABLE, V_NOT };
 
 struct cand {
 	char digest[19];
-	char text[64];
+	char text[64];           /* shown */
+	char *full;              /* the whole digest_text */
 	unsigned long long count, sum_time;
 	enum verdict v;
 	char why[160];
@@ -61,6 +64,7 @@ static int read_digests(const struct ha_config *cfg, struct sqlconn *c, struct c
 		if (!row[0] || !ha_parse_digest(row[0], k->digest))
 			continue;
 		snprintf(k->text, sizeof k->text, "%s", row[1] ? row[1] : "");
+		k->full = strdup(row[1] ? row[1] : "");
 		for (char *p = k->text; *p; p++)
 			if (*p == '\n' || *p == '\t' || *p == '\r')
 				*p = ' ';
@@ -111,6 +115,37 @@ static int ask_nodes(const struct ha_config *cfg, struct cand *k, size_t n)
 		free(d);
 	}
 	return failed;
+}
+
+/* Digests no node has seen: ask a node what it would do with them. */
+static void ask_unseen(const struct ha_config *cfg, struct cand *k, size_t n)
+{
+	const char **texts = calloc(n ? n : 1, sizeof *texts);
+	size_t *idx = calloc(n ? n : 1, sizeof *idx), m = 0;
+	char (*v)[160] = calloc(n ? n : 1, sizeof *v);
+	char err[800];
+
+	for (size_t i = 0; texts && idx && v && i < n; i++)
+		if (k[i].v == V_UNKNOWN && k[i].full) {
+			idx[m] = i;
+			texts[m++] = k[i].full;
+		}
+	for (int j = 0; m && j < cfg->n_nodes; j++) {
+		if (node_verdicts(cfg, &cfg->nodes[j], texts, m, v, err, sizeof err))
+			continue; /* an older node, or unreachable (reported already) */
+		for (size_t i = 0; i < m; i++) {
+			struct cand *c = &k[idx[i]];
+
+			if (!v[i][0])
+				continue;
+			c->v = strncmp(v[i], "skipped", 7) == 0 ? V_NOT : V_CACHEABLE;
+			snprintf(c->why, sizeof c->why, "%s, not seen yet", v[i]);
+		}
+		break;
+	}
+	free(texts);
+	free(idx);
+	free(v);
 }
 
 static void mark_routed(struct cand *k, size_t n, const struct own_rule *o, size_t no, int hg)
@@ -238,6 +273,7 @@ int cmd_advise(const struct ha_config *cfg)
 	}
 	mark_routed(k, n, o, no, cfg->hostgroup);
 	failed = ask_nodes(cfg, k, n);
+	ask_unseen(cfg, k, n);
 	saving = choose(cfg, k, n, &chosen);
 	print_report(cfg, &c, k, n, chosen, saving);
 	if (failed) {
@@ -249,6 +285,8 @@ int cmd_advise(const struct ha_config *cfg)
 	else if (chosen)
 		printf("run again with --apply to add these rules\n");
 out:
+	for (size_t i = 0; i < n; i++)
+		free(k[i].full);
 	free(k);
 	free(o);
 	sqlc_close(&c);

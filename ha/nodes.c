@@ -124,6 +124,55 @@ static void fill_digest(struct node_digest *d, MYSQL_ROW row)
 	d->misses = row[3] ? strtoull(row[3], NULL, 10) : 0;
 }
 
+static int open_admin(const struct ha_config *cfg, const struct ha_node *n, struct sqlconn *c,
+		      char *err, size_t errlen)
+{
+	struct ha_dsn d = { 0 };
+
+	snprintf(d.user, sizeof d.user, "%s", cfg->node_admin_user);
+	snprintf(d.password, sizeof d.password, "%s", cfg->node_admin_password);
+	snprintf(d.host, sizeof d.host, "%s", n->host);
+	d.port = n->admin_port;
+	c->verbose = cfg->verbose;
+	snprintf(d.shown, sizeof d.shown, "admin port %.200s:%d (user %.60s)", n->host, d.port,
+		 d.user);
+	return sqlc_open(c, &d, cfg->connect_timeout_ms, err, errlen);
+}
+
+int node_verdicts(const struct ha_config *cfg, const struct ha_node *n, const char *const *texts,
+		  size_t count, char (*verdict)[160], char *err, size_t errlen)
+{
+	struct sqlconn c = { 0 };
+
+	if (open_admin(cfg, n, &c, err, errlen))
+		return -1;
+	for (size_t i = 0; i < count; i++) {
+		size_t len = strlen(texts[i]);
+		char *q = malloc(2 * len + 40);
+		MYSQL_RES *r;
+		MYSQL_ROW row;
+
+		if (!q) {
+			sqlc_close(&c);
+			return ha_fail(err, errlen, "out of memory");
+		}
+		strcpy(q, "SELECT shoal_cacheable('");
+		mysql_real_escape_string(c.my, q + strlen(q), texts[i], (unsigned long)len);
+		strcat(q, "')");
+		r = sqlc_query(&c, q, err, errlen);
+		free(q);
+		if (!r) {
+			sqlc_close(&c);
+			return -1;
+		}
+		row = mysql_fetch_row(r);
+		snprintf(verdict[i], 160, "%s", row && row[0] ? row[0] : "");
+		mysql_free_result(r);
+	}
+	sqlc_close(&c);
+	return 0;
+}
+
 int node_digests(const struct ha_config *cfg, const struct ha_node *n, struct node_digest **out,
 		 size_t *count, char *err, size_t errlen)
 {

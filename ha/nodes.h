@@ -39,4 +39,10 @@ struct node_digest {
 int node_digests(const struct ha_config *cfg, const struct ha_node *n, struct node_digest **out,
 		 size_t *count, char *err, size_t errlen);
 
+/* What the node would do with each digest text it has not seen
+ * (SELECT shoal_cacheable(text) on its admin): verdict[i] gets 'cached',
+ * 'proxied' or 'skipped: why'. Returns 0, or -1 with err. */
+int node_verdicts(const struct ha_config *cfg, const struct ha_node *n, const char *const *texts,
+		  size_t count, char (*verdict)[160], char *err, size_t errlen);
+
 #endif

@@ -21,15 +21,6 @@
 
 enum { SYNC_DB = 1, SYNC_SET, SYNC_PREPARE };
 
-static bool upstream_mariadb(void)
-{
-	char version[128];
-	uint8_t coll;
-
-	upstream_info(version, sizeof(version), &coll);
-	return strstr(version, "MariaDB") != NULL;
-}
-
 void mux_login(struct client *c)
 {
 	sv_free(&c->sv);

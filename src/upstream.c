@@ -16,6 +16,7 @@ typedef unsigned char uchar;
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,7 @@ static pthread_mutex_t info_lock = PTHREAD_MUTEX_INITIALIZER;
 static char info_version[128] = "10.11.0-MariaDB";
 static uint8_t info_collation = 45;
 static bool info_known;
+static atomic_int info_mariadb = -1;   /* -1 unknown, else 0/1: read per statement */
 
 /* Capabilities the node's upstream sessions always keep. */
 #define UP_BASE_CAPS (CAP_LONG_PASSWORD | CAP_LONG_FLAG | CAP_PROTOCOL_41 | CAP_CONNECT_WITH_DB | \
@@ -108,6 +110,13 @@ int upstream_global_init(void)
 	return ma_pvio_register_callback(1, greeting_hook) ? -1 : 0;
 }
 
+bool upstream_mariadb(void)
+{
+	int v = atomic_load_explicit(&info_mariadb, memory_order_relaxed);
+
+	return v != 0; /* unknown: MariaDB, the default greeting's kind */
+}
+
 void upstream_info(char *version, size_t cap, uint8_t *collation)
 {
 	pthread_mutex_lock(&info_lock);
@@ -134,6 +143,7 @@ static void learn_info(MYSQL *m)
 		snprintf(info_version, sizeof(info_version), "%s", v);
 		info_collation = (uint8_t)m->server_language;
 		info_known = true;
+		atomic_store(&info_mariadb, strstr(v, "MariaDB") != NULL);
 	}
 	pthread_mutex_unlock(&info_lock);
 }

@@ -123,6 +123,9 @@ void upstream_close(struct upstream *u, bool send_quit);
 /* Server facts learnt from the first connection: version and default
  * collation, for the greeting sent to clients. Thread-safe. */
 void upstream_info(char *version, size_t cap, uint8_t *collation);
+/* The upstream is MariaDB (from the first connection; true until known).
+ * Lock-free. */
+bool upstream_mariadb(void);
 /* The message for what the node refuses while the upstream is down:
  * "Shoal: upstream HOST:PORT unreachable for N s; <what>". Any thread. */
 void upstream_down_text(char *out, size_t cap, const char *what);

@@ -21,6 +21,8 @@
 #include "cache/rules.h"
 #include "config.h"
 #include "log.h"
+#include "sql/classify.h"
+#include "sql/spooky.h"
 #include "sql/tokenizer.h"
 
 struct snapshot {
@@ -470,8 +472,45 @@ static int save_rules(sqlite3 *db, const char *table, char *err, size_t errlen)
 	return 0;
 }
 
+/* shoal_cacheable(digest_text): what this node would do with queries of
+ * that shape (ProxySQL's digest_text, same normalisation): 'cached' (a query
+ * rule or auto-cache caches it), 'proxied' (cacheable, but no rule and
+ * auto-cache off) or 'skipped: <reason>'. For shoal-ha advise. */
+static void fn_cacheable(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const char *t = (const char *)sqlite3_value_text(argv[0]);
+	int n = sqlite3_value_bytes(argv[0]), ttl = 0, v;
+	const char *reason;
+	char out[256];
+
+	(void)argc;
+	if (!t) {
+		sqlite3_result_null(ctx);
+		return;
+	}
+	reason = sql_skip_reason(t, (size_t)n);
+	if (reason) {
+		snprintf(out, sizeof(out), "skipped: %s", reason);
+	} else {
+		v = rules_decide(spooky_hash64(t, n > SQL_DIGEST_HASH_MAX ? SQL_DIGEST_HASH_MAX : (size_t)n, 0),
+				 t, &ttl, NULL);
+		if (v < 0)
+			snprintf(out, sizeof(out), "skipped: %s", rules_skip_reason);
+		else
+			snprintf(out, sizeof(out), "%s", v > 0 || g_config.auto_cache ? "cached" : "proxied");
+	}
+	sqlite3_result_text(ctx, out, -1, SQLITE_TRANSIENT);
+}
+
+static int define_functions(sqlite3 *db)
+{
+	return sqlite3_create_function(db, "shoal_cacheable", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+				       fn_cacheable, NULL, NULL);
+}
+
 void cache_admin_register(void)
 {
+	admin_register_sql_functions(define_functions);
 	admin_register_module("CACHES", load_caches, save_caches);
 	admin_register_module("QUERY RULES", load_rules, save_rules);
 	admin_register_stats_provider("stats_shoal_query_digest", fill_digest);

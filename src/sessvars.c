@@ -343,7 +343,7 @@ static const char *const refused_names[] = {
 /* One assignment of a SET list. 1 more follow, 0 end, -1 pin. */
 static int read_assignment(struct set_ctx *x, struct tok *t)
 {
-	bool global = false;
+	bool global = false, session = false;
 	char name[SV_NAME_MAX];
 	const char *v;
 	size_t vn;
@@ -353,10 +353,15 @@ static int read_assignment(struct set_ctx *x, struct tok *t)
 		global = true;
 		next(x->s, t);
 	} else if (word_is(t, "SESSION") || word_is(t, "LOCAL")) {
+		session = true;
 		next(x->s, t);
 	}
-	if (word_is(t, "TRANSACTION"))
-		return read_txn(x, t, global) && t->t == TK_END ? 0 : -1;
+	if (word_is(t, "TRANSACTION")) {
+		/* without a scope: the next transaction only, not recorded */
+		if (!global && !session)
+			return -1;
+		return read_txn(x, t, global) && (t->t == TK_END || punct_is(t, ';', 1)) ? 0 : -1;
+	}
 	if (word_is(t, "NAMES") || word_is(t, "CHARSET") || word_is(t, "CHARACTER")) {
 		if (word_is(t, "CHARACTER")) {
 			next(x->s, t);

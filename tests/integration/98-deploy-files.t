@@ -280,10 +280,20 @@ for n in shoal-1 shoal-2; do
   up=0
   for _ in $(seq 1 100); do nq "${NPORT[$n]}" -e 'SELECT 1' >/dev/null 2>&1 && { up=1; break; }; sleep 0.1; done
   is "$up" 1 "$n starts from the compose environment and accepts app/pw"
-  a=$(nq "${NPORT[$n]}" -e "$lb" 2>&1 | md5sum)
-  b=$(nq "${NPORT[$n]}" -e "$lb" 2>&1 | md5sum)
-  d=$(mariadb --no-defaults -h127.0.0.1 -P"$rport" -uapp -ppw sakila -N -e "$lb" 2>&1 | md5sum)
-  is "$a $b" "$d $d" "$n: the leaderboard query twice, rows as the replica's"
+  # The leaderboard is not deterministic: it orders by lifetime_value alone,
+  # which has ties (194.61), and its top_category subquery picks one of
+  # categories with equal sums. MariaDB itself answers differently depending
+  # on the session's history (a connection that changed schema with
+  # COM_INIT_DB, as pooled ones do, against one that connected with it). So
+  # the replica's rows are compared as a set without top_category; the two
+  # answers through the node (the second a cache hit) must be byte for byte
+  # the same.
+  a=$(nq "${NPORT[$n]}" -e "$lb" 2>&1)
+  b=$(nq "${NPORT[$n]}" -e "$lb" 2>&1)
+  d=$(mariadb --no-defaults -h127.0.0.1 -P"$rport" -uapp -ppw sakila -N -e "$lb" 2>&1 | cut -f1-6 | sort | md5sum)
+  is "$(cut -f1-6 <<<"$a" | sort | md5sum) $(cut -f1-6 <<<"$b" | sort | md5sum)" "$d $d" \
+    "$n: the leaderboard query twice, the replica's rows (as a set, without the tie-prone top_category)"
+  is "$(md5sum <<<"$a")" "$(md5sum <<<"$b")" "$n: the cached answer is the first answer, byte for byte"
   met=$(curl -s "http://127.0.0.1:${NMET[$n]}/metrics")
   hits=$(sed -nE 's/^shoal_queries_total\{destination="cache"\} ([0-9]+)$/\1/p' <<<"$met")
   check "$n: the repeat was a cache hit (shoal_queries_total{destination=\"cache\"} = ${hits:-none})" test "${hits:-0}" -ge 1

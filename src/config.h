@@ -69,6 +69,11 @@ struct shoal_config {
 	uint32_t max_allowed_packet;     /* default 64 MiB (67108864) */
 	int max_client_connections;      /* default 10000 */
 	int handshake_timeout_ms;        /* default 10000 */
+	int client_idle_timeout_ms;      /* idle sessions closed after this; default 8 h, 0 = off */
+	int admin_max_connections;       /* admin sessions open at once; default 64 */
+	int auth_failure_delay_ms;       /* answer delay for repeated failed logins; default 1000 */
+	int auth_failure_threshold;      /* failures per address before the delay; default 5 */
+	int auth_failure_window_ms;      /* window the failures are counted in; default 60000 */
 
 	/* threads and process */
 	int workers;                     /* default: number of online cores */

@@ -22,6 +22,7 @@
 #include "cache/session.h"
 #include "config.h"
 #include "health.h"
+#include "idle.h"
 #include "log.h"
 #include "monitor.h"
 #include "probe.h"
@@ -133,6 +134,7 @@ static void settle(struct client *c)
 		return;
 	arm_upstream(c);
 	client_arm(c);
+	idle_arm(c);
 }
 
 /* Under serve-stale a session whose upstream connection broke is kept

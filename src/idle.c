@@ -15,6 +15,7 @@
 #include "client.h"
 #include "config.h"
 #include "log.h"
+#include "stats.h"
 #include "worker.h"
 
 static void on_idle(struct ev_loop *loop, ev_timer *t, int revents)
@@ -31,6 +32,7 @@ static void on_idle(struct ev_loop *loop, ev_timer *t, int revents)
 	client_send_err(c, 0, ERR_CLIENT_INTERACTION_TIMEOUT, "HY000",
 			"The client was disconnected by the server because of inactivity. See "
 			"client_idle_timeout_ms for configuring this behavior.");
+	STAT_INC(client_idle_timeouts);
 	c->st = CS_CLOSING;
 	if (client_flush(c))
 		client_arm(c);

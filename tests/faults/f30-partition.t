@@ -20,7 +20,7 @@ ip link add "$VH" type veth peer name "$VN" && ip link set "$VN" netns "$NS" &&
   ip addr add "$NET.1/30" dev "$VH" && ip link set "$VH" up &&
   ip netns exec "$NS" ip addr add "$NET.2/30" dev "$VN" &&
   ip netns exec "$NS" ip link set "$VN" up && ip netns exec "$NS" ip link set lo up
-check "veth pair $VH <-> $VN ($NET.1 <-> $NET.2 in $NS)" ip netns exec "$NS" ip -o addr show dev "$VN" to "$NET.2"
+check "veth pair $VH <-> $VN ($NET.1 <-> $NET.2 in $NS)" sh -c "ip netns exec $NS ip -o addr show dev $VN to $NET.2 | grep -q $NET.2"
 
 mdir="$BUILD_TEST/fault-mdb-f30"
 mport=$(free_port)

@@ -800,8 +800,8 @@ static int set_int(int *p, const struct setting *s, const char *v, char *err, si
 	if (*end && is_duration(s) && duration_parse_ms(v, false, &n) == 0)
 		end = (char *)"";
 	if (*end)
-		return fail(err, errlen, is_duration(s) ? "not a duration (milliseconds, or a "
-			    "number with ms, s, m, h or d)" : "not a number");
+		return fail(err, errlen, is_duration(s) ? "not a number (milliseconds, or a "
+			    "duration with ms, s, m, h or d)" : "not a number");
 	if (errno == ERANGE || n < s->min || n > s->max)
 		return fail(err, errlen, "must be between %lld and %lld", s->min, s->max);
 	*p = (int)n;

@@ -574,7 +574,7 @@ static void test_durations(void)
 	is_int(load(&c, bare, env), 2, "durations: alias without a unit: exit 2");
 	ok(has(captured, "needs a unit"), "durations: alias without a unit: message");
 	is_int(load(&c, badunit, env), 2, "durations: unknown unit: exit 2");
-	ok(has(captured, "not a duration"), "durations: unknown unit: message");
+	ok(has(captured, "not a number (milliseconds, or a duration"), "durations: unknown unit: message");
 	is_int(load(&c, both, env), 0, "durations: both names load");
 	is_int(c.drain_timeout_ms, 7, "durations: the later flag wins");
 	snprintf(ec, sizeof ec, "SHOAL_CONFIG=%s", conf);

@@ -25,6 +25,7 @@
 #include "listener.h"
 #include "log.h"
 #include "sbuf.h"
+#include "stats.h"
 #include "users.h"
 
 #define ADMIN_CAPS (SHOAL_SERVER_CAPS & ~CAP_SESSION_TRACK)
@@ -124,6 +125,7 @@ static void access_denied(struct admin_conn *c, bool used_password)
 {
 	char msg[HS_USER_MAX + 160];
 
+	STAT_INC(admin_auth_failures);
 	log_info("admin: access denied for user '%s' from %s", c->user, c->peer);
 	snprintf(msg, sizeof msg, "Access denied for user '%s'@'%s' (using password: %s)",
 		 c->user, c->peer, used_password ? "YES" : "NO");
@@ -139,6 +141,7 @@ static void check_login(struct admin_conn *c, const uint8_t *tok, size_t len)
 		return;
 	}
 	if (vars_admin_is_default() && !c->loopback) {
+		STAT_INC(admin_auth_failures);
 		log_warn("admin: refused the default admin/admin login from %s", c->peer);
 		snprintf(msg, sizeof msg, "Access denied for user '%s'@'%s': the default admin "
 			 "credentials work from a loopback address only (set admin_password)",
@@ -444,9 +447,10 @@ static void on_accept(struct ev_loop *loop, ev_io *w, int revents)
 		}
 		if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) < 0)
 			log_debug("admin: TCP_NODELAY: %s", strerror(errno));
-		if (A.n_conns >= ADMIN_MAX_CONNECTIONS) {
-			log_warn("admin: refused a connection: %d admin sessions open",
-				 ADMIN_MAX_CONNECTIONS);
+		if (A.n_conns >= g_config.admin_max_connections) {
+			STAT_INC(admin_connections_refused);
+			log_warn("admin: refused a connection from a peer: %d admin sessions open "
+				 "(admin_max_connections)", A.n_conns);
 			refuse(fd);
 			continue;
 		}

@@ -25,7 +25,6 @@
 
 #define ADMIN_VERSION "8.0.0-shoal-admin"
 #define ADMIN_VERSION_COMMENT "Shoal admin"
-#define ADMIN_MAX_CONNECTIONS 64
 #define ADMIN_MAX_WARNINGS 32
 #define ADMIN_WARN_LEN 320
 #define ADMIN_DB_NAME_MAX 16

@@ -22,6 +22,7 @@
 #include "cache/session.h"
 #include "config.h"
 #include "health.h"
+#include "idle.h"
 #include "log.h"
 #include "monitor.h"
 #include "mux.h"
@@ -152,6 +153,7 @@ static void settle(struct client *c)
 		return;
 	arm_upstream(c);
 	client_arm(c);
+	idle_arm(c);
 }
 
 /* Does the session have upstream state that a new connection would not? */

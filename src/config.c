@@ -20,6 +20,7 @@
 #define _GNU_SOURCE
 #endif
 #include "config.h"
+#include "duration.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -186,6 +187,29 @@ static const struct setting settings[] = {
 	  .metavar = "MS", .def = "10000",
 	  .help = "Time a client has to finish the handshake and log in, in milliseconds "
 		  "(1..3600000)." },
+	{ .key = "client_idle_timeout_ms", .env = "CLIENT_IDLE_TIMEOUT_MS",
+	  .flag = "client-idle-timeout-ms", .type = T_INT, .off = OFF(client_idle_timeout_ms),
+	  .min = 0, .max = 2147483647, .metavar = "MS", .def = "28800000 (8 h)",
+	  .help = "A logged-in client that sends nothing for this long is sent error 4031 and "
+		  "closed (like the server's wait_timeout); 0 turns it off." },
+	{ .key = "admin_max_connections", .env = "ADMIN_MAX_CONNECTIONS",
+	  .flag = "admin-max-connections", .type = T_INT, .off = OFF(admin_max_connections),
+	  .min = 1, .max = 100000, .metavar = "N", .def = "64",
+	  .help = "Most admin sessions open at once; more get error 1040." },
+	{ .key = "auth_failure_delay_ms", .env = "AUTH_FAILURE_DELAY_MS",
+	  .flag = "auth-failure-delay-ms", .type = T_INT, .off = OFF(auth_failure_delay_ms),
+	  .min = 0, .max = 60000, .metavar = "MS", .def = "1000",
+	  .help = "Once an address has failed auth_failure_threshold logins within "
+		  "auth_failure_window_ms, each further failure is answered this much later; "
+		  "0 turns the delay off." },
+	{ .key = "auth_failure_threshold", .env = "AUTH_FAILURE_THRESHOLD",
+	  .flag = "auth-failure-threshold", .type = T_INT, .off = OFF(auth_failure_threshold),
+	  .min = 1, .max = 1000000, .metavar = "N", .def = "5",
+	  .help = "Failed logins from one address, within the window, answered at once." },
+	{ .key = "auth_failure_window_ms", .env = "AUTH_FAILURE_WINDOW_MS",
+	  .flag = "auth-failure-window-ms", .type = T_INT, .off = OFF(auth_failure_window_ms),
+	  .min = 1, .max = 86400000, .metavar = "MS", .def = "60000",
+	  .help = "Failed logins of an address are counted over this window." },
 	{ .key = "workers", .env = "WORKERS", .flag = "workers", .type = T_INT, .off = OFF(workers),
 	  .min = 1, .max = MAX_WORKERS, .metavar = "N", .def = "(online CPUs)",
 	  .help = "Number of worker threads (1..256)." },
@@ -312,6 +336,20 @@ static int online_cpus(void)
 	return n > MAX_WORKERS ? MAX_WORKERS : (int)n;
 }
 
+/* A millisecond setting: it also takes durations with units, and has an
+ * alias without the _ms suffix (drain_timeout for drain_timeout_ms). */
+static bool is_duration(const struct setting *s)
+{
+	return s->metavar && strcmp(s->metavar, "MS") == 0;
+}
+
+/* name[0..len) + suffix == full? */
+static bool is_alias(const char *full, const char *name, size_t len, const char *suffix)
+{
+	return strlen(full) == len + strlen(suffix) && memcmp(full, name, len) == 0 &&
+	       strcmp(full + len, suffix) == 0;
+}
+
 static const struct setting *find_key(const char *key)
 {
 	for (size_t i = 0; i < N_SETTINGS; i++)
@@ -320,10 +358,27 @@ static const struct setting *find_key(const char *key)
 	return NULL;
 }
 
+/* The millisecond setting whose key is key + "_ms" (file keys). */
+static const struct setting *find_key_alias(const char *key)
+{
+	for (size_t i = 0; i < N_SETTINGS; i++)
+		if (is_duration(&settings[i]) && is_alias(settings[i].key, key, strlen(key), "_ms"))
+			return &settings[i];
+	return NULL;
+}
+
 static const struct setting *find_flag(const char *name, size_t len)
 {
 	for (size_t i = 0; i < N_SETTINGS; i++)
 		if (strlen(settings[i].flag) == len && memcmp(settings[i].flag, name, len) == 0)
+			return &settings[i];
+	return NULL;
+}
+
+static const struct setting *find_flag_alias(const char *name, size_t len)
+{
+	for (size_t i = 0; i < N_SETTINGS; i++)
+		if (is_duration(&settings[i]) && is_alias(settings[i].flag, name, len, "-ms"))
 			return &settings[i];
 	return NULL;
 }
@@ -417,6 +472,17 @@ static void report_invalid(const struct setting *s, const char *value, const cha
 	if (where)
 		fprintf(stderr, " (%s)", where);
 	fputc('\n', stderr);
+}
+
+/* The unsuffixed alias of a millisecond setting takes a unit ("30s"): a bare
+ * number would be ambiguous. 0, or 2 after the message. */
+static int alias_needs_unit(const struct setting *s, const char *v, const char *where)
+{
+	if (duration_has_unit(v))
+		return 0;
+	report_invalid(s, v, "without _ms the value needs a unit: ms, s, m, h or d (e.g. 30s)",
+		       where);
+	return 2;
 }
 
 /* --------------------------------------------------------- value parsers */
@@ -750,8 +816,11 @@ static int set_int(int *p, const struct setting *s, const char *v, char *err, si
 		return fail(err, errlen, "not a number");
 	errno = 0;
 	n = strtoll(v, &end, 10);
+	if (*end && is_duration(s) && duration_parse_ms(v, false, &n) == 0)
+		end = (char *)"";
 	if (*end)
-		return fail(err, errlen, "not a number");
+		return fail(err, errlen, is_duration(s) ? "not a number (milliseconds, or a "
+			    "duration with ms, s, m, h or d)" : "not a number");
 	if (errno == ERANGE || n < s->min || n > s->max)
 		return fail(err, errlen, "must be between %lld and %lld", s->min, s->max);
 	*p = (int)n;
@@ -864,6 +933,11 @@ void config_defaults(struct shoal_config *cfg)
 	cfg->upstream_max_idle_ms = 60000;
 	cfg->multiplexing = true;
 	cfg->handshake_timeout_ms = 10000;
+	cfg->client_idle_timeout_ms = 28800000;
+	cfg->admin_max_connections = 64;
+	cfg->auth_failure_delay_ms = 1000;
+	cfg->auth_failure_threshold = 5;
+	cfg->auth_failure_window_ms = 60000;
 	cfg->workers = online_cpus();
 	cfg->log_level = LOG_LEVEL_INFO;
 	snprintf(cfg->config_file, sizeof cfg->config_file, "%s", DEFAULT_CONFIG_FILE);
@@ -894,6 +968,7 @@ static int file_line(struct shoal_config *cfg, const char *path, int lineno, cha
 	const char *b = line, *e = line + strlen(line), *kb, *ke, *eq;
 	const struct setting *s;
 	char where[1100];
+	bool alias;
 
 	trim_range(&b, &e);
 	if (b == e || *b == '#')
@@ -908,6 +983,7 @@ static int file_line(struct shoal_config *cfg, const char *path, int lineno, cha
 	trim_range(&kb, &ke);
 	*(char *)ke = '\0';
 	s = find_key(kb);
+	alias = !s && (s = find_key_alias(kb)) != NULL;
 	if (!s) {
 		fprintf(stderr, "shoal: %s:%d: unknown key '%s'\n", path, lineno, kb);
 		return 2;
@@ -924,6 +1000,8 @@ static int file_line(struct shoal_config *cfg, const char *path, int lineno, cha
 		e--;
 	}
 	*(char *)e = '\0';
+	if (alias && alias_needs_unit(s, b, where))
+		return 2;
 	return apply_value(cfg, s, b, where);
 }
 
@@ -992,6 +1070,26 @@ static int load_file(struct shoal_config *cfg, const char *flag_path, char **env
 
 /* ---------------------------------------------------------- environment */
 
+/* DRAIN_TIMEOUT=30s for DRAIN_TIMEOUT_MS (which wins when both are set). */
+static int load_env_alias(struct shoal_config *cfg, const struct setting *s, char **envp)
+{
+	static const char *const where = "from the environment";
+	char name[128];
+	size_t len = strlen(s->env);
+	const char *v;
+
+	if (len < 4 || len - 3 >= sizeof name || strcmp(s->env + len - 3, "_MS") != 0)
+		return 0;
+	memcpy(name, s->env, len - 3);
+	name[len - 3] = '\0';
+	v = env_get(envp, name);
+	if (!v || !*v)
+		return 0;
+	if (alias_needs_unit(s, v, where))
+		return 2;
+	return apply_value(cfg, s, v, where);
+}
+
 static int load_env(struct shoal_config *cfg, char **envp)
 {
 	for (size_t i = 0; i < N_SETTINGS; i++) {
@@ -1000,6 +1098,8 @@ static int load_env(struct shoal_config *cfg, char **envp)
 
 		if (s->type == T_CONFIG)
 			continue;
+		if (is_duration(s) && load_env_alias(cfg, s, envp))
+			return 2;
 		v = env_get(envp, s->env);
 		/* An empty variable counts as unset (VAR= in a compose file). */
 		if (v && *v && apply_value(cfg, s, v, "from the environment"))
@@ -1033,7 +1133,7 @@ static int scan_flag(int argc, char **argv, int *i, struct argv_scan *sc)
 	size_t nlen = eq ? (size_t)(eq - name) : strlen(name);
 	const struct setting *s = find_flag(name, nlen);
 	const char *v = eq ? eq + 1 : NULL;
-	bool b;
+	bool b, alias = !s && (s = find_flag_alias(name, nlen)) != NULL;
 
 	if (!s && nlen > 3 && strncmp(name, "no-", 3) == 0) {
 		s = find_flag(name + 3, nlen - 3);
@@ -1063,6 +1163,8 @@ static int scan_flag(int argc, char **argv, int *i, struct argv_scan *sc)
 		}
 		v = argv[++*i];
 	}
+	if (alias && alias_needs_unit(s, v, NULL))
+		return 2;
 	if (s->type == T_CONFIG)
 		sc->config_path = v;
 	else
@@ -1216,6 +1318,10 @@ static void print_setting_help(FILE *out, const struct setting *s)
 		fprintf(out, "      default: number of online CPUs (here %d)\n", online_cpus());
 	else
 		fprintf(out, "      default: %s\n", s->def);
+	if (is_duration(s))
+		fprintf(out, "      also --%.*s DURATION (e.g. 30s, 500ms, 5m), env %.*s, key %.*s\n",
+			(int)strlen(s->flag) - 3, s->flag, (int)strlen(s->env) - 3, s->env,
+			(int)strlen(s->key) - 3, s->key);
 	print_wrapped(out, s->help);
 }
 

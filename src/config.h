@@ -73,6 +73,11 @@ struct shoal_config {
 	int upstream_max_idle_ms;        /* idle pooled connections closed after; default 60000 */
 	bool multiplexing;               /* share upstream connections; default true */
 	int handshake_timeout_ms;        /* default 10000 */
+	int client_idle_timeout_ms;      /* idle sessions closed after this; default 8 h, 0 = off */
+	int admin_max_connections;       /* admin sessions open at once; default 64 */
+	int auth_failure_delay_ms;       /* answer delay for repeated failed logins; default 1000 */
+	int auth_failure_threshold;      /* failures per address before the delay; default 5 */
+	int auth_failure_window_ms;      /* window the failures are counted in; default 60000 */
 
 	/* threads and process */
 	int workers;                     /* default: number of online cores */

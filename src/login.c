@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "admin/users.h"
+#include "authfail.h"
 #include "client.h"
 #include "config.h"
 #include "log.h"
@@ -73,15 +74,85 @@ static void fail_and_close(struct client *c, uint16_t code, const char *state, c
 	c->st = CS_CLOSING;
 }
 
-static void access_denied(struct client *c, bool used_password)
+/* The one answer to a failed login, for unknown users and wrong passwords
+ * alike (no user enumeration). */
+static void deny(struct client *c, bool used_password)
 {
 	char msg[HS_USER_MAX + 128];
 
-	STAT_INC(auth_failures);
-	log_info("access denied for user '%s' from %s", c->user, c->peer);
 	snprintf(msg, sizeof(msg), "Access denied for user '%s'@'%s' (using password: %s)",
 		 c->user, c->peer, used_password ? "YES" : "NO");
 	fail_and_close(c, ERR_ACCESS_DENIED_ERROR, "28000", msg);
+}
+
+/*
+ * The failed-login delay (authfail.h). The session is parked in
+ * CS_CONNECTING with no upstream, where nothing reads its input, and its
+ * timer (the handshake timer until now) is reused in two steps: a zero
+ * timeout first, which runs after the current event handler has re-armed
+ * the socket, and stops the socket watcher so that the client's further
+ * bytes stay in the kernel; then the delay, after which the ERR is sent as
+ * it would have been at once. Nothing blocks the worker's loop.
+ */
+static void deny_late(struct ev_loop *loop, ev_timer *t, bool used_password)
+{
+	struct client *c = t->data;
+
+	(void)loop;
+	deny(c, used_password);
+	if (client_flush(c))
+		client_arm(c);
+}
+
+static void on_deny_pw(struct ev_loop *l, ev_timer *t, int rev)
+{
+	(void)rev;
+	deny_late(l, t, true);
+}
+
+static void on_deny_nopw(struct ev_loop *l, ev_timer *t, int rev)
+{
+	(void)rev;
+	deny_late(l, t, false);
+}
+
+static void hold(struct ev_loop *loop, ev_timer *t, bool used_password)
+{
+	struct client *c = t->data;
+
+	ev_io_stop(loop, &c->watcher);
+	ev_timer_stop(loop, t);
+	ev_set_cb(t, used_password ? on_deny_pw : on_deny_nopw);
+	ev_timer_set(t, g_config.auth_failure_delay_ms / 1000.0, 0.);
+	ev_timer_start(loop, t);
+}
+
+static void on_hold_pw(struct ev_loop *l, ev_timer *t, int rev)
+{
+	(void)rev;
+	hold(l, t, true);
+}
+
+static void on_hold_nopw(struct ev_loop *l, ev_timer *t, int rev)
+{
+	(void)rev;
+	hold(l, t, false);
+}
+
+static void access_denied(struct client *c, bool used_password)
+{
+	STAT_INC(auth_failures);
+	log_info("access denied for user '%s' from %s", c->user, c->peer);
+	if (!authfail_record(c->peer)) {
+		deny(c, used_password);
+		return;
+	}
+	STAT_INC(auth_failures_delayed);
+	ev_timer_stop(c->w->loop, &c->timer);
+	ev_set_cb(&c->timer, used_password ? on_hold_pw : on_hold_nopw);
+	ev_timer_set(&c->timer, 0., 0.);
+	ev_timer_start(c->w->loop, &c->timer);
+	c->st = CS_CONNECTING;
 }
 
 void login_start(struct client *c)
@@ -133,6 +204,7 @@ static void sha2_request_full(struct client *c)
 
 static void succeed(struct client *c)
 {
+	authfail_clear(c->peer);
 	client_authenticated(c);
 }
 

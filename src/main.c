@@ -17,6 +17,7 @@
 #include <mysql.h>
 
 #include "admin/admin.h"
+#include "argscrub.h"
 #include "auth.h"
 #include "cache/cache_admin.h"
 #include "cache/cache_metrics.h"
@@ -180,7 +181,12 @@ int main(int argc, char **argv)
 		return 2;
 	log_set_level(g_config.log_level);
 	start_argc = argc;
-	start_argv = argv;
+	/* ps must not show passwords: SIGHUP re-reads a private copy */
+	start_argv = argscrub_apply(argc, argv);
+	if (!start_argv) {
+		log_error("out of memory copying the command line");
+		return 1;
+	}
 	signal(SIGPIPE, SIG_IGN);
 	raise_fd_limit();
 	if (auth_rsa_init(g_config.rsa_private_key, g_config.rsa_public_key, err, sizeof(err)) < 0) {
@@ -227,6 +233,7 @@ int main(int argc, char **argv)
 	probe_stop();
 	cache_global_free();
 	auth_rsa_free();
+	argscrub_free(start_argv);
 	SSL_CTX_free(tls);
 	mysql_library_end();
 	log_info("stopped");

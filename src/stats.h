@@ -15,6 +15,10 @@ struct shoal_stats {
 	atomic_uint_fast64_t client_connections_aborted; /* closed before login finished, or on error */
 	atomic_uint_fast64_t client_connections_refused; /* over max_client_connections, or shunned */
 	atomic_uint_fast64_t auth_failures;
+	atomic_uint_fast64_t auth_failures_delayed;     /* failed logins answered late (per-address) */
+	atomic_uint_fast64_t client_idle_timeouts;      /* closed by client_idle_timeout_ms */
+	atomic_uint_fast64_t admin_connections_refused; /* over admin_max_connections */
+	atomic_uint_fast64_t admin_auth_failures;       /* admin logins refused */
 	atomic_uint_fast64_t upstream_connections;      /* open now */
 	atomic_uint_fast64_t upstream_connect_errors;
 	/* the upstream pool (pool.c) */

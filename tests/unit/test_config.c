@@ -549,6 +549,42 @@ static void test_secrets(void)
 	ok(has(captured, "monitor_password") && !has(captured, "0000000000"), "secrets: password not echoed");
 }
 
+/* Millisecond settings take units, and their unsuffixed aliases need one. */
+static void test_durations(void)
+{
+	struct shoal_config c;
+	const char *conf = write_tmp("upstream_db_url = mysql://u:p@h\ndrain_timeout = 2m\n"
+				     "max_stale = 1h\n");
+	char ec[128];
+	char *env[] = { env_conf, "UPSTREAM_DB_URL=mysql://u:p@h", "UPSTREAM_DOWN_AFTER=500ms",
+			"CACHE_TTL_MS=3s", NULL };
+	char *flags[] = { "shoal", "--drain-timeout", "30s", "--max-stale=5m",
+			  "--handshake-timeout-ms=2s", "--client-idle-timeout-ms", "1500", NULL };
+	char *bare[] = { "shoal", "--drain-timeout=30", NULL };
+	char *badunit[] = { "shoal", "--drain-timeout-ms=30x", NULL };
+	char *both[] = { "shoal", "--drain-timeout=1s", "--drain-timeout-ms=7", NULL };
+
+	is_int(load(&c, flags, env), 0, "durations: flags, aliases and env load");
+	is_int(c.drain_timeout_ms, 30000, "durations: --drain-timeout 30s");
+	is_int(c.max_stale_ms, 300000, "durations: --max-stale=5m");
+	is_int(c.handshake_timeout_ms, 2000, "durations: --handshake-timeout-ms=2s");
+	is_int(c.client_idle_timeout_ms, 1500, "durations: a bare number is still milliseconds");
+	is_int(c.upstream_down_after_ms, 500, "durations: env UPSTREAM_DOWN_AFTER=500ms");
+	is_int(c.cache_ttl_ms, 3000, "durations: env CACHE_TTL_MS=3s");
+	is_int(load(&c, bare, env), 2, "durations: alias without a unit: exit 2");
+	ok(has(captured, "needs a unit"), "durations: alias without a unit: message");
+	is_int(load(&c, badunit, env), 2, "durations: unknown unit: exit 2");
+	ok(has(captured, "not a number (milliseconds, or a duration"), "durations: unknown unit: message");
+	is_int(load(&c, both, env), 0, "durations: both names load");
+	is_int(c.drain_timeout_ms, 7, "durations: the later flag wins");
+	snprintf(ec, sizeof ec, "SHOAL_CONFIG=%s", conf);
+	char *envf[] = { ec, NULL };
+	is_int(load(&c, argv0, envf), 0, "durations: file keys drain_timeout, max_stale load");
+	ok(c.drain_timeout_ms == 120000 && c.max_stale_ms == 3600000, "durations: file values");
+	is_int(c.client_idle_timeout_ms, 28800000, "defaults: client idle timeout 8 h");
+	is_int(c.admin_max_connections, 64, "defaults: admin_max_connections 64");
+}
+
 int main(void)
 {
 	empty_conf = write_tmp("");
@@ -570,6 +606,7 @@ int main(void)
 	test_addrs();
 	test_enums_and_checks();
 	test_secrets();
+	test_durations();
 	cleanup();
 	return done_testing();
 }

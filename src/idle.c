@@ -1,0 +1,54 @@
+/*
+ * idle.c: owns the idle client timeout. Every event of a session that is
+ * waiting for its next command restarts the session's timer (c->timer,
+ * which served the handshake timeout until the login finished); when it
+ * fires the session has had no event for client_idle_timeout_ms. A session
+ * busy with a command (relaying, waiting for the cache, changing user) is
+ * not idle: the timer is only pushed back. The closed client gets one ERR
+ * packet with sequence id 0 (it was not asked anything) and the connection
+ * is closed once it is written.
+ */
+#include "idle.h"
+
+#include <ev.h>
+
+#include "client.h"
+#include "config.h"
+#include "log.h"
+#include "stats.h"
+#include "worker.h"
+
+static void on_idle(struct ev_loop *loop, ev_timer *t, int revents)
+{
+	struct client *c = t->data;
+
+	(void)revents;
+	if (c->st != CS_READY) {
+		ev_timer_again(loop, t);
+		return;
+	}
+	log_info("client %u (%s): idle for %d ms, closing", c->id, c->peer,
+		 g_config.client_idle_timeout_ms);
+	client_send_err(c, 0, ERR_CLIENT_INTERACTION_TIMEOUT, "HY000",
+			"The client was disconnected by the server because of inactivity. See "
+			"client_idle_timeout_ms for configuring this behavior.");
+	STAT_INC(client_idle_timeouts);
+	c->st = CS_CLOSING;
+	if (client_flush(c))
+		client_arm(c);
+}
+
+void idle_arm(struct client *c)
+{
+	int ms = g_config.client_idle_timeout_ms;
+
+	if (ms <= 0 || c->st != CS_READY)
+		return;
+	if (ev_cb(&c->timer) != on_idle) {
+		if (ev_is_active(&c->timer))
+			return; /* still the handshake timer (a login in progress) */
+		ev_set_cb(&c->timer, on_idle);
+	}
+	c->timer.repeat = ms / 1000.0;
+	ev_timer_again(c->w->loop, &c->timer);
+}

@@ -276,6 +276,14 @@ void client_authenticated(struct client *c)
 	}
 	/* a connection is borrowed (and brought to the session's schema) before
 	 * the OK, so that an unreachable upstream or unknown schema fail here */
+	if (!health_upstream_up()) {
+		char msg[512];
+
+		upstream_down_text(msg, sizeof(msg), "new sessions are refused until it answers");
+		client_send_err(c, c->seq, ERR_UPSTREAM_UNREACHABLE, "HY000", "%s", msg);
+		c->st = CS_CLOSING;
+		return;
+	}
 	c->login_pending = true;
 	c->st = CS_CONNECTING;
 	switch (pool_acquire(c)) {

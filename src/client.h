@@ -82,7 +82,8 @@ struct client {
 	uint32_t id;                  /* connection id shown to the client */
 	struct sbuf io;
 	ev_io watcher;
-	ev_timer timer;               /* handshake timeout */
+	ev_timer timer;               /* handshake timeout, then the idle timeout (idle.c) */
+	ev_tstamp idle_since;         /* last event while waiting for a command */
 	enum client_state st;
 	char peer[64];                /* client IP as text */
 

@@ -22,8 +22,12 @@ static void on_idle(struct ev_loop *loop, ev_timer *t, int revents)
 {
 	struct client *c = t->data;
 
+	ev_tstamp left = c->idle_since + g_config.client_idle_timeout_ms / 1000.0 - ev_now(loop);
+
 	(void)revents;
-	if (c->st != CS_READY) {
+	if (c->st != CS_READY || left > 0.001) {
+		/* active meanwhile (idle_arm only notes the time): wait the rest */
+		t->repeat = c->st != CS_READY ? g_config.client_idle_timeout_ms / 1000.0 : left;
 		ev_timer_again(loop, t);
 		return;
 	}
@@ -44,6 +48,9 @@ void idle_arm(struct client *c)
 
 	if (ms <= 0 || c->st != CS_READY)
 		return;
+	c->idle_since = ev_now(c->w->loop);
+	if (ev_cb(&c->timer) == on_idle && ev_is_active(&c->timer))
+		return; /* on the hot path: no timer update, on_idle looks at idle_since */
 	if (ev_cb(&c->timer) != on_idle) {
 		if (ev_is_active(&c->timer))
 			return; /* still the handshake timer (a login in progress) */

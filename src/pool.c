@@ -10,6 +10,7 @@
 
 #include "client.h"
 #include "config.h"
+#include "health.h"
 #include "log.h"
 #include "probe.h"
 #include "stats.h"
@@ -203,6 +204,16 @@ static void on_wait_timeout(struct ev_loop *loop, ev_timer *t, int revents)
 	client_pool_timeout(c);
 }
 
+static void drop_idle(struct pool *p)
+{
+	while (p->idle) {
+		struct upstream *u = p->idle;
+
+		idle_unlink(p, u);
+		close_conn(p, u, false);
+	}
+}
+
 enum pool_result pool_acquire(struct client *c)
 {
 	struct pool *p = pool_of(c);
@@ -210,6 +221,8 @@ enum pool_result pool_acquire(struct client *c)
 
 	if (c->up)
 		return POOL_GOT;
+	if (!health_upstream_up())
+		drop_idle(p); /* suspect: the upstream check failed since they were used */
 	u = p->wq_head ? NULL : find_idle(p, c); /* no overtaking the queue */
 	if (u) {
 		lend(p, c, u);

@@ -17,6 +17,10 @@
 #include "upstream.h"
 
 #define PROBE_INTERVAL 1.0 /* seconds */
+/* While the upstream counts as up, a check every this many ticks, so that
+ * an upstream that went silent (a partition: no FIN, no RST) is noticed
+ * even when the pooled connections stay idle. */
+#define PROBE_UP_EVERY 2
 
 static struct ev_loop *p_loop;
 static ev_timer tick;
@@ -68,10 +72,12 @@ static void start_attempt(void)
 
 static void on_tick(struct ev_loop *loop, ev_timer *t, int revents)
 {
+	static unsigned ticks;
+
 	(void)loop;
 	(void)t;
 	(void)revents;
-	if (!health_upstream_up() || atomic_load(&kicked))
+	if (!health_upstream_up() || atomic_load(&kicked) || ++ticks % PROBE_UP_EVERY == 0)
 		start_attempt();
 }
 

@@ -6,6 +6,8 @@
  *   - while the upstream counts as down, one attempt every second, so the
  *     node notices by itself that the upstream is back (a shunned node
  *     refuses the client connections that would otherwise have told it);
+ *   - while it counts as up, one every two seconds: with pooled connections
+ *     idle, nothing else would notice an upstream that went silent;
  *   - at once when a worker lost an upstream connection (probe_kick), so an
  *     upstream that went away is noticed before a client needs it.
  *

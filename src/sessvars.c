@@ -495,6 +495,10 @@ unsigned sv_classify(const char *q, size_t n, struct sv_delta *d, bool mariadb)
 
 /* ---- state records ----------------------------------------------------- */
 
+/* The variables SET NAMES / SET CHARACTER SET set. */
+static const char *const names_vars[] = { "character_set_client", "character_set_results",
+	"character_set_connection", "collation_connection", NULL };
+
 void sv_init(struct sess_state *s)
 {
 	memset(s, 0, sizeof(*s));
@@ -575,8 +579,6 @@ static int set_var(struct sess_state *s, const char *name, const char *value)
 
 int sv_apply(struct sess_state *s, const struct sv_delta *d)
 {
-	static const char *const names_vars[] = { "character_set_client", "character_set_results",
-		"character_set_connection", "collation_connection", NULL };
 
 	if (d->set_db)
 		snprintf(s->db, sizeof(s->db), "%s", d->db);
@@ -621,26 +623,49 @@ static int put_assignment(struct pbuf *sql, bool *first, const char *what, const
 	return rc;
 }
 
+static bool is_names_var(const char *name)
+{
+	for (int i = 0; names_vars[i]; i++)
+		if (strcmp(name, names_vars[i]) == 0)
+			return true;
+	return false;
+}
+
+/* SET NAMES is needed: the character set differs, or a variable it sets
+ * must go back to what NAMES gave (DEFAULT would be the server's global
+ * value, not the session's handshake character set). */
+static bool names_needed(const struct sess_state *have, const struct sess_state *want)
+{
+	if (!want->names[0])
+		return false;
+	if (strcmp(have->names, want->names))
+		return true;
+	for (uint16_t i = 0; i < have->n_vars; i++)
+		if (is_names_var(have->vars[i].name) && !find_var(want, have->vars[i].name))
+			return true;
+	return false;
+}
+
 int sv_sync_sql(const struct sess_state *have, const struct sess_state *want,
 		bool *init_db, struct pbuf *sql)
 {
-	bool first = true;
+	bool first = true, names = names_needed(have, want);
 	int rc = 0;
 
 	sql->len = 0;
 	if (want->db[0] == 0 && have->db[0])
 		return -1;
 	*init_db = strcmp(have->db, want->db) != 0;
-	if (strcmp(have->names, want->names) && want->names[0])
+	if (names)
 		rc |= put_assignment(sql, &first, want->names, NULL);
 	for (uint16_t i = 0; i < want->n_vars; i++) {
 		const struct sv_var *h = find_var(have, want->vars[i].name);
 
-		if (!h || strcmp(h->value, want->vars[i].value))
+		if (!h || strcmp(h->value, want->vars[i].value) || (names && is_names_var(h->name)))
 			rc |= put_assignment(sql, &first, want->vars[i].name, want->vars[i].value);
 	}
 	for (uint16_t i = 0; i < have->n_vars; i++)
-		if (!find_var(want, have->vars[i].name))
+		if (!find_var(want, have->vars[i].name) && !(names && is_names_var(have->vars[i].name)))
 			rc |= put_assignment(sql, &first, have->vars[i].name, "DEFAULT");
 	return rc ? -1 : 0;
 }

@@ -235,9 +235,9 @@ static void wait_for(struct upstream *u, int status)
 /* A partitioned upstream sends no FIN or RST: without these a command sent
  * to it, or an idle pooled connection, would hang for the kernel's
  * retransmission time (many minutes). Unacknowledged data fails the socket
- * after UPSTREAM_TCP_USER_TIMEOUT_MS; idle connections are probed. A long
+ * after UPSTREAM_TCP_USER_TIMEOUT_MS (5 s); idle connections are probed. A long
  * query is not affected: the server acknowledges what it was sent. */
-#define UPSTREAM_TCP_USER_TIMEOUT_MS 10000
+#define UPSTREAM_TCP_USER_TIMEOUT_MS 5000
 static void set_socket_timeouts(int fd)
 {
 	int on = 1, idle = 10, intvl = 5, cnt = 3, uto = UPSTREAM_TCP_USER_TIMEOUT_MS;

@@ -134,6 +134,28 @@ static void sync_sql(void)
 	sv_apply(&b, &d);
 	ok(sv_sync_sql(&a, &b, &init_db, &sql) == 0 && sql.len > 13 && memcmp(sql.data, "SET NAMES latin1, ", 18) == 0,
 	   "  NAMES first (%.*s)", (int)sql.len, sql.data);
+	{
+		struct sess_state x, y;
+
+		sv_init(&x);
+		sv_init(&y);
+		strcpy(x.names, "NAMES utf8mb4 COLLATE utf8mb4_general_ci");
+		strcpy(y.names, x.names);
+		cl("SET character_set_results = latin1, time_zone = 'UTC'");
+		sv_apply(&x, &d);
+		ok(sv_sync_sql(&x, &y, &init_db, &sql) == 0 && sql.len &&
+		   memcmp(sql.data, "SET NAMES utf8mb4 COLLATE utf8mb4_general_ci, @@session.time_zone = DEFAULT",
+			  sql.len) == 0,
+		   "  a character set variable goes back with SET NAMES, not DEFAULT (%.*s)", (int)sql.len, sql.data);
+		cl("SET collation_connection = utf8mb4_bin");
+		sv_apply(&y, &d);
+		ok(sv_sync_sql(&x, &y, &init_db, &sql) == 0 && sql.len &&
+		   memcmp(sql.data, "SET NAMES utf8mb4 COLLATE utf8mb4_general_ci, @@session.collation_connection = "
+			  "utf8mb4_bin, @@session.time_zone = DEFAULT", sql.len) == 0,
+		   "  ... and the wanted one is set after it (%.*s)", (int)sql.len, sql.data);
+		sv_free(&x);
+		sv_free(&y);
+	}
 	strcpy(b.db, "db2");
 	ok(sv_sync_sql(&a, &b, &init_db, &sql) == 0 && init_db, "another schema: COM_INIT_DB first");
 	b.db[0] = 0;

@@ -27,8 +27,11 @@ fi
 
 work="$BUILD_TEST/mux86"
 mkdir -p "$work"
+# MUX_PARTS="2 3" runs some parts only (for development; default all).
+part() { [[ " ${MUX_PARTS:-1 2 3 4} " == *" $1 "* ]]; }
 
 # ------------------------------------------------------------ 1. sysbench x 500
+part1() {
 SB_TABLES=4
 SB_SIZE=10000
 secs=10
@@ -56,7 +59,7 @@ sb "$MDB_PORT" cleanup >/dev/null 2>&1
 if sb "$MDB_PORT" --threads=$SB_TABLES prepare >"$work/prepare.log" 2>&1; then
   ok "sysbench prepare ($SB_TABLES tables x $SB_SIZE rows, auto-inc off) straight to MariaDB"
 else
-  not_ok "sysbench prepare"; diag_file "$work/prepare.log"; done_testing; exit 1
+  not_ok "sysbench prepare"; diag_file "$work/prepare.log"; return
 fi
 want_facts=""
 for ((t = 1; t <= SB_TABLES; t++)); do
@@ -70,7 +73,7 @@ is "$(table_facts "$MDB_PORT")" "$want_facts" "sbtest rows before the run: ids 1
 hp1=$(free_port)
 if ! shoal_start sb --workers 2 --max-upstream-connections 16 --upstream-wait-timeout-ms 120000 \
   --max-client-connections 2000 --metrics-address "127.0.0.1:$hp1"; then
-  not_ok "node starts (pool of 16)"; done_testing; exit 1
+  not_ok "node starts (pool of 16)"; return
 fi
 ok "node starts: 2 workers, --max-upstream-connections 16 (port $sb_PORT)"
 
@@ -134,5 +137,54 @@ check "upstream connections peak <= 16 (shoal_upstream_connections_peak $peak)" 
 check "sampled upstream connections never above 16 (max ${smax_uc:-?})" test "${smax_uc:-99}" -le 16
 shoal_stop sb
 is "$?" 0 "node stops cleanly after the sysbench run"
+}
+part 1 && part1
+
+
+# ------------------------------------------------------------ tables for 2-4
+mdb -e "
+  DROP TABLE IF EXISTS mux_tx, mux_ai, mux_lk, mux_cache;
+  CREATE TABLE mux_tx (id INT AUTO_INCREMENT PRIMARY KEY, txn VARCHAR(32), step INT, cid BIGINT);
+  CREATE TABLE mux_ai (id INT AUTO_INCREMENT PRIMARY KEY, who VARCHAR(16));
+  CREATE TABLE mux_lk (x INT);
+  CREATE TABLE mux_cache (id INT PRIMARY KEY, v VARCHAR(16));
+  INSERT INTO mux_cache VALUES (1,'a'),(2,'b'),(3,'c');
+  CREATE OR REPLACE TABLE sbtest.mux_sb (x INT);"
+on_exit "mdb -e 'DROP TABLE IF EXISTS mux_tx, mux_ai, mux_lk, mux_cache, sbtest.mux_sb'"
+
+# ------------------------------------------------------------ 2. transactions
+if part 2; then
+hp2=$(free_port)
+if shoal_start tx --workers 2 --max-upstream-connections 4 --upstream-wait-timeout-ms 60000 \
+  --metrics-address "127.0.0.1:$hp2"; then
+  ok "node starts: 2 workers, pool of 4 (port $tx_PORT)"
+  PORT=$tx_PORT HPORT=$hp2 "$PY" "$TESTDIR/86-multiplex-tx.py"
+else
+  not_ok "node starts: 2 workers, pool of 4"
+fi
+shoal_stop tx
+fi
+
+# ------------------------------------------------------------ 3. session state
+if part 3; then
+hp3=$(free_port)
+if shoal_start st1 --workers 1 --max-upstream-connections 1 --upstream-wait-timeout-ms 30000 \
+  --metrics-address "127.0.0.1:$hp3"; then
+  ok "node starts: 1 worker, pool of 1 (port $st1_PORT)"
+  PORT=$st1_PORT HPORT=$hp3 MODE=carried "$PY" "$TESTDIR/86-multiplex-state.py"
+else
+  not_ok "node starts: 1 worker, pool of 1"
+fi
+shoal_stop st1
+hp4=$(free_port)
+if shoal_start st2 --workers 1 --max-upstream-connections 2 --upstream-wait-timeout-ms 30000 \
+  --metrics-address "127.0.0.1:$hp4"; then
+  ok "node starts: 1 worker, pool of 2 (port $st2_PORT)"
+  PORT=$st2_PORT HPORT=$hp4 MODE=pinned "$PY" "$TESTDIR/86-multiplex-state.py"
+else
+  not_ok "node starts: 1 worker, pool of 2"
+fi
+shoal_stop st2
+fi
 
 done_testing

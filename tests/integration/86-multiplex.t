@@ -187,4 +187,34 @@ fi
 shoal_stop st2
 fi
 
+# ------------------------------------------------------------ 4. pool limit
+if part 4; then
+hp5=$(free_port)
+if shoal_start lim --workers 1 --max-upstream-connections 1 --upstream-wait-timeout-ms 1000 \
+  --auto-cache --cache-ttl-ms 600000 --metrics-address "127.0.0.1:$hp5"; then
+  ok "node starts: 1 worker, pool of 1, wait 1000 ms, auto-cache (port $lim_PORT)"
+  PORT=$lim_PORT HPORT=$hp5 MODE=wait "$PY" "$TESTDIR/86-multiplex-limit.py"
+else
+  not_ok "node starts: 1 worker, pool of 1, wait 1000 ms"
+fi
+shoal_stop lim
+hp6=$(free_port)
+if shoal_start fifo --workers 1 --max-upstream-connections 1 --upstream-wait-timeout-ms 60000 \
+  --metrics-address "127.0.0.1:$hp6"; then
+  ok "node starts: 1 worker, pool of 1, wait 60 s (port $fifo_PORT)"
+  PORT=$fifo_PORT HPORT=$hp6 MODE=fifo "$PY" "$TESTDIR/86-multiplex-limit.py"
+else
+  not_ok "node starts: 1 worker, pool of 1, wait 60 s"
+fi
+shoal_stop fifo
+hp7=$(free_port)
+if shoal_start maxc --max-client-connections 3 --metrics-address "127.0.0.1:$hp7"; then
+  ok "node starts: --max-client-connections 3 (port $maxc_PORT)"
+  PORT=$maxc_PORT HPORT=$hp7 MODE=maxc "$PY" "$TESTDIR/86-multiplex-limit.py"
+else
+  not_ok "node starts: --max-client-connections 3"
+fi
+shoal_stop maxc
+fi
+
 done_testing

@@ -17,20 +17,21 @@ import random
 
 import pymysql
 
-from mux_help import connect, metric, one, rows
+from mux_help import connect, metric, one, rows, todo_ok
 from ha_help import wait_for
 from taplib import ok, is_, diag, run
 
 PORT, HPORT, MODE = int(os.environ["PORT"]), int(os.environ["HPORT"]), os.environ["MODE"]
 MDB_PORT = int(os.environ["MDB_PORT"])
 STATE = ("SELECT DATABASE(), @@character_set_client, @@time_zone, @@sql_mode, @uv, "
-         "@@tx_isolation, CONNECTION_ID()")
-KEYS = ("db", "charset", "tz", "sql_mode", "uv", "iso")
+         "@@tx_isolation, @@character_set_results, @@collation_connection, @@sql_select_limit, "
+         "CONNECTION_ID()")
+KEYS = ("db", "charset", "tz", "sql_mode", "uv", "iso", "results", "coll", "limit")
 
 
 def state_of(c):
     r = one(c, STATE)
-    return dict(zip(KEYS, r[:6])), r[6]
+    return dict(zip(KEYS, r[:-1])), r[-1]
 
 
 # Defaults: a fresh session straight to MariaDB.
@@ -65,20 +66,25 @@ def carried():
     plans = [
         ("plain", "shoaltest", []),
         ("use", "shoaltest", [("USE sbtest", dict(db="sbtest"))]),
-        ("names", "shoaltest", [("SET NAMES latin1", dict(charset="latin1"))]),
+        ("names", "shoaltest", [("SET NAMES latin1", dict(charset="latin1", results="latin1",
+                                                                 coll="latin1_swedish_ci"))]),
         ("tz", "shoaltest", [("SET time_zone = '+05:00'", dict(tz="+05:00")),
                              ("SET time_zone = DEFAULT", dict(tz=DEFAULT["tz"]))]),
         ("mode", "shoaltest", [("SET sql_mode = 'ANSI_QUOTES'", dict(sql_mode="ANSI_QUOTES"))]),
         ("iso", "shoaltest", [("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED",
                                dict(iso="READ-COMMITTED"))]),
         ("all", "shoaltest", [("USE sbtest", dict(db="sbtest")),
-                              ("SET NAMES latin1", dict(charset="latin1")),
+                              ("SET NAMES latin1", dict(charset="latin1", results="latin1",
+                                                              coll="latin1_swedish_ci")),
                               ("SET @@session.time_zone = '-03:00', SESSION sql_mode = 'ANSI_QUOTES'",
                                dict(tz="-03:00", sql_mode="ANSI_QUOTES")),
                               ("SET SESSION TRANSACTION ISOLATION LEVEL SERIALIZABLE",
                                dict(iso="SERIALIZABLE")),
-                              ("SET NAMES utf8mb4", dict(charset="utf8mb4"))]),
+                              ("SET NAMES utf8mb4", dict(charset="utf8mb4", results="utf8mb4",
+                                                               coll="utf8mb4_general_ci"))]),
         ("nodb", None, []),
+        ("limit", "shoaltest", [("SET max_join_size = 1000000, @@session.sql_select_limit = 5",
+                                 dict(limit=5))]),
         ("plain2", "shoaltest", []),
     ]
     rnd = random.Random(86)
@@ -138,6 +144,27 @@ def carried():
     ok(not sess["plain2"].bad, "... and the other sessions' too", repr(sess["plain2"].bad))
     for s in sess.values():
         s.c.close()
+    charset_vars()
+
+
+def charset_vars():
+    """Known node bug (TODO): a variable of the character set family set on
+    its own is reverted with SET @@session.x = DEFAULT when the connection
+    passes to another session, which gives the server's global value
+    (latin1 here), not the one the session's handshake collation gave."""
+    for sql, key, val in (("SET character_set_results = latin1", "results", "latin1"),
+                          ("SET collation_connection = utf8mb4_bin", "coll", "utf8mb4_bin")):
+        y = Sess("fresh")
+        x = Sess("setter")
+        x.q(sql)
+        x.want[key] = val
+        got, _ = state_of(x.c)
+        is_(got[key], val, "%s: the session sees it" % sql)
+        y.check("after another session's " + sql)
+        todo_ok(not y.bad, "%s by one session: another session on the same connection keeps its "
+                "own (handshake) value" % sql, "node bug", "differences (got, want): %r" % y.bad)
+        x.c.close()
+        y.c.close()
 
 
 def pinned_count():

@@ -290,6 +290,31 @@ def pinned():
     p.q("DEALLOCATE PREPARE mux_s")
     p.c.close()
     ok(wait_pinned(0), "pinned sessions 0 after the last pinned session left")
+
+    # autocommit = 0: an implicit transaction, pinned; dropped with the session
+    p = Sess("noautocommit")
+    p.q("SET autocommit = 0")
+    p.q("INSERT INTO mux_ai (who) VALUES ('ac0')")
+    is_(pinned_count(), 1, "SET autocommit = 0 and an INSERT: the session is pinned")
+    is_(one(q.c, "SELECT COUNT(*) FROM mux_ai WHERE who = 'ac0'")[0], 0,
+        "another session does not see the uncommitted row")
+    qcheck("autocommit 0")
+    p.c.close()
+    ok(wait_pinned(0), "the session leaves without COMMIT: unpinned")
+    is_(one(q.c, "SELECT COUNT(*) FROM mux_ai WHERE who = 'ac0'")[0], 0, "... and its row was rolled back")
+    p = Sess("autocommit-back")
+    p.q("SET autocommit = 0")
+    p.q("SELECT COUNT(*) FROM mux_ai")
+    p.q("SET autocommit = 1")
+    ok(wait_pinned(0), "SET autocommit = 1 again: unpinned")
+    q.q("INSERT INTO mux_ai (who) VALUES ('q-ac')")
+    is_(one(q.c, "SELECT @@autocommit, @@in_transaction")[0:2], (1, 0),
+        "the other session runs with autocommit 1, no transaction open")
+    p.c.close()
+    d = connect(int(os.environ["MDB_PORT"]))
+    is_(one(d, "SELECT COUNT(*) FROM mux_ai WHERE who = 'q-ac'")[0], 1,
+        "its INSERT is committed (seen straight on MariaDB)")
+    d.close()
     ok(not q.bad, "the plain session saw the defaults after every step", repr(q.bad[:4]))
     q.c.close()
 

@@ -60,7 +60,7 @@ static void on_attempt(struct upstream *u, enum upstream_event ev, void *owner)
 
 static void start_attempt(void)
 {
-	struct upstream_params p = { .client_caps = 0, .collation = 0, .db = NULL };
+	struct upstream_params p = { .client_caps = 0, .collation = 0, .db = NULL, .check = true };
 
 	if (inflight)
 		return;

@@ -263,7 +263,7 @@ static void become_ready(struct upstream *u)
 	if (pvio && pvio->ctls)
 		u->io.ssl = (SSL *)pvio->ctls->ssl;
 	u->st = UP_READY;
-	{
+	if (!u->check) {
 		uint64_t n = STAT_INC(upstream_connections) + 1;
 		uint64_t peak = STAT_GET(upstream_connections_peak);
 
@@ -402,6 +402,7 @@ struct upstream *upstream_open(struct ev_loop *loop, const struct upstream_param
 	u->cb = cb;
 	u->owner = owner;
 	u->collation = p->collation;
+	u->check = p->check;
 	u->key = upstream_key(p->client_caps);
 	u->want_caps = u->key & ~CAP_X_EXT_METADATA;
 	u->keep_ext = (p->client_caps & CAP_X_EXT_METADATA) != 0;
@@ -446,7 +447,7 @@ void upstream_close(struct upstream *u, bool send_quit)
 		return;
 	ev_io_stop(u->loop, &u->watcher);
 	ev_timer_stop(u->loop, &u->timer);
-	if (u->st == UP_READY)
+	if (u->st == UP_READY && !u->check)
 		STAT_DEC(upstream_connections);
 	/* mysql_close sends CMD_QUIT; on a connection in an unknown state make
 	 * that write fail at once rather than risk blocking */

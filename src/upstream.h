@@ -56,6 +56,7 @@ struct upstream_params {
 	uint32_t client_caps;   /* what the client negotiated with the node */
 	uint16_t collation;     /* client's collation id, 0 for the server default */
 	const char *db;         /* schema to start in, or NULL */
+	bool check;             /* the upstream check's: not counted as a connection */
 };
 
 struct upstream {
@@ -69,6 +70,7 @@ struct upstream {
 	uint32_t want_caps;      /* capability mask applied to the greeting */
 	bool greeting_patched;
 	bool started;            /* the first connect step has run */
+	bool check;              /* see upstream_params */
 	bool keep_ext;           /* negotiate MariaDB's extended capabilities */
 	bool cache_meta;         /* ... and so metadata caching is on */
 	bool progress;           /* ... and progress reports may come */

@@ -148,10 +148,10 @@ def carried():
 
 
 def charset_vars():
-    """Known node bug (TODO): a variable of the character set family set on
-    its own is reverted with SET @@session.x = DEFAULT when the connection
-    passes to another session, which gives the server's global value
-    (latin1 here), not the one the session's handshake collation gave."""
+    """A variable of the character set family set on its own must not be
+    reverted with SET @@session.x = DEFAULT when the connection passes to
+    another session (that gives the server's global value, latin1 here):
+    the node sends SET NAMES with the session's own character set."""
     for sql, key, val in (("SET character_set_results = latin1", "results", "latin1"),
                           ("SET collation_connection = utf8mb4_bin", "coll", "utf8mb4_bin")):
         y = Sess("fresh")
@@ -161,8 +161,8 @@ def charset_vars():
         got, _ = state_of(x.c)
         is_(got[key], val, "%s: the session sees it" % sql)
         y.check("after another session's " + sql)
-        todo_ok(not y.bad, "%s by one session: another session on the same connection keeps its "
-                "own (handshake) value" % sql, "node bug", "differences (got, want): %r" % y.bad)
+        ok(not y.bad, "%s by one session: another session on the same connection keeps its "
+           "own (handshake) value" % sql, "differences (got, want): %r" % y.bad)
         x.c.close()
         y.c.close()
 

@@ -284,6 +284,13 @@ void client_authenticated(struct client *c)
 		c->st = CS_CLOSING;
 		return;
 	}
+	if (pool_exhausted(c)) {
+		/* no waiting for a login: the schema is checked by the first
+		 * command that goes upstream (its COM_INIT_DB) */
+		c->st = CS_READY;
+		login_done(c);
+		return;
+	}
 	c->login_pending = true;
 	c->st = CS_CONNECTING;
 	switch (pool_acquire(c)) {

@@ -244,6 +244,13 @@ enum pool_result pool_acquire(struct client *c)
 	return POOL_PENDING;
 }
 
+bool pool_exhausted(struct client *c)
+{
+	struct pool *p = pool_of(c);
+
+	return p->wq_head || (p->open >= p->limit && !p->idle);
+}
+
 bool pool_borrow_now(struct client *c)
 {
 	struct pool *p = pool_of(c);

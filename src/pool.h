@@ -53,6 +53,8 @@ int pool_init(struct worker *w, int n_workers);
 void pool_free(struct worker *w);
 
 enum pool_result pool_acquire(struct client *c);
+/* Every connection is busy (a borrower would wait). */
+bool pool_exhausted(struct client *c);
 /* An idle connection already in c's state, now, or false (no waiting). */
 bool pool_borrow_now(struct client *c);
 /* Give c->up back (closed instead when it is dirty or not clean). */

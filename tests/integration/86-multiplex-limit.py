@@ -15,6 +15,7 @@ maxc  (--max-client-connections 3): the 4th client gets 1040 "Too many
 """
 import os
 import threading
+import time
 
 import rawmysql as r
 from ha_help import wait_for
@@ -79,6 +80,10 @@ def wait_mode():
     ok(e and e[0] == "err" and "pool" in e[3] and "max_upstream_connections=1" in e[3],
        "... whose message names the pool (%s)" % (e[3] if e and e[0] == "err" else "?"), repr(e))
     is_(metric(HPORT, "shoal_upstream_pool_wait_timeouts_total") - t0, 1, "wait timeouts counter +1")
+    t_login = time.time()
+    late = r.login_result(PORT)
+    ok(late[0] == "ok" and time.time() - t_login < 0.9,
+       "a login while the pool is exhausted does not wait for it (%.2f s)" % (time.time() - t_login), repr(late))
     h.commit()
     after = raw_query(x, "SELECT COUNT(*) FROM mux_ai")
     ok(after[0] == "rows", "once the holder commits, the same session's next query runs", repr(after))

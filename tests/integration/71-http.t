@@ -365,6 +365,13 @@ if SHOAL_WAIT=greeting start_http down "$dport" \
   req GET "$dport" /metrics
   is "$CODE" 200 "  /metrics 200 while the upstream is down"
   is "$(metric "$BODY" shoal_upstream_up)" 0 "  shoal_upstream_up 0"
+  # the login is refused without a connection attempt (the upstream counts
+  # as down); the upstream check's attempts (one a second) are counted
+  for _ in $(seq 1 30); do
+    [ "$(metric "$BODY" shoal_upstream_connect_errors_total)" -gt 0 ] 2>/dev/null && break
+    sleep 0.1
+    req GET "$dport" /metrics
+  done
   like "$(metric "$BODY" shoal_upstream_connect_errors_total)" '^[1-9][0-9]*$' \
     "  shoal_upstream_connect_errors_total > 0"
   # wait until the threshold has passed since the failure

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # 95-fuzz-smoke: a short run of every libFuzzer target of tests/fuzz/
-# (scripts/fuzz --seconds 15, two targets at a time): one test per target,
+# (scripts/fuzz --seconds 60, two targets at a time, ASan + UBSan): one test per target,
 # ok when the target ran and found no crash. A crash whose signature is
 # listed in tests/fuzz/known-crashes (reported, not fixed yet) is a TODO.
 # Skips when clang cannot build libFuzzer targets here. Needs no node and
-# no MariaDB. SHOAL_FUZZ_SECONDS overrides the 15 s per target. Logs go to
+# no MariaDB. SHOAL_FUZZ_SECONDS overrides the 60 s per target. Logs go to
 # $BUILD_TEST/fuzz/ (under scripts/test) or a temporary directory.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
-secs=${SHOAL_FUZZ_SECONDS:-15}
+secs=${SHOAL_FUZZ_SECONDS:-60}
 
 mapfile -t targets < <(scripts/fuzz --list)
 if [ ${#targets[@]} -eq 0 ]; then

@@ -6,7 +6,7 @@
  * --version, the mysql:// URL parser, password redaction for messages and
  * the start-up summary of the effective settings.
  *
- * Every setting is one row of the settings[] table below: its three names,
+ * Every setting is one row of the config_settings[] table below: its three names,
  * its type, where it lives in the struct, its range and its help text. The
  * parser, --help and the summary all walk that table, so a new setting is
  * one new row (plus a field in config.h).
@@ -20,6 +20,7 @@
 #define _GNU_SOURCE
 #endif
 #include "config.h"
+#include "config_table.h"
 #include "duration.h"
 
 #include <ctype.h>
@@ -35,264 +36,13 @@
 #define SHOAL_VERSION "0.1.0"
 #endif
 
-#define DEFAULT_CONFIG_FILE "/etc/shoal/shoal.conf"
-#define DEFAULT_UPSTREAM_PORT 3306
-#define MAX_WORKERS 256
 #define REDACT_BUF 2048
 
 extern char **environ;
 
 struct shoal_config g_config;
 
-enum stype {
-	T_URL,      /* upstream_db_url: fills the upstream_* fields */
-	T_STR,      /* char[size]; min == 1 means it must not be empty */
-	T_ADDR,     /* struct shoal_addr */
-	T_ADDRLIST, /* listen[] / n_listen */
-	T_USERS,    /* allowed_users[] / n_allowed_users */
-	T_ENUM,     /* an enum stored as int, names[] indexed by value */
-	T_INT,      /* int in min..max */
-	T_SIZE,     /* uint32_t bytes in min..max, K/M/G suffixes */
-	T_BOOL,     /* bool */
-	T_CONFIG,   /* --config / SHOAL_CONFIG: not a file key */
-};
-
-enum secret { SEC_NONE, SEC_URL, SEC_USERS, SEC_ALL };
-
-struct setting {
-	const char *key;  /* config-file key, lower_snake */
-	const char *env;  /* environment name, UPPER_SNAKE */
-	const char *flag; /* flag without the leading "--", kebab-case */
-	enum stype type;
-	enum secret secret;
-	size_t off;       /* offsetof(struct shoal_config, field) */
-	size_t size;      /* T_STR: buffer size */
-	long long min, max;
-	const char *const *names; /* T_ENUM */
-	const char *metavar;
-	const char *def;  /* the default, as shown in --help */
-	const char *help;
-};
-
-_Static_assert(sizeof(enum shoal_tls_mode) == sizeof(int), "enum stored as int");
-_Static_assert(sizeof(enum shoal_auth_plugin) == sizeof(int), "enum stored as int");
-_Static_assert(sizeof(enum shoal_log_level) == sizeof(int), "enum stored as int");
-_Static_assert(sizeof(enum shoal_down_policy) == sizeof(int), "enum stored as int");
-
-static const char *const auth_names[] = { "mysql_native_password", "caching_sha2_password", NULL };
-static const char *const tls_names[] = { "disabled", "optional", "required", NULL };
-static const char *const log_names[] = { "error", "warn", "info", "debug", NULL };
-static const char *const policy_names[] = { "shun", "serve-stale", NULL };
-
-#define OFF(f) offsetof(struct shoal_config, f)
-#define SZ(f) sizeof(((struct shoal_config *)0)->f)
-#define PATH_SETTING(k, e, fl, field, d, h) \
-	{ .key = k, .env = e, .flag = fl, .type = T_STR, .off = OFF(field), \
-	  .size = SZ(field), .metavar = "PATH", .def = d, .help = h }
-
-static const struct setting settings[] = {
-	{ .key = "upstream_db_url", .env = "UPSTREAM_DB_URL", .flag = "upstream-db-url",
-	  .type = T_URL, .secret = SEC_URL, .off = OFF(upstream_url), .size = SZ(upstream_url),
-	  .metavar = "URL", .def = "(none: required)",
-	  .help = "Upstream MySQL server, mysql://user:pass@host:port/db. User and password "
-		  "may be percent-encoded (%40 for @, %3A for :); port defaults to 3306; db "
-		  "is optional; an IPv6 host goes in brackets. The URL's user is also a client "
-		  "login." },
-	{ .key = "upstream_connect_timeout_ms", .env = "UPSTREAM_CONNECT_TIMEOUT_MS",
-	  .flag = "upstream-connect-timeout-ms", .type = T_INT, .off = OFF(upstream_connect_timeout_ms),
-	  .min = 1, .max = 3600000, .metavar = "MS", .def = "5000",
-	  .help = "Timeout for connecting to the upstream, in milliseconds (1..3600000)." },
-	{ .key = "upstream_tls", .env = "UPSTREAM_TLS", .flag = "upstream-tls", .type = T_BOOL,
-	  .off = OFF(upstream_tls), .metavar = "BOOL", .def = "false",
-	  .help = "Use TLS for connections to the upstream." },
-	{ .key = "upstream_tls_verify", .env = "UPSTREAM_TLS_VERIFY", .flag = "upstream-tls-verify",
-	  .type = T_BOOL, .off = OFF(upstream_tls_verify), .metavar = "BOOL", .def = "false",
-	  .help = "Verify the upstream server's certificate against upstream_tls_ca. Needs "
-		  "upstream_tls." },
-	PATH_SETTING("upstream_tls_ca", "UPSTREAM_TLS_CA", "upstream-tls-ca", upstream_tls_ca,
-		     "(none)", "CA certificates (PEM) for upstream_tls_verify."),
-	{ .key = "listen_address", .env = "LISTEN_ADDRESS", .flag = "listen-address",
-	  .type = T_ADDRLIST, .off = OFF(listen), .metavar = "HOST:PORT[,...]", .def = "0.0.0.0:3307",
-	  .help = "Where clients connect: host:port, or a comma-separated list of up to 8; "
-		  "IPv6 as [::]:3307." },
-	{ .key = "metrics_address", .env = "METRICS_ADDRESS", .flag = "metrics-address",
-	  .type = T_ADDR, .off = OFF(metrics), .metavar = "HOST:PORT", .def = "0.0.0.0:6034",
-	  .help = "Address of the metrics endpoint." },
-	{ .key = "admin_address", .env = "ADMIN_ADDRESS", .flag = "admin-address",
-	  .type = T_ADDR, .off = OFF(admin), .metavar = "HOST:PORT", .def = "127.0.0.1:6035",
-	  .help = "Address of the admin interface." },
-	{ .key = "allowed_users", .env = "ALLOWED_USERS", .flag = "allowed-users",
-	  .type = T_USERS, .secret = SEC_USERS, .off = OFF(allowed_users),
-	  .metavar = "USER:PASS[,...]", .def = "(none)",
-	  .help = "More client logins, user:password[,user:password...], up to 64. A password "
-		  "may contain ':' but not ','. Each source replaces the whole list." },
-	{ .key = "monitor_user", .env = "MONITOR_USER", .flag = "monitor-user", .type = T_STR,
-	  .off = OFF(monitor_user.name), .size = SZ(monitor_user.name), .min = 1,
-	  .metavar = "NAME", .def = "monitor", .help = "User name of the monitor login." },
-	{ .key = "monitor_password", .env = "MONITOR_PASSWORD", .flag = "monitor-password",
-	  .type = T_STR, .secret = SEC_ALL, .off = OFF(monitor_user.password),
-	  .size = SZ(monitor_user.password), .metavar = "PASS", .def = "monitor",
-	  .help = "Password of the monitor login." },
-	{ .key = "auth_plugin", .env = "AUTH_PLUGIN", .flag = "auth-plugin", .type = T_ENUM,
-	  .off = OFF(auth_plugin), .names = auth_names, .metavar = "PLUGIN",
-	  .def = "mysql_native_password",
-	  .help = "Authentication plugin offered to clients: mysql_native_password or "
-		  "caching_sha2_password." },
-	PATH_SETTING("rsa_private_key", "RSA_PRIVATE_KEY", "rsa-private-key", rsa_private_key,
-		     "(none: generated at start)",
-		     "RSA private key (PEM) for caching_sha2_password full authentication "
-		     "without TLS. Empty: a 2048-bit key is generated at start."),
-	PATH_SETTING("rsa_public_key", "RSA_PUBLIC_KEY", "rsa-public-key", rsa_public_key,
-		     "(none: derived)",
-		     "RSA public key (PEM) matching rsa_private_key. Empty: derived from the "
-		     "private key."),
-	{ .key = "tls_mode", .env = "TLS_MODE", .flag = "tls-mode", .type = T_ENUM,
-	  .off = OFF(tls_mode), .names = tls_names, .metavar = "MODE", .def = "optional",
-	  .help = "Client TLS: disabled, optional or required. TLS is offered only when "
-		  "tls_cert and tls_key are set; required needs both." },
-	PATH_SETTING("tls_cert", "TLS_CERT", "tls-cert", tls_cert, "(none)",
-		     "Certificate chain (PEM) for client TLS."),
-	PATH_SETTING("tls_key", "TLS_KEY", "tls-key", tls_key, "(none)",
-		     "Private key (PEM) for tls_cert."),
-	{ .key = "max_allowed_packet", .env = "MAX_ALLOWED_PACKET", .flag = "max-allowed-packet",
-	  .type = T_SIZE, .off = OFF(max_allowed_packet), .min = 1024, .max = 1073741824,
-	  .metavar = "BYTES", .def = "67108864 (64M)",
-	  .help = "Largest packet accepted, in bytes, 1024..1073741824; suffixes K, M and G "
-		  "(powers of 1024) allowed." },
-	{ .key = "max_client_connections", .env = "MAX_CLIENT_CONNECTIONS",
-	  .flag = "max-client-connections", .type = T_INT, .off = OFF(max_client_connections),
-	  .min = 1, .max = 1000000, .metavar = "N", .def = "10000",
-	  .help = "Most client connections open at once (1..1000000)." },
-	{ .key = "max_upstream_connections", .env = "MAX_UPSTREAM_CONNECTIONS",
-	  .flag = "max-upstream-connections", .type = T_INT, .off = OFF(max_upstream_connections),
-	  .min = 1, .max = 100000, .metavar = "N", .def = "64",
-	  .help = "Most upstream connections open at once, split evenly across the workers "
-		  "(1..100000). Sessions share them: see docs/architecture.md, Multiplexing." },
-	{ .key = "upstream_wait_timeout_ms", .env = "UPSTREAM_WAIT_TIMEOUT_MS",
-	  .flag = "upstream-wait-timeout-ms", .type = T_INT, .off = OFF(upstream_wait_timeout_ms),
-	  .min = 1, .max = 3600000, .metavar = "MS", .def = "10000",
-	  .help = "How long a session waits for a free upstream connection when the pool is "
-		  "exhausted before its command fails with error 1040 (1..3600000)." },
-	{ .key = "upstream_max_idle_ms", .env = "UPSTREAM_MAX_IDLE_MS",
-	  .flag = "upstream-max-idle-ms", .type = T_INT, .off = OFF(upstream_max_idle_ms),
-	  .min = 0, .max = 86400000, .metavar = "MS", .def = "60000",
-	  .help = "Pooled upstream connections idle longer than this are closed "
-		  "(0..86400000; 0: never)." },
-	{ .key = "multiplexing", .env = "MULTIPLEXING", .flag = "multiplexing", .type = T_BOOL,
-	  .off = OFF(multiplexing), .metavar = "BOOL", .def = "true",
-	  .help = "Share upstream connections between sessions. Off: each session keeps the "
-		  "connection it first borrows until it ends (still within max_upstream_connections)." },
-	{ .key = "handshake_timeout_ms", .env = "HANDSHAKE_TIMEOUT_MS", .flag = "handshake-timeout-ms",
-	  .type = T_INT, .off = OFF(handshake_timeout_ms), .min = 1, .max = 3600000,
-	  .metavar = "MS", .def = "10000",
-	  .help = "Time a client has to finish the handshake and log in, in milliseconds "
-		  "(1..3600000)." },
-	{ .key = "client_idle_timeout_ms", .env = "CLIENT_IDLE_TIMEOUT_MS",
-	  .flag = "client-idle-timeout-ms", .type = T_INT, .off = OFF(client_idle_timeout_ms),
-	  .min = 0, .max = 2147483647, .metavar = "MS", .def = "28800000 (8 h)",
-	  .help = "A logged-in client that sends nothing for this long is sent error 4031 and "
-		  "closed (like the server's wait_timeout); 0 turns it off." },
-	{ .key = "admin_max_connections", .env = "ADMIN_MAX_CONNECTIONS",
-	  .flag = "admin-max-connections", .type = T_INT, .off = OFF(admin_max_connections),
-	  .min = 1, .max = 100000, .metavar = "N", .def = "64",
-	  .help = "Most admin sessions open at once; more get error 1040." },
-	{ .key = "auth_failure_delay_ms", .env = "AUTH_FAILURE_DELAY_MS",
-	  .flag = "auth-failure-delay-ms", .type = T_INT, .off = OFF(auth_failure_delay_ms),
-	  .min = 0, .max = 60000, .metavar = "MS", .def = "1000",
-	  .help = "Once an address has failed auth_failure_threshold logins within "
-		  "auth_failure_window_ms, each further failure is answered this much later; "
-		  "0 turns the delay off." },
-	{ .key = "auth_failure_threshold", .env = "AUTH_FAILURE_THRESHOLD",
-	  .flag = "auth-failure-threshold", .type = T_INT, .off = OFF(auth_failure_threshold),
-	  .min = 1, .max = 1000000, .metavar = "N", .def = "5",
-	  .help = "Failed logins from one address, within the window, answered at once." },
-	{ .key = "auth_failure_window_ms", .env = "AUTH_FAILURE_WINDOW_MS",
-	  .flag = "auth-failure-window-ms", .type = T_INT, .off = OFF(auth_failure_window_ms),
-	  .min = 1, .max = 86400000, .metavar = "MS", .def = "60000",
-	  .help = "Failed logins of an address are counted over this window." },
-	{ .key = "workers", .env = "WORKERS", .flag = "workers", .type = T_INT, .off = OFF(workers),
-	  .min = 1, .max = MAX_WORKERS, .metavar = "N", .def = "(online CPUs)",
-	  .help = "Number of worker threads (1..256)." },
-	{ .key = "log_level", .env = "LOG_LEVEL", .flag = "log-level", .type = T_ENUM,
-	  .off = OFF(log_level), .names = log_names, .metavar = "LEVEL", .def = "info",
-	  .help = "Log verbosity: error, warn, info or debug." },
-	{ .key = "auto_cache", .env = "AUTO_CACHE", .flag = "auto-cache", .type = T_BOOL,
-	  .off = OFF(auto_cache), .metavar = "BOOL", .def = "false",
-	  .help = "Cache read queries automatically, without explicit cache rules." },
-	{ .key = "cache_ttl_ms", .env = "CACHE_TTL_MS", .flag = "cache-ttl-ms", .type = T_INT,
-	  .off = OFF(cache_ttl_ms), .min = 1, .max = 86400000, .metavar = "MS", .def = "10000",
-	  .help = "Default time to live of a cached result, in milliseconds." },
-	{ .key = "cache_refresh_ms", .env = "CACHE_REFRESH_MS", .flag = "cache-refresh-ms",
-	  .type = T_INT, .off = OFF(cache_refresh_ms), .min = 0, .max = 86400000, .metavar = "MS",
-	  .def = "0 (half the TTL)",
-	  .help = "Age at which a hit triggers a background refresh (stale-while-revalidate); "
-		  "0 means half the TTL." },
-	{ .key = "cache_coalesce_ms", .env = "CACHE_COALESCE_MS", .flag = "cache-coalesce-ms",
-	  .type = T_INT, .off = OFF(cache_coalesce_ms), .min = 0, .max = 3600000, .metavar = "MS",
-	  .def = "5000",
-	  .help = "How long concurrent misses on one key wait for the one upstream query "
-		  "before going upstream themselves." },
-	{ .key = "cache_max_entry_size", .env = "CACHE_MAX_ENTRY_SIZE", .flag = "cache-max-entry-size",
-	  .type = T_SIZE, .off = OFF(cache_max_entry_size), .min = 1024, .max = 1073741824,
-	  .metavar = "BYTES", .def = "1073741824 (1G)",
-	  .help = "Largest result stored; a larger one is streamed to the client, not stored." },
-	{ .key = "memory_limit", .env = "MEMORY_LIMIT", .flag = "memory-limit", .type = T_SIZE,
-	  .off = OFF(memory_limit), .min = 1048576, .max = 4294967295LL, .metavar = "BYTES",
-	  .def = "1073741824 (1G)",
-	  .help = "Memory for cached results; above it entries are evicted (see docs/caching.md)." },
-	{ .key = "cache_warnings", .env = "CACHE_WARNINGS", .flag = "cache-warnings", .type = T_BOOL,
-	  .off = OFF(cache_warnings), .metavar = "BOOL", .def = "false",
-	  .help = "Also store results that carry warnings." },
-	{ .key = "cache_empty", .env = "CACHE_EMPTY", .flag = "cache-empty", .type = T_BOOL,
-	  .off = OFF(cache_empty), .metavar = "BOOL", .def = "true",
-	  .help = "Store empty results." },
-	{ .key = "read_your_writes_ms", .env = "READ_YOUR_WRITES_MS", .flag = "read-your-writes-ms",
-	  .type = T_INT, .off = OFF(read_your_writes_ms), .min = 0, .max = 3600000, .metavar = "MS",
-	  .def = "0 (off)",
-	  .help = "After a session writes, its reads bypass the caches for this long." },
-	{ .key = "drain_timeout_ms", .env = "DRAIN_TIMEOUT_MS", .flag = "drain-timeout-ms",
-	  .type = T_INT, .off = OFF(drain_timeout_ms), .min = 0, .max = 3600000, .metavar = "MS",
-	  .def = "30000",
-	  .help = "On SIGTERM or SIGINT the node stops accepting and closes each session when it "
-		  "is next idle; sessions still open after this long are closed anyway." },
-	{ .key = "upstream_down_policy", .env = "UPSTREAM_DOWN_POLICY", .flag = "upstream-down-policy",
-	  .type = T_ENUM, .off = OFF(upstream_down_policy), .names = policy_names,
-	  .metavar = "POLICY", .def = "shun",
-	  .help = "While the upstream is down: shun (after upstream_down_after_ms, refuse new "
-		  "connections and fail COM_PING, so load balancers take the node out) or "
-		  "serve-stale (keep serving cached results up to max_stale_ms past their TTL)." },
-	{ .key = "upstream_down_after_ms", .env = "UPSTREAM_DOWN_AFTER_MS",
-	  .flag = "upstream-down-after-ms", .type = T_INT, .off = OFF(upstream_down_after_ms),
-	  .min = 0, .max = 3600000, .metavar = "MS", .def = "3000",
-	  .help = "How long the upstream may be down before the node takes itself out of "
-		  "rotation (/health 503, and with shun: refused connections, failing COM_PING)." },
-	{ .key = "max_stale_ms", .env = "MAX_STALE_MS", .flag = "max-stale-ms", .type = T_INT,
-	  .off = OFF(max_stale_ms), .min = 0, .max = 86400000, .metavar = "MS", .def = "300000",
-	  .help = "serve-stale: how long past its TTL a cached result may be served while the "
-		  "upstream is down." },
-	{ .key = "admin_user", .env = "ADMIN_USER", .flag = "admin-user", .type = T_STR,
-	  .off = OFF(admin_user.name), .size = SZ(admin_user.name), .min = 1,
-	  .metavar = "NAME", .def = "admin",
-	  .help = "Admin login. While admin/admin is unchanged it works from loopback only." },
-	{ .key = "admin_password", .env = "ADMIN_PASSWORD", .flag = "admin-password",
-	  .type = T_STR, .secret = SEC_ALL, .off = OFF(admin_user.password),
-	  .size = SZ(admin_user.password), .metavar = "PASS", .def = "admin",
-	  .help = "Admin password." },
-	PATH_SETTING("data_dir", "DATA_DIR", "data-dir", data_dir, "/var/lib/shoal",
-		     "Directory of the admin's disk database (cache definitions, settings)."),
-	{ .key = "metrics_max_queries", .env = "METRICS_MAX_QUERIES", .flag = "metrics-max-queries",
-	  .type = T_INT, .off = OFF(metrics_max_queries), .min = 0, .max = 100000, .metavar = "N",
-	  .def = "100",
-	  .help = "Per-query series in /metrics (top N by traffic); the rest are summed under "
-		  "query_id=\"other\"." },
-	{ .key = "config", .env = "SHOAL_CONFIG", .flag = "config", .type = T_CONFIG,
-	  .off = OFF(config_file), .size = SZ(config_file), .metavar = "PATH",
-	  .def = DEFAULT_CONFIG_FILE,
-	  .help = "Config file to read. The default file is read only if it exists; a file "
-		  "named by --config or SHOAL_CONFIG must exist." },
-};
-
-#define N_SETTINGS (sizeof settings / sizeof settings[0])
+#define N_SETTINGS config_n_settings
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -353,8 +103,8 @@ static bool is_alias(const char *full, const char *name, size_t len, const char 
 static const struct setting *find_key(const char *key)
 {
 	for (size_t i = 0; i < N_SETTINGS; i++)
-		if (settings[i].type != T_CONFIG && strcmp(settings[i].key, key) == 0)
-			return &settings[i];
+		if (config_settings[i].type != T_CONFIG && strcmp(config_settings[i].key, key) == 0)
+			return &config_settings[i];
 	return NULL;
 }
 
@@ -362,24 +112,24 @@ static const struct setting *find_key(const char *key)
 static const struct setting *find_key_alias(const char *key)
 {
 	for (size_t i = 0; i < N_SETTINGS; i++)
-		if (is_duration(&settings[i]) && is_alias(settings[i].key, key, strlen(key), "_ms"))
-			return &settings[i];
+		if (is_duration(&config_settings[i]) && is_alias(config_settings[i].key, key, strlen(key), "_ms"))
+			return &config_settings[i];
 	return NULL;
 }
 
 static const struct setting *find_flag(const char *name, size_t len)
 {
 	for (size_t i = 0; i < N_SETTINGS; i++)
-		if (strlen(settings[i].flag) == len && memcmp(settings[i].flag, name, len) == 0)
-			return &settings[i];
+		if (strlen(config_settings[i].flag) == len && memcmp(config_settings[i].flag, name, len) == 0)
+			return &config_settings[i];
 	return NULL;
 }
 
 static const struct setting *find_flag_alias(const char *name, size_t len)
 {
 	for (size_t i = 0; i < N_SETTINGS; i++)
-		if (is_duration(&settings[i]) && is_alias(settings[i].flag, name, len, "-ms"))
-			return &settings[i];
+		if (is_duration(&config_settings[i]) && is_alias(config_settings[i].flag, name, len, "-ms"))
+			return &config_settings[i];
 	return NULL;
 }
 
@@ -1045,7 +795,7 @@ static int read_file(struct shoal_config *cfg, const char *path, bool explicit)
 /* Pick the file: --config, else SHOAL_CONFIG, else the default (optional). */
 static int load_file(struct shoal_config *cfg, const char *flag_path, char **envp)
 {
-	const struct setting *s = settings;
+	const struct setting *s = config_settings;
 	const char *path = flag_path;
 	const char *where = NULL;
 
@@ -1093,7 +843,7 @@ static int load_env_alias(struct shoal_config *cfg, const struct setting *s, cha
 static int load_env(struct shoal_config *cfg, char **envp)
 {
 	for (size_t i = 0; i < N_SETTINGS; i++) {
-		const struct setting *s = &settings[i];
+		const struct setting *s = &config_settings[i];
 		const char *v;
 
 		if (s->type == T_CONFIG)
@@ -1336,7 +1086,7 @@ void config_print_help(FILE *out)
 		"--no-name (false). Booleans: true/false, 1/0, yes/no, on/off.\n\n",
 		SHOAL_VERSION);
 	for (size_t i = 0; i < N_SETTINGS; i++)
-		print_setting_help(out, &settings[i]);
+		print_setting_help(out, &config_settings[i]);
 	fprintf(out,
 		"  -h, --help\n      Print this help and exit.\n"
 		"  --version\n      Print the version and exit.\n\n"
@@ -1398,8 +1148,8 @@ void config_log_summary(const struct shoal_config *cfg, FILE *out)
 {
 	fprintf(out, "shoal %s: effective settings\n", SHOAL_VERSION);
 	for (size_t i = 0; i < N_SETTINGS; i++) {
-		fprintf(out, "  %-28s = ", settings[i].key);
-		print_value(out, cfg, &settings[i]);
+		fprintf(out, "  %-28s = ", config_settings[i].key);
+		print_value(out, cfg, &config_settings[i]);
 		fputc('\n', out);
 	}
 }
@@ -1411,9 +1161,9 @@ int config_each(int (*fn)(const char *key, void *arg), void *arg)
 	for (size_t i = 0; i < N_SETTINGS; i++) {
 		int rc;
 
-		if (settings[i].type == T_CONFIG)
+		if (config_settings[i].type == T_CONFIG)
 			continue;
-		rc = fn(settings[i].key, arg);
+		rc = fn(config_settings[i].key, arg);
 		if (rc)
 			return rc;
 	}

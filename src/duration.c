@@ -38,9 +38,8 @@ int duration_parse_ms(const char *v, bool unit_required, long long *ms)
 
 	if (!v || !isdigit((unsigned char)*p))
 		return -1;
-	for (; isdigit((unsigned char)*p); p++)
-		if (n < DURATION_CAP)
-			n = n * 10 + (*p - '0');
+	for (; isdigit((unsigned char)*p); p++) /* saturates at DURATION_CAP */
+		n = n > (DURATION_CAP - 9) / 10 ? DURATION_CAP : n * 10 + (*p - '0');
 	f = unit_ms(p);
 	if (f == 0 || (f < 0 && unit_required))
 		return -1;

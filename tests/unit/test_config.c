@@ -13,6 +13,7 @@
  * matter. stdout/stderr are captured by dup2() onto temporary files.
  */
 #include "config.h"
+#include "duration.h"
 #include "tap.h"
 
 #include <fcntl.h>
@@ -550,6 +551,21 @@ static void test_secrets(void)
 }
 
 /* Millisecond settings take units, and their unsuffixed aliases need one. */
+/* Found by fuzz_config (UBSan: signed overflow): a duration with more digits
+ * than fit saturates, it does not overflow. */
+static void test_duration_overflow(void)
+{
+	long long ms = 0;
+
+	is_int(duration_parse_ms("44444444444444444444444444444444", false, &ms), 0,
+	       "duration: 32 digits parse");
+	ok(ms == (1LL << 62), "  saturated at 2^62 ms (%lld)", ms);
+	is_int(duration_parse_ms("9223372036854775807d", true, &ms), 0, "duration: huge days parse");
+	ok(ms == (1LL << 62), "  saturated (%lld)", ms);
+	is_int(duration_parse_ms("1500", false, &ms), 0, "duration: 1500");
+	is_int(ms, 1500, "  1500 ms");
+}
+
 static void test_durations(void)
 {
 	struct shoal_config c;
@@ -607,6 +623,7 @@ int main(void)
 	test_enums_and_checks();
 	test_secrets();
 	test_durations();
+	test_duration_overflow();
 	cleanup();
 	return done_testing();
 }

@@ -12,6 +12,7 @@
 
 #include <mysql.h>
 
+#include "cache/registry.h"
 #include "client.h"
 #include "listener.h"
 #include "log.h"
@@ -134,6 +135,7 @@ static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 
+	def_slot_idx = (unsigned)w->idx; /* its own counter slot (cache/registry.h) */
 	mysql_thread_init();
 	ev_run(w->loop, 0);
 	mysql_thread_end();

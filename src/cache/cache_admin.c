@@ -71,25 +71,23 @@ static uint64_t get(atomic_uint_fast64_t *a, bool reset)
 static int digest_row(sqlite3 *db, const char *table, struct cache_def *d, bool reset)
 {
 	char num[13][24], hex[19], st[160];
-	uint64_t count = get(&d->count_star, reset), minv = get(&d->min_time_us, reset);
+	uint64_t count = def_counter(d, DC_COUNT, reset), minv = def_counter(d, DC_MIN_TIME, reset);
 	const char *v[17];
 
 	if (count == 0)
 		return 0;
-	if (reset)
-		atomic_store(&d->min_time_us, UINT64_MAX);
 	sql_digest_hex(d->digest, hex);
 	snprintf(num[0], 24, "%" PRIu64, count);
 	snprintf(num[1], 24, "%" PRIu64, (uint64_t)atomic_load(&d->first_seen));
-	snprintf(num[2], 24, "%" PRIu64, (uint64_t)atomic_load(&d->last_seen));
-	snprintf(num[3], 24, "%" PRIu64, get(&d->sum_time_us, reset));
+	snprintf(num[2], 24, "%" PRIu64, def_counter(d, DC_LAST_SEEN, false));
+	snprintf(num[3], 24, "%" PRIu64, def_counter(d, DC_SUM_TIME, reset));
 	snprintf(num[4], 24, "%" PRIu64, minv == UINT64_MAX ? 0 : minv);
-	snprintf(num[5], 24, "%" PRIu64, get(&d->max_time_us, reset));
-	snprintf(num[6], 24, "%" PRIu64, get(&d->rows_affected, reset));
-	snprintf(num[7], 24, "%" PRIu64, get(&d->rows_sent, reset));
-	snprintf(num[8], 24, "%" PRIu64, get(&d->hits, reset));
+	snprintf(num[5], 24, "%" PRIu64, def_counter(d, DC_MAX_TIME, reset));
+	snprintf(num[6], 24, "%" PRIu64, def_counter(d, DC_ROWS_AFFECTED, reset));
+	snprintf(num[7], 24, "%" PRIu64, def_counter(d, DC_ROWS_SENT, reset));
+	snprintf(num[8], 24, "%" PRIu64, def_counter(d, DC_HITS, reset));
 	snprintf(num[9], 24, "%" PRIu64, get(&d->misses, reset));
-	snprintf(num[10], 24, "%" PRIu64, get(&d->time_saved_us, reset));
+	snprintf(num[10], 24, "%" PRIu64, def_counter(d, DC_TIME_SAVED, reset));
 	v[0] = ""; v[1] = ""; v[2] = ""; v[3] = hex; v[4] = d->digest_text;
 	v[5] = num[0]; v[6] = num[1]; v[7] = num[2]; v[8] = num[3]; v[9] = num[4];
 	v[10] = num[5]; v[11] = num[6]; v[12] = num[7]; v[13] = num[8]; v[14] = num[9];
@@ -125,7 +123,7 @@ static int fill_caches(sqlite3 *db, const char *table, bool reset)
 			continue;
 		snprintf(num[0], 24, "%" PRId64, (int64_t)atomic_load(&d->entries));
 		snprintf(num[1], 24, "%" PRId64, (int64_t)atomic_load(&d->bytes));
-		snprintf(num[2], 24, "%" PRIu64, (uint64_t)atomic_load(&d->hits));
+		snprintf(num[2], 24, "%" PRIu64, def_counter(d, DC_HITS, false));
 		snprintf(num[3], 24, "%" PRIu64, (uint64_t)atomic_load(&d->misses));
 		snprintf(num[4], 24, "%" PRIu64, (uint64_t)(atomic_load(&d->refresh_changed) +
 							     atomic_load(&d->refresh_unchanged)));

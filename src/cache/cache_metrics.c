@@ -90,7 +90,7 @@ static bool collect(struct cache_def *d, void *arg)
 	struct qstats q = {0};
 
 	count_skip(x, d);
-	q.hits = atomic_load_explicit(&d->hits, memory_order_relaxed);
+	q.hits = def_counter(d, DC_HITS, false);
 	q.misses = atomic_load_explicit(&d->misses, memory_order_relaxed);
 	if (atomic_load(&d->state) != CACHE_CACHED && q.hits == 0 && q.misses == 0)
 		return true;
@@ -104,7 +104,7 @@ static bool collect(struct cache_def *d, void *arg)
 		x->cap = cap;
 	}
 	memcpy(q.id, d->query_id, sizeof(q.id));
-	q.traffic = atomic_load_explicit(&d->count_star, memory_order_relaxed);
+	q.traffic = def_counter(d, DC_COUNT, false);
 	q.changed = atomic_load_explicit(&d->refresh_changed, memory_order_relaxed);
 	q.unchanged = atomic_load_explicit(&d->refresh_unchanged, memory_order_relaxed);
 	q.failed = atomic_load_explicit(&d->refresh_failed, memory_order_relaxed);

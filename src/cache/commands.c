@@ -565,7 +565,8 @@ static int by_rank_then_count(const void *a, const void *b)
 {
 	const struct cache_def *x = *(struct cache_def *const *)a, *y = *(struct cache_def *const *)b;
 	int rx = support_rank(x), ry = support_rank(y);
-	uint64_t cx = atomic_load(&x->count_star), cy = atomic_load(&y->count_star);
+	uint64_t cx = def_counter((struct cache_def *)x, DC_COUNT, false);
+	uint64_t cy = def_counter((struct cache_def *)y, DC_COUNT, false);
 
 	if (rx != ry)
 		return rx - ry;
@@ -604,7 +605,7 @@ static void answer_listing(struct client *c, bool caches, const struct cache_cmd
 		}
 		rs_cell_str(&w, d->digest_text);
 		rs_cell_str(&w, caches ? props : support_of(d, sup, sizeof(sup)));
-		rs_cell_u64(&w, atomic_load(&d->count_star));
+		rs_cell_u64(&w, def_counter(d, DC_COUNT, false));
 		rs_row_end(&w);
 	}
 	if (rs_end(&w, c->server_status) < 0)

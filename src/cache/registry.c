@@ -97,7 +97,8 @@ static struct cache_def *new_def(uint64_t digest, const char *text, size_t tlen,
 		free_def(d);
 		return NULL;
 	}
-	atomic_init(&d->min_time_us, UINT64_MAX);
+	for (int i = 0; i < DEF_SLOTS; i++)
+		atomic_init(&d->hot[i].min_time_us, UINT64_MAX);
 	atomic_init(&d->first_seen, (uint64_t)time(NULL));
 	return d;
 }
@@ -212,13 +213,57 @@ static void atomic_max(atomic_uint_fast64_t *a, uint64_t v)
 		;
 }
 
+__thread unsigned def_slot_idx;
+
 void def_account(struct cache_def *d, uint64_t us, uint64_t rows_sent, uint64_t rows_affected)
 {
-	atomic_fetch_add_explicit(&d->count_star, 1, memory_order_relaxed);
-	atomic_fetch_add_explicit(&d->sum_time_us, us, memory_order_relaxed);
-	atomic_fetch_add_explicit(&d->rows_sent, rows_sent, memory_order_relaxed);
-	atomic_fetch_add_explicit(&d->rows_affected, rows_affected, memory_order_relaxed);
-	atomic_store_explicit(&d->last_seen, (uint64_t)time(NULL), memory_order_relaxed);
-	atomic_min(&d->min_time_us, us);
-	atomic_max(&d->max_time_us, us);
+	struct def_hot *h = def_hot_of(d);
+	uint64_t now = (uint64_t)time(NULL);
+
+	atomic_fetch_add_explicit(&h->count_star, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&h->sum_time_us, us, memory_order_relaxed);
+	atomic_fetch_add_explicit(&h->rows_sent, rows_sent, memory_order_relaxed);
+	if (rows_affected)
+		atomic_fetch_add_explicit(&h->rows_affected, rows_affected, memory_order_relaxed);
+	if (atomic_load_explicit(&h->last_seen, memory_order_relaxed) != now)
+		atomic_store_explicit(&h->last_seen, now, memory_order_relaxed);
+	atomic_min(&h->min_time_us, us);
+	atomic_max(&h->max_time_us, us);
+}
+
+static atomic_uint_fast64_t *hot_field(struct def_hot *h, enum def_ctr c)
+{
+	switch (c) {
+	case DC_COUNT: return &h->count_star;
+	case DC_SUM_TIME: return &h->sum_time_us;
+	case DC_MIN_TIME: return &h->min_time_us;
+	case DC_MAX_TIME: return &h->max_time_us;
+	case DC_ROWS_SENT: return &h->rows_sent;
+	case DC_ROWS_AFFECTED: return &h->rows_affected;
+	case DC_LAST_SEEN: return &h->last_seen;
+	case DC_HITS: return &h->hits;
+	default: return &h->time_saved_us;
+	}
+}
+
+uint64_t def_counter(struct cache_def *d, enum def_ctr c, bool reset)
+{
+	uint64_t v = c == DC_MIN_TIME ? UINT64_MAX : 0;
+
+	for (int i = 0; i < DEF_SLOTS; i++) {
+		atomic_uint_fast64_t *f = hot_field(&d->hot[i], c);
+		uint64_t x;
+
+		if (reset && c != DC_LAST_SEEN)
+			x = atomic_exchange(f, c == DC_MIN_TIME ? UINT64_MAX : 0);
+		else
+			x = atomic_load_explicit(f, memory_order_relaxed);
+		if (c == DC_MIN_TIME)
+			v = x < v ? x : v;
+		else if (c == DC_MAX_TIME || c == DC_LAST_SEEN)
+			v = x > v ? x : v;
+		else
+			v += x;
+	}
+	return v;
 }

@@ -33,6 +33,22 @@ enum txn_policy {
 
 #define DEF_NAME_MAX 64
 
+/* Per-execution counters of a shape, in DEF_SLOTS copies (see
+ * def_counter). Written by the owning worker's slot, relaxed atomics. */
+#define DEF_SLOTS 2
+struct def_hot {
+	atomic_uint_fast64_t count_star, sum_time_us, min_time_us, max_time_us;
+	atomic_uint_fast64_t rows_sent, rows_affected, last_seen, hits, time_saved_us;
+} __attribute__((aligned(64)));
+
+enum def_ctr {
+	DC_COUNT, DC_SUM_TIME, DC_MIN_TIME, DC_MAX_TIME, DC_ROWS_SENT, DC_ROWS_AFFECTED,
+	DC_LAST_SEEN, DC_HITS, DC_TIME_SAVED,
+};
+
+/* The calling thread's counter slot (a worker's index; 0 elsewhere). */
+extern __thread unsigned def_slot_idx;
+
 struct cache_def {
 	uint64_t digest;
 	char query_id[19];                /* q_ + 16 hex */
@@ -49,16 +65,27 @@ struct cache_def {
 	char name[DEF_NAME_MAX];          /* written under the registry lock */
 
 	/* counters */
-	atomic_uint_fast64_t count_star, sum_time_us, min_time_us, max_time_us;
-	atomic_uint_fast64_t rows_sent, rows_affected, first_seen, last_seen;
-	atomic_uint_fast64_t hits, misses, refresh_changed, refresh_unchanged, refresh_failed;
+	atomic_uint_fast64_t first_seen;
+	atomic_uint_fast64_t misses, refresh_changed, refresh_unchanged, refresh_failed;
 	atomic_uint_fast64_t coalesced_waits, coalesce_timeouts, evictions;
 	atomic_int_fast64_t entries, bytes;
-	atomic_uint_fast64_t time_saved_us;
 	atomic_uint_fast64_t skips;
+	/* those every execution (every cache hit) moves, one set per worker
+	 * slot so that workers serving the same shape do not share a cache
+	 * line: read them with def_counter() */
+	struct def_hot hot[DEF_SLOTS];
 
 	struct cache_def *hnext;          /* index chain */
 };
+
+/* A per-execution counter summed over the slots (min/max/last_seen: their
+ * min or max); reset zeroes it (min: back to "none", UINT64_MAX). */
+uint64_t def_counter(struct cache_def *d, enum def_ctr c, bool reset);
+/* This thread's slot of d's per-execution counters. */
+static inline struct def_hot *def_hot_of(struct cache_def *d)
+{
+	return &d->hot[def_slot_idx % DEF_SLOTS];
+}
 
 int registry_init(void);
 void registry_destroy(void);

@@ -266,8 +266,8 @@ static void serve_hit(struct client *c, struct cache_entry *e, uint64_t t0)
 			wr_u16(p, (uint16_t)((rd_u16(p) & ~SESSION_STATUS_BITS) | session_bits));
 		}
 	}
-	atomic_fetch_add_explicit(&d->hits, 1, memory_order_relaxed);
-	atomic_fetch_add_explicit(&d->time_saved_us, e->upstream_us, memory_order_relaxed);
+	atomic_fetch_add_explicit(&def_hot_of(d)->hits, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&def_hot_of(d)->time_saved_us, e->upstream_us, memory_order_relaxed);
 	{
 		uint64_t us = cache_now_us() - t0;
 

@@ -53,7 +53,6 @@ void client_send_err(struct client *c, uint8_t seq, uint16_t code, const char *s
 }
 
 static bool upstream_busy(const struct client *c);
-static bool state_on_conn(const struct client *c);
 
 /* The session ends: its connection goes back to the pool when it is
  * between commands and holds nothing of the session's; else it is closed
@@ -62,7 +61,7 @@ static void give_back(struct client *c)
 {
 	if (!c->up)
 		return;
-	if (c->up->st != UP_READY || (!upstream_busy(c) && !c->held && !state_on_conn(c) &&
+	if (c->up->st != UP_READY || (!upstream_busy(c) && !c->held && !mux_holds_state(c) &&
 				      (c->st != CS_CLOSING || c->drained)))
 		pool_release(c);
 	else
@@ -156,12 +155,6 @@ static void settle(struct client *c)
 	idle_arm(c);
 }
 
-/* Does the session have upstream state that a new connection would not? */
-static bool state_on_conn(const struct client *c)
-{
-	return c->pin_forever || c->pin_lock || client_in_txn(c) || cache_stmt_holds_conn(c);
-}
-
 /* The front command will not run: drop it (and the cache fill it was to
  * make). The caller queued its error. */
 static void drop_front(struct client *c)
@@ -197,7 +190,7 @@ static bool keep_when_lost(const struct client *c)
  * was a pooled one that turned out broken before answering. */
 static bool retry_front(struct client *c)
 {
-	if (c->st != CS_RELAYING || !c->held || c->retried || state_on_conn(c) || c->login_pending)
+	if (c->st != CS_RELAYING || !c->held || c->retried || mux_holds_state(c) || c->login_pending)
 		return false;
 	STAT_INC(upstream_retries);
 	pool_discard(c);
@@ -217,7 +210,7 @@ static bool retry_front(struct client *c)
  * serve-stale it stays, answering from the cache only (lost_command). */
 static void upstream_lost(struct client *c, const char *why)
 {
-	bool lost_state = state_on_conn(c), cut = c->st == CS_RELAYING && c->relay.packets > 0;
+	bool lost_state = mux_holds_state(c), cut = c->st == CS_RELAYING && c->relay.packets > 0;
 
 	log_info("client %u: upstream connection lost: %s", c->id, why);
 	probe_kick();
@@ -331,6 +324,19 @@ void client_pool_ready(struct client *c)
 	process_input(c);
 }
 
+/* The login or command that waited for a connection failed (its error is
+ * queued): the login ends the session, a command is dropped. */
+static void fail_waiting_command(struct client *c)
+{
+	if (c->login_pending) {
+		c->st = CS_CLOSING;
+	} else {
+		drop_front(c);
+		c->st = CS_READY;
+	}
+	process_input(c);
+}
+
 void client_pool_failed(struct client *c)
 {
 	struct upstream *u = c->up;
@@ -350,13 +356,7 @@ void client_pool_failed(struct client *c)
 					"%s", u->err);
 		pool_discard(c);
 	}
-	if (c->login_pending) {
-		c->st = CS_CLOSING;
-	} else {
-		drop_front(c);
-		c->st = CS_READY;
-	}
-	process_input(c);
+	fail_waiting_command(c);
 }
 
 void client_pool_timeout(struct client *c)
@@ -367,13 +367,7 @@ void client_pool_timeout(struct client *c)
 			"Too many connections: Shoal's upstream pool is exhausted (max_upstream_connections=%d, "
 			"%d per worker, all busy for %d ms)", g_config.max_upstream_connections,
 			(g_config.max_upstream_connections + n - 1) / n, g_config.upstream_wait_timeout_ms);
-	if (c->login_pending) {
-		c->st = CS_CLOSING;
-	} else {
-		drop_front(c);
-		c->st = CS_READY;
-	}
-	process_input(c);
+	fail_waiting_command(c);
 }
 
 /* Where the answer being relayed goes: the client, or the cache. */

@@ -36,16 +36,20 @@ void mux_free(struct client *c)
 	pbuf_free(&c->prep_resp);
 }
 
+bool mux_holds_state(const struct client *c)
+{
+	return c->pin_forever || c->pin_lock || client_in_txn(c) || cache_stmt_holds_conn(c);
+}
+
 bool mux_pinned(const struct client *c)
 {
-	return !g_config.multiplexing || c->pin_forever || c->pin_lock || c->sticky ||
-	       client_in_txn(c) || cache_stmt_holds_conn(c) || c->login_pending;
+	return !g_config.multiplexing || mux_holds_state(c) || c->sticky || c->login_pending;
 }
 
 void mux_reset(struct client *c)
 {
 	if (c->up) {
-		if (c->pin_forever || c->pin_lock || client_in_txn(c) || cache_stmt_holds_conn(c))
+		if (mux_holds_state(c))
 			pool_discard(c);
 		else
 			pool_release(c);

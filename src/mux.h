@@ -21,6 +21,9 @@ struct client;
 void mux_login(struct client *c);
 /* Free what mux keeps for a session. */
 void mux_free(struct client *c);
+/* Does the session hold state on its connection that a new connection
+ * would not have (transaction, locks, temporary tables, cursors, ...)? */
+bool mux_holds_state(const struct client *c);
 /* Must the session keep its connection between commands? */
 bool mux_pinned(const struct client *c);
 /* COM_CHANGE_USER or COM_RESET_CONNECTION: give the connection back (or

@@ -204,13 +204,13 @@ static void on_wait_timeout(struct ev_loop *loop, ev_timer *t, int revents)
 	client_pool_timeout(c);
 }
 
-static void drop_idle(struct pool *p)
+static void drop_idle(struct pool *p, bool quit)
 {
 	while (p->idle) {
 		struct upstream *u = p->idle;
 
 		idle_unlink(p, u);
-		close_conn(p, u, false);
+		close_conn(p, u, quit);
 	}
 }
 
@@ -222,7 +222,7 @@ enum pool_result pool_acquire(struct client *c)
 	if (c->up)
 		return POOL_GOT;
 	if (!health_upstream_up())
-		drop_idle(p); /* suspect: the upstream check failed since they were used */
+		drop_idle(p, false); /* suspect: the upstream check failed since they were used */
 	u = p->wq_head ? NULL : find_idle(p, c); /* no overtaking the queue */
 	if (u) {
 		lend(p, c, u);
@@ -254,13 +254,14 @@ bool pool_exhausted(struct client *c)
 bool pool_borrow_now(struct client *c)
 {
 	struct pool *p = pool_of(c);
+	uint32_t key = upstream_key(c->caps);
 
 	if (c->up)
 		return true;
 	if (p->wq_head)
 		return false;
 	for (struct upstream *u = p->idle; u; u = u->pnext) {
-		if (u->key == upstream_key(c->caps) && sv_equal(&u->sv, &c->sv)) {
+		if (u->key == key && sv_equal(&u->sv, &c->sv)) {
 			lend(p, c, u);
 			return true;
 		}
@@ -398,12 +399,7 @@ void pool_free(struct worker *w)
 
 	if (!p)
 		return;
-	while (p->idle) {
-		struct upstream *u = p->idle;
-
-		idle_unlink(p, u);
-		close_conn(p, u, true);
-	}
+	drop_idle(p, true);
 	ev_timer_stop(w->loop, &p->tick);
 	ev_idle_stop(w->loop, &p->grant_w);
 	free(p);

@@ -424,15 +424,6 @@ static void note_statement(struct client *c, int kw, bool multi)
 		c->cur_write = c->cur_dirty = true;
 }
 
-static bool upstream_is_mariadb(void)
-{
-	char version[128];
-	uint8_t coll;
-
-	upstream_info(version, sizeof(version), &coll);
-	return strstr(version, "MariaDB") != NULL;
-}
-
 static bool start_settings(struct client *c)
 {
 	struct pbuf *o;
@@ -444,7 +435,7 @@ static bool start_settings(struct client *c)
 	o = &c->up->io.out;
 	rc = pkt_begin(o, &start);
 	rc |= put_u8(o, CMD_QUERY);
-	if (upstream_is_mariadb()) {
+	if (upstream_mariadb()) {
 		c->settings_cols = SETTINGS_COLUMNS_MARIADB;
 		rc |= pbuf_append(o, SETTINGS_SQL_MARIADB, sizeof(SETTINGS_SQL_MARIADB) - 1);
 	} else {

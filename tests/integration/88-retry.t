@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# 88-retry: a pooled upstream connection that turns out broken when a
+# command is sent on it (tests/integration/break_relay.py resets it instead
+# of forwarding the command; the pool could not have seen it coming).
+#   - a session with nothing on that connection: the command is sent again
+#     on a fresh connection, the client gets its answer, and
+#     shoal_upstream_retries_total moves;
+#   - a session in a transaction: no retry (the transaction died with the
+#     connection): ERR 1158 and the session is closed, retries unchanged.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+if fake_mode; then
+  echo "1..0 # SKIP retries are node-only (fake mode)"
+  exit 0
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/shoal88.XXXXXX")
+rport=$(free_port)
+"$PY" "$TESTDIR/break_relay.py" "$rport" "$MDB_PORT" "$work/break" "$work/relay.log" &
+relay=$!
+on_exit "kill $relay; rm -rf '$work'"
+for _ in $(seq 1 50); do port_free "$rport" || break; sleep 0.1; done
+
+hport=$(free_port)
+if ! shoal_start r --upstream-db-url "mysql://app:pw@127.0.0.1:$rport/shoaltest" --workers 1 \
+  --max-upstream-connections 2 --metrics-address "127.0.0.1:$hport"; then
+  not_ok "node starts behind the relay"
+  done_testing
+  exit 1
+fi
+ok "node starts behind the relay (port $r_PORT)"
+
+PORT=$r_PORT HPORT=$hport WORK=$work "$PY" - <<'PY'
+import os
+import time
+import rawmysql as r
+from ha_help import query
+from mux_help import metric
+from taplib import ok, is_, done_testing
+
+port, hport, work = int(os.environ["PORT"]), int(os.environ["HPORT"]), os.environ["WORK"]
+flag, log = work + "/break", work + "/relay.log"
+
+def broken():
+    try:
+        return open(log).read().count("broken")
+    except FileNotFoundError:
+        return 0
+
+c = r.connect(port)
+res = query(c, "SELECT 88")
+ok(res[0] == "rs" and res[2] == [["88"]], "a first query through the relay", repr(res))
+time.sleep(0.7)                       # the pooled connection is older than the relay's 0.5 s
+r0 = metric(hport, "shoal_upstream_retries_total")
+open(flag, "w").close()
+res = query(c, "SELECT 89")
+is_(broken(), 1, "the relay reset the pooled connection when the command came")
+ok(res[0] == "rs" and res[2] == [["89"]], "the client still gets its answer (sent again on a fresh connection)",
+   repr(res))
+is_(metric(hport, "shoal_upstream_retries_total") - r0, 1, "shoal_upstream_retries_total +1")
+res = query(c, "SELECT 90")
+ok(res[0] == "rs" and res[2] == [["90"]], "the session goes on", repr(res))
+
+t = r.connect(port)
+query(t, "BEGIN")
+res = query(t, "SELECT 91")
+ok(res[0] == "rs", "a session opens a transaction", repr(res))
+time.sleep(0.7)
+open(flag, "w").close()
+res = query(t, "SELECT 92")
+is_(broken(), 2, "the relay reset the transaction's connection")
+ok(res[0] == "err" and res[1] == 1158 and res[2] == "08S01",
+   "in a transaction there is no retry: ERR 1158 (08S01)", repr(res))
+ok(t.is_closed(3), "... and the session is closed (its transaction is gone)")
+is_(metric(hport, "shoal_upstream_retries_total") - r0, 1, "retries unchanged")
+res = query(c, "SELECT 93")
+ok(res[0] == "rs" and res[2] == [["93"]], "the other session is not affected", repr(res))
+done_testing(always_zero=True)
+PY
+[ $? -eq 0 ] || not_ok "python part crashed"
+check "node still running" shoal_alive r
+done_testing

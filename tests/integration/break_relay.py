@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""break_relay.py LISTEN_PORT TARGET_PORT FLAG_FILE LOG_FILE: a TCP relay
+between the node and MariaDB for tests. While FLAG_FILE exists, the first
+bytes the node sends on a connection older than half a second (a command
+on a pooled connection, not a handshake) are not forwarded: the relay
+removes FLAG_FILE, resets both sides (RST) and appends "broken" to LOG_FILE.
+Everything else is copied both ways unchanged."""
+import os
+import socket
+import struct
+import sys
+import threading
+import time
+
+listen_port, target_port, flag, log = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
+lock = threading.Lock()
+
+
+def reset(*socks):
+    for s in socks:
+        try:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            s.close()
+        except OSError:
+            pass
+
+
+def pump(src, dst, from_node, born):
+    try:
+        while True:
+            data = src.recv(65536)
+            if not data:
+                break
+            if from_node and time.time() - born > 0.5:
+                with lock:
+                    hit = os.path.exists(flag)
+                    if hit:
+                        os.unlink(flag)
+                if hit:
+                    with open(log, "a") as f:
+                        f.write("broken\n")
+                    reset(src, dst)
+                    return
+            dst.sendall(data)
+    except OSError:
+        pass
+    for s in (src, dst):
+        try:
+            s.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
+ls = socket.socket()
+ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+ls.bind(("127.0.0.1", listen_port))
+ls.listen(64)
+while True:
+    c, _ = ls.accept()
+    try:
+        u = socket.create_connection(("127.0.0.1", target_port))
+    except OSError:
+        c.close()
+        continue
+    born = time.time()
+    threading.Thread(target=pump, args=(c, u, True, born), daemon=True).start()
+    threading.Thread(target=pump, args=(u, c, False, born), daemon=True).start()

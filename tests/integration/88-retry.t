@@ -16,11 +16,11 @@ if fake_mode; then
 fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/shoal88.XXXXXX")
-rport=$(free_port)
-"$PY" "$TESTDIR/break_relay.py" "$rport" "$MDB_PORT" "$work/break" "$work/relay.log" &
+"$PY" "$TESTDIR/break_relay.py" "$work/port" "$MDB_PORT" "$work/break" "$work/relay.log" &
 relay=$!
 on_exit "kill $relay; rm -rf '$work'"
-for _ in $(seq 1 50); do port_free "$rport" || break; sleep 0.1; done
+for _ in $(seq 1 50); do [ -s "$work/port" ] && break; sleep 0.1; done
+rport=$(cat "$work/port" 2>/dev/null)
 
 hport=$(free_port)
 if ! shoal_start r --upstream-db-url "mysql://app:pw@127.0.0.1:$rport/shoaltest" --workers 1 \

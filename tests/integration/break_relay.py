@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""break_relay.py LISTEN_PORT TARGET_PORT FLAG_FILE LOG_FILE: a TCP relay
+"""break_relay.py PORT_FILE TARGET_PORT FLAG_FILE LOG_FILE: a TCP relay
 between the node and MariaDB for tests. While FLAG_FILE exists, the first
 bytes the node sends on a connection older than half a second (a command
 on a pooled connection, not a handshake) are not forwarded: the relay
 removes FLAG_FILE, resets both sides (RST) and appends "broken" to LOG_FILE.
-Everything else is copied both ways unchanged."""
+Everything else is copied both ways unchanged. It listens on a port of
+its own choosing on 127.0.0.1 and writes it to PORT_FILE once listening."""
 import os
 import socket
 import struct
@@ -12,7 +13,7 @@ import sys
 import threading
 import time
 
-listen_port, target_port, flag, log = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
+port_file, target_port, flag, log = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 lock = threading.Lock()
 
 
@@ -53,8 +54,11 @@ def pump(src, dst, from_node, born):
 
 ls = socket.socket()
 ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-ls.bind(("127.0.0.1", listen_port))
+ls.bind(("127.0.0.1", 0))
 ls.listen(64)
+with open(port_file + ".tmp", "w") as f:
+    f.write("%d\n" % ls.getsockname()[1])
+os.rename(port_file + ".tmp", port_file)
 while True:
     c, _ = ls.accept()
     try:

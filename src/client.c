@@ -662,6 +662,7 @@ static enum hc_result forward_command(struct client *c, uint32_t len)
 {
 	const uint8_t *pl = sbuf_in_ptr(&c->io) + PKT_HEADER_LEN;
 	uint8_t cmd = pl[0];
+	uint8_t exec_flags = cmd == CMD_STMT_EXECUTE && len >= 6 ? pl[5] : 0;
 	size_t at = c->up->io.out.len;
 	bool answered = relay_kind_of(cmd) != RK_NONE;
 
@@ -678,6 +679,7 @@ static enum hc_result forward_command(struct client *c, uint32_t len)
 	if (!c->retried)
 		STAT_INC(queries);
 	relay_start(&c->relay, cmd, c->caps);
+	relay_execute_flags(&c->relay, exec_flags);
 	cache_relay_setup(c, cmd);
 	if (answered)
 		c->st = CS_RELAYING;

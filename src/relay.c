@@ -6,6 +6,9 @@
  */
 #include "relay.h"
 
+/* COM_STMT_EXECUTE flags: CURSOR_TYPE_READ_ONLY, _FOR_UPDATE, _SCROLLABLE */
+#define CURSOR_TYPE_MASK 0x07
+
 enum relay_kind relay_kind_of(uint8_t cmd)
 {
 	switch (cmd) {
@@ -42,13 +45,14 @@ void relay_start(struct relay *r, uint8_t cmd, uint32_t client_caps)
 	r->st = first[relay_kind_of(cmd)];
 }
 
-void relay_upstream(struct relay *r, bool cache_meta, bool progress,
-		    struct pbuf *meta_in, struct pbuf *meta_out)
+void relay_upstream(struct relay *r, bool progress)
 {
-	r->up_cache_meta = cache_meta;
 	r->drop_progress = progress;
-	r->meta_in = meta_in;
-	r->meta_out = meta_out;
+}
+
+void relay_execute_flags(struct relay *r, uint8_t flags)
+{
+	r->cursor_asked = r->cmd == CMD_STMT_EXECUTE && (flags & CURSOR_TYPE_MASK) != 0;
 }
 
 /* Copy a packet to out with its sequence id renumbered. */
@@ -147,56 +151,6 @@ static int end_of_result(struct relay *r)
 	return 1;
 }
 
-/* Send the kept column definitions in place of skipped ones. */
-static int inject_meta(struct relay *r, uint8_t seq, struct pbuf *out)
-{
-	const struct pbuf *m = r->meta_in;
-	size_t pos = 0;
-	uint64_t n = 0;
-
-	if (!m)
-		return -1;
-	while (pos + PKT_HEADER_LEN <= m->len) {
-		size_t plen = rd_u24(m->data + pos), at = out->len;
-
-		if (pos + PKT_HEADER_LEN + plen > m->len || pbuf_append(out, m->data + pos, PKT_HEADER_LEN + plen) < 0)
-			return -1;
-		out->data[at + 3] = (uint8_t)(seq + 1 + n);
-		pos += PKT_HEADER_LEN + plen;
-		n++;
-	}
-	if (n != r->cols_left)
-		return -1;
-	r->seq_shift = (uint8_t)(r->seq_shift - n);
-	r->packets += n;
-	return 0;
-}
-
-/* A column count from an upstream that caches metadata: drop the "metadata
- * follows" byte, and when it says the definitions are skipped, send the
- * statement's kept ones. count_len: bytes of the count itself. */
-static int column_count_cached_meta(struct relay *r, const uint8_t *pkt, size_t count_len, struct pbuf *out)
-{
-	const uint8_t *pl = pkt + PKT_HEADER_LEN;
-	bool follows = rd_u24(pkt) > count_len ? pl[count_len] != 0 : true;
-	uint8_t seq = (uint8_t)(pkt[3] - r->seq_shift);
-	size_t start;
-
-	if (pkt_begin(out, &start) < 0 || pbuf_append(out, pl, count_len) < 0)
-		return -1;
-	pkt_end(out, start, seq);
-	r->packets++;
-	if (follows) {
-		if (r->meta_out)
-			r->meta_out->len = 0;
-		return 0;
-	}
-	if (inject_meta(r, seq, out) < 0)
-		return -1;
-	r->st = RL_COLDEFS_EOF;
-	return 0;
-}
-
 static int feed_first(struct relay *r, const uint8_t *pkt, size_t len, struct pbuf *out)
 {
 	const uint8_t *pl = pkt + PKT_HEADER_LEN;
@@ -224,10 +178,6 @@ static int feed_first(struct relay *r, const uint8_t *pkt, size_t len, struct pb
 		return -1;
 	r->results++;
 	r->st = RL_COLDEFS;
-	if (r->up_cache_meta)
-		return column_count_cached_meta(r, pkt, (size_t)(c.p - pl), out);
-	if (r->meta_out)
-		r->meta_out->len = 0;
 	return forward(r, pkt, len, out) < 0 ? -1 : 0;
 }
 
@@ -263,8 +213,9 @@ static int feed_coldefs_eof(struct relay *r, const uint8_t *pkt, size_t len, str
 		return -1;
 	if (n >= 5)
 		r->status = rd_u16(pl + 3);
-	if (r->status & ST_CURSOR_EXISTS) {
+	if (r->cursor_asked && (r->status & ST_CURSOR_EXISTS)) {
 		/* CMD_STMT_EXECUTE opened a cursor: rows come with CMD_STMT_FETCH */
+		r->cursor_opened = true;
 		if (forward_eof(r, pkt, len, out) < 0)
 			return -1;
 		r->st = RL_DONE;
@@ -295,8 +246,6 @@ static int feed_prepare_first(struct relay *r, const uint8_t *pkt, size_t len, s
 		return -1;
 	r->st = r->params_left ? RL_PREP_PARAMS : r->prep_cols ? RL_PREP_COLS : RL_DONE;
 	r->cols_left = r->prep_cols;
-	if (r->meta_out)
-		r->meta_out->len = 0;
 	return r->st == RL_DONE;
 }
 
@@ -334,8 +283,6 @@ static int feed_single(struct relay *r, const uint8_t *pkt, size_t len, struct p
 
 static int feed_defs(struct relay *r, const uint8_t *pkt, size_t len, struct pbuf *out)
 {
-	if (r->meta_out && pbuf_append(r->meta_out, pkt, len) < 0)
-		return -1;
 	if (forward(r, pkt, len, out) < 0)
 		return -1;
 	if (--r->cols_left == 0)

@@ -65,28 +65,30 @@ struct relay {
 	uint32_t stmt_id;     /* COM_STMT_PREPARE: the upstream's statement id */
 	uint16_t prep_params; /* COM_STMT_PREPARE: parameter count */
 	bool prep_ok;
-	/* MariaDB extended capabilities of the upstream session that the client
-	 * does not have: see relay_upstream() */
-	bool up_cache_meta;   /* column counts carry a "metadata follows" byte */
-	bool drop_progress;   /* progress report packets may come */
-	struct pbuf *meta_in;  /* column definitions to send when they are skipped */
-	struct pbuf *meta_out; /* where to keep the column definitions seen */
+	bool cursor_asked;    /* COM_STMT_EXECUTE with a cursor type flag */
+	bool cursor_opened;   /* ... and the server opened one: rows come by fetch */
+	/* progress reports may come (a MariaDB extended capability of the
+	 * upstream session that the client never has): see relay_upstream() */
+	bool drop_progress;
 };
 
-/* Describe the upstream session after relay_start(): whether it caches
- * metadata (its column-count packets then carry an extra byte, and a
- * COM_STMT_EXECUTE may skip column definitions the statement's last answer
- * had: they are sent from meta_in) and whether progress reports may come
- * (dropped: the client never negotiates them). meta_out, if given, receives
- * the column definitions of the answer (COM_STMT_PREPARE's, or an execute's
- * when sent), header included. */
-void relay_upstream(struct relay *r, bool cache_meta, bool progress,
-		    struct pbuf *meta_in, struct pbuf *meta_out);
+/* Describe the upstream session after relay_start(): whether progress
+ * reports may come (dropped: the client never negotiates them). The
+ * upstream session never caches metadata (upstream.c does not negotiate
+ * it), so every answer carries its column definitions, as the server has
+ * them now: after DDL an execute's answer has the new ones. */
+void relay_upstream(struct relay *r, bool progress);
 
 /* How a command's response is shaped. */
 enum relay_kind relay_kind_of(uint8_t cmd);
 /* Start tracking the response to cmd, for a client with capabilities caps. */
 void relay_start(struct relay *r, uint8_t cmd, uint32_t client_caps);
+/* A COM_STMT_EXECUTE's flags byte, after relay_start(): a cursor is open
+ * only when the execute asked for one and the server says it opened one
+ * (SERVER_STATUS_CURSOR_EXISTS after the column definitions). The flag
+ * alone means nothing: a stored program's cursor leaves it set in the
+ * result sets of a COM_QUERY or of an execute without a cursor. */
+void relay_execute_flags(struct relay *r, uint8_t flags);
 /* Feed one whole packet (header included). Appends what the client must get
  * to out. Returns 1 when the response is complete, 0 if more packets are
  * expected, -1 on a protocol violation or out of memory. */

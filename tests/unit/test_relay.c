@@ -220,6 +220,9 @@ static void expect_out(const struct pbuf *out, const struct pbuf *exp, const cha
 
 /* Run a whole response: every packet but the last returns 0, the last
  * returns 1, and the output equals exp. */
+/* The flags byte of the COM_STMT_EXECUTE that run() relays the answer of. */
+static uint8_t exec_flags;
+
 static void run(uint8_t cmd, uint32_t caps, const struct pbuf *in, const struct pbuf *exp,
 		const char *name, struct relay *rout)
 {
@@ -229,6 +232,7 @@ static void run(uint8_t cmd, uint32_t caps, const struct pbuf *in, const struct 
 	int rc;
 
 	relay_start(&r, cmd, caps);
+	relay_execute_flags(&r, exec_flags);
 	rc = feed_all(&r, in, &out, &fed);
 	if (!ok(rc == 1 && fed == n, "%s (%s): ends at the last packet", name,
 		cname(caps)))
@@ -664,7 +668,9 @@ static void test_cursor_fetch(void)
 	pk_coldef(&in, 2, "a");
 	pk_coldef(&in, 3, "b");
 	pk_eof(&in, 4, 0, AC | ST_CURSOR_EXISTS);
+	exec_flags = 1; /* CURSOR_TYPE_READ_ONLY */
 	run(CMD_STMT_EXECUTE, C_CLASSIC, &in, &in, "execute with cursor", &r);
+	ok(r.cursor_opened, "  a cursor was opened");
 	is_int(r.status, AC | ST_CURSOR_EXISTS, "  status has CURSOR_EXISTS");
 	pk_count(&exp, 1, 2);
 	pk_coldef(&exp, 2, "a");
@@ -672,8 +678,36 @@ static void test_cursor_fetch(void)
 	pk_okfe(&exp, 4, AC | ST_CURSOR_EXISTS, 0);
 	run(CMD_STMT_EXECUTE, C_DEP, &in, &exp, "execute with cursor", &r);
 	is_int(r.seq_shift, 0, "  nothing dropped");
+	exec_flags = 0;
 	pbuf_free(&in);
 	pbuf_free(&exp);
+
+	/* CURSOR_EXISTS without a cursor asked for: a stored program's cursor
+	 * left the flag set (BEGIN NOT ATOMIC ... OPEN c; FETCH c ...; SELECT),
+	 * in a COM_QUERY or an execute. The rows follow as usual. */
+	pk_count(&in, 1, 1);
+	pk_coldef(&in, 2, "x");
+	pk_eof(&in, 3, 0, AC | MORE | ST_CURSOR_EXISTS);
+	pk_row1(&in, 4, "1");
+	pk_eof(&in, 5, 0, AC | MORE | ST_CURSOR_EXISTS);
+	pk_ok(&in, 6, 0, 0, AC, 0);
+	run(CMD_QUERY, C_CLASSIC, &in, &in, "query: stored-program cursor flag", &r);
+	ok(!r.cursor_opened && r.rows == 1, "  rows relayed, no cursor");
+	run(CMD_STMT_EXECUTE, C_CLASSIC, &in, &in, "execute without cursor: stored-program cursor flag", &r);
+	ok(!r.cursor_opened && r.rows == 1, "  rows relayed, no cursor");
+	pbuf_free(&in);
+
+	/* a cursor asked for but none opened (the server sends the rows) */
+	pk_count(&in, 1, 1);
+	pk_coldef(&in, 2, "x");
+	pk_eof(&in, 3, 0, AC);
+	pk_binrow(&in, 4, 7);
+	pk_eof(&in, 5, 0, AC);
+	exec_flags = 1;
+	run(CMD_STMT_EXECUTE, C_CLASSIC, &in, &in, "execute asking a cursor, rows sent", &r);
+	ok(!r.cursor_opened && r.rows == 1, "  rows relayed, no cursor");
+	exec_flags = 0;
+	pbuf_free(&in);
 
 	/* COM_STMT_FETCH: rows then EOF */
 	pk_binrow(&in, 1, 10);

@@ -70,7 +70,6 @@ struct stmt_info {
 	size_t text_len;
 	uint8_t *types;               /* 2 bytes per parameter, from the last execute */
 	uint8_t prep_settings[4];     /* settings id when prepared (0: unknown) */
-	struct pbuf meta;             /* its last column definitions (metadata caching) */
 	struct cache_def *def;
 	uint64_t serial;              /* in the statement registry (stmtreg.h) */
 	bool cursor;                  /* an execute opened a cursor not yet exhausted */
@@ -142,7 +141,6 @@ struct client {
 	struct stmt_info *stmts;
 	size_t n_stmts, cap_stmts;
 	struct pbuf prep_text;        /* text of the COM_STMT_PREPARE in flight */
-	struct pbuf prep_meta;        /* its column definitions */
 	struct stmt_info *cur_stmt;
 
 	/* multiplexing (mux.c, pool.c) */
@@ -157,7 +155,6 @@ struct client {
 	uint32_t held;                /* forwarded bytes still at the front of the input (retry) */
 	uint32_t next_stmt_id;        /* client-visible statement ids */
 	uint32_t prep_id;             /* id given to the COM_STMT_PREPARE in flight */
-	struct pbuf prep_resp;        /* its answer as the client got it */
 	uint8_t sync_what;            /* the sync step in flight (mux.c) */
 	struct client *pq_next;       /* the pool's queue or grant list */
 	bool pq_queued, pq_granted;

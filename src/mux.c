@@ -33,7 +33,6 @@ void mux_free(struct client *c)
 	sv_free(&c->sv);
 	free(c->delta);
 	c->delta = NULL;
-	pbuf_free(&c->prep_resp);
 }
 
 bool mux_holds_state(const struct client *c)
@@ -76,38 +75,15 @@ static uint32_t shape_caps(const struct client *c)
 	return c->caps & (CAP_DEPRECATE_EOF | CAP_X_EXT_METADATA);
 }
 
-static struct stmtreg_key reg_key(const struct client *c)
+/* The registry key of the PREPARE in flight: its text in the session's
+ * current state (the connection it runs on was brought to that state). */
+static struct stmtreg_key reg_key(const struct client *c, const struct pbuf *ctx)
 {
 	struct stmtreg_key k = {
-		.user = c->user, .db = c->sv.db, .caps = shape_caps(c),
+		.user = c->user, .caps = shape_caps(c), .ctx = ctx->data, .ctx_len = ctx->len,
 		.text = (const char *)c->prep_text.data, .text_len = c->prep_text.len,
 	};
 	return k;
-}
-
-/* A PREPARE the registry knows: answered with its recorded answer. */
-static bool local_prepare(struct client *c)
-{
-	struct stmtreg_key k = reg_key(c);
-	uint16_t nparams = 0;
-	uint64_t serial;
-	uint32_t id;
-
-	if (c->prep_text.len == 0 || c->changing_user)
-		return false;
-	c->prep_resp.len = 0;
-	c->prep_meta.len = 0;
-	serial = stmtreg_find(&k, &c->prep_resp, &c->prep_meta, &nparams);
-	if (!serial || c->prep_resp.len < PKT_HEADER_LEN + 9)
-		return false;
-	id = ++c->next_stmt_id;
-	wr_u32(c->prep_resp.data + PKT_HEADER_LEN + 1, id);
-	if (pbuf_append(&c->io.out, c->prep_resp.data, c->prep_resp.len) < 0)
-		return false;
-	cache_stmt_add(c, id, nparams, serial);
-	c->prep_resp.len = 0;
-	pbuf_shrink(&c->prep_resp, 0);
-	return true;
 }
 
 static const char *stmt_cmd_name(uint8_t cmd)
@@ -154,8 +130,6 @@ static bool local_stmt(struct client *c, const uint8_t *pl, uint32_t len)
 bool mux_local(struct client *c, const uint8_t *pl, uint32_t len)
 {
 	switch (pl[0]) {
-	case CMD_STMT_PREPARE:
-		return local_prepare(c);
 	case CMD_STMT_CLOSE: case CMD_STMT_RESET: case CMD_STMT_EXECUTE:
 	case CMD_STMT_SEND_LONG_DATA: case CMD_STMT_FETCH:
 		return local_stmt(c, pl, len);
@@ -180,6 +154,13 @@ void mux_note_command(struct client *c, const uint8_t *pl, uint32_t len)
 	c->cur_sv = 0;
 	if (pl[0] == CMD_QUERY) {
 		c->cur_sv = sv_classify((const char *)pl + 1, len - 1, &d, upstream_mariadb());
+	} else if (pl[0] == CMD_STMT_EXECUTE && len >= 5) {
+		/* a prepared SET, CREATE TEMPORARY TABLE, LOCK TABLES, ... does
+		 * to the session what the same text does in a COM_QUERY */
+		struct stmt_info *s = cache_stmt_find(c, rd_u32(pl + 1));
+
+		if (s && s->text)
+			c->cur_sv = sv_classify(s->text, s->text_len, &d, upstream_mariadb());
 	} else if (pl[0] == CMD_INIT_DB) {
 		memset(&d, 0, sizeof(d));
 		if (len - 1 < sizeof(d.db)) {
@@ -199,10 +180,8 @@ void mux_note_command(struct client *c, const uint8_t *pl, uint32_t len)
 		else
 			c->cur_sv |= SV_PIN_FOREVER;
 	}
-	if (pl[0] == CMD_STMT_PREPARE) {
+	if (pl[0] == CMD_STMT_PREPARE)
 		c->prep_id = ++c->next_stmt_id;
-		c->prep_resp.len = 0;
-	}
 }
 
 /* COM_STMT_EXECUTE without types (new_params_bound 0): the types of the
@@ -260,11 +239,10 @@ void mux_relayed(struct client *c, struct pbuf *out, size_t from)
 {
 	if (c->relay.cmd != CMD_STMT_PREPARE || c->st != CS_RELAYING || out->len == from)
 		return;
+	/* the PREPARE's OK: the client gets the node's statement id */
 	if (c->relay.packets == 1 && out->len >= from + PKT_HEADER_LEN + 5 &&
 	    out->data[from + PKT_HEADER_LEN] == 0x00)
 		wr_u32(out->data + from + PKT_HEADER_LEN + 1, c->prep_id);
-	if (pbuf_append(&c->prep_resp, out->data + from, out->len - from) < 0)
-		c->prep_resp.len = 0;
 }
 
 static void close_upstream_stmt(struct upstream *u, uint32_t up_id)
@@ -282,20 +260,24 @@ static void close_upstream_stmt(struct upstream *u, uint32_t up_id)
 
 void mux_prepared(struct client *c)
 {
-	struct stmtreg_key k = reg_key(c);
+	struct pbuf ctx = {0};
+	struct stmtreg_key k;
 	uint64_t serial;
 	uint32_t evict;
 
-	serial = stmtreg_add(&k, c->prep_resp.data, c->prep_resp.len, &c->prep_meta,
-			     c->relay.prep_params);
+	if (sv_serialize(&c->sv, &ctx) < 0) {
+		serial = stmtreg_unique(); /* no key to share it by */
+	} else {
+		k = reg_key(c, &ctx);
+		serial = stmtreg_serial(&k);
+	}
+	pbuf_free(&ctx);
 	if (c->up) {
 		upstream_stmt_add(c->up, serial, c->relay.stmt_id, &evict);
 		if (evict)
 			close_upstream_stmt(c->up, evict);
 	}
 	cache_stmt_add(c, c->prep_id, c->relay.prep_params, serial);
-	c->prep_resp.len = 0;
-	pbuf_shrink(&c->prep_resp, 0);
 }
 
 static void note_cursor(struct client *c)
@@ -305,7 +287,7 @@ static void note_cursor(struct client *c)
 	if (!c->cur_stmt || !r->status_valid)
 		return;
 	if (r->cmd == CMD_STMT_EXECUTE)
-		c->cur_stmt->cursor = (r->status & ST_CURSOR_EXISTS) != 0;
+		c->cur_stmt->cursor = r->cursor_opened;
 	else if (r->cmd == CMD_STMT_FETCH && (r->status & ST_LAST_ROW_SENT))
 		c->cur_stmt->cursor = false;
 }
@@ -377,7 +359,7 @@ static bool send_step(struct client *c, uint8_t cmd, const void *p, size_t n, ui
 	pkt_end(o, start, 0);
 	c->scratch.len = 0;
 	relay_start(&c->relay, cmd, 0);
-	relay_upstream(&c->relay, c->up->cache_meta, c->up->progress, NULL, NULL);
+	relay_upstream(&c->relay, c->up->progress);
 	c->sync_what = what;
 	c->st = CS_SYNCING;
 	STAT_INC(upstream_syncs);

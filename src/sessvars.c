@@ -606,6 +606,28 @@ bool sv_equal(const struct sess_state *a, const struct sess_state *b)
 	return true;
 }
 
+int sv_serialize(const struct sess_state *s, struct pbuf *out)
+{
+	const char *last = "";
+	int rc = pbuf_append(out, s->db, strlen(s->db) + 1);
+
+	rc |= pbuf_append(out, s->names, strlen(s->names) + 1);
+	/* selection in name order: few variables, no allocation */
+	for (uint16_t k = 0; k < s->n_vars && rc == 0; k++) {
+		const struct sv_var *next = NULL;
+
+		for (uint16_t i = 0; i < s->n_vars; i++)
+			if (strcmp(s->vars[i].name, last) > 0 && (!next || strcmp(s->vars[i].name, next->name) < 0))
+				next = &s->vars[i];
+		if (!next)
+			break;
+		rc |= pbuf_append(out, next->name, strlen(next->name) + 1);
+		rc |= pbuf_append(out, next->value, strlen(next->value) + 1);
+		last = next->name;
+	}
+	return rc ? -1 : 0;
+}
+
 static int put_assignment(struct pbuf *sql, bool *first, const char *what, const char *value)
 {
 	const char *sep = *first ? "SET " : ", ";

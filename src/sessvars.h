@@ -82,5 +82,8 @@ int sv_sync_sql(const struct sess_state *have, const struct sess_state *want,
 		bool *init_db, struct pbuf *sql);
 
 bool sv_equal(const struct sess_state *a, const struct sess_state *b);
+/* Append a canonical byte form of the state to out (equal states give
+ * equal bytes: the variables are written in name order). 0 or -1. */
+int sv_serialize(const struct sess_state *s, struct pbuf *out);
 
 #endif

@@ -1,7 +1,8 @@
 /*
- * stmtreg.c: the node-wide prepared-statement registry (see stmtreg.h): a
- * chained hash table with the entries also in insertion order, the oldest
- * dropped first past STMTREG_MAX. One mutex, taken on COM_STMT_PREPARE.
+ * stmtreg.c: the node-wide registry of prepared-statement serials (see
+ * stmtreg.h): a chained hash table with the entries also in use order, the
+ * least recently used dropped first past STMTREG_MAX. One mutex, taken on
+ * COM_STMT_PREPARE.
  */
 #include "stmtreg.h"
 
@@ -16,12 +17,10 @@
 
 struct entry {
 	struct entry *chain;          /* bucket chain */
-	struct entry *older, *newer;  /* insertion order */
+	struct entry *older, *newer;  /* use order */
 	uint64_t hash, serial;
-	uint16_t nparams;
 	size_t key_len;
-	uint8_t *key;
-	struct pbuf resp, meta;
+	uint8_t key[];
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -30,21 +29,21 @@ static struct entry *oldest, *newest;
 static size_t count;
 static atomic_uint_fast64_t next_serial = 1;
 
-/* The key as bytes: user NUL db NUL caps text. */
-static uint8_t *key_bytes(const struct stmtreg_key *k, size_t *len)
+/* The key as bytes: user NUL caps ctx-length ctx text. */
+static size_t key_len_of(const struct stmtreg_key *k)
 {
-	size_t u = strlen(k->user) + 1, d = strlen(k->db) + 1;
-	uint8_t *b;
+	return strlen(k->user) + 1 + 4 + 4 + k->ctx_len + k->text_len;
+}
 
-	*len = u + d + 4 + k->text_len;
-	b = malloc(*len);
-	if (!b)
-		return NULL;
+static void key_write(const struct stmtreg_key *k, uint8_t *b)
+{
+	size_t u = strlen(k->user) + 1;
+
 	memcpy(b, k->user, u);
-	memcpy(b + u, k->db, d);
-	wr_u32(b + u + d, k->caps);
-	memcpy(b + u + d + 4, k->text, k->text_len);
-	return b;
+	wr_u32(b + u, k->caps);
+	wr_u32(b + u + 4, (uint32_t)k->ctx_len);
+	memcpy(b + u + 8, k->ctx, k->ctx_len);
+	memcpy(b + u + 8 + k->ctx_len, k->text, k->text_len);
 }
 
 static struct entry *lookup(const uint8_t *key, size_t len, uint64_t h)
@@ -55,13 +54,8 @@ static struct entry *lookup(const uint8_t *key, size_t len, uint64_t h)
 	return NULL;
 }
 
-static void unlink_entry(struct entry *e)
+static void list_remove(struct entry *e)
 {
-	struct entry **pp = &buckets[e->hash % NBUCKETS];
-
-	while (*pp != e)
-		pp = &(*pp)->chain;
-	*pp = e->chain;
 	if (e->older)
 		e->older->newer = e->newer;
 	else
@@ -70,81 +64,69 @@ static void unlink_entry(struct entry *e)
 		e->newer->older = e->older;
 	else
 		newest = e->older;
-	count--;
+	e->older = e->newer = NULL;
 }
 
-static void free_entry(struct entry *e)
+static void list_push_newest(struct entry *e)
 {
-	free(e->key);
-	pbuf_free(&e->resp);
-	pbuf_free(&e->meta);
-	free(e);
-}
-
-uint64_t stmtreg_find(const struct stmtreg_key *k, struct pbuf *resp, struct pbuf *meta,
-		      uint16_t *nparams)
-{
-	size_t len;
-	uint8_t *key = key_bytes(k, &len);
-	uint64_t h, serial = 0;
-	struct entry *e;
-
-	if (!key)
-		return 0;
-	h = store_hash(key, len);
-	pthread_mutex_lock(&lock);
-	e = lookup(key, len, h);
-	if (e && pbuf_append(resp, e->resp.data, e->resp.len) == 0 &&
-	    pbuf_append(meta, e->meta.data, e->meta.len) == 0) {
-		serial = e->serial;
-		*nparams = e->nparams;
-	}
-	pthread_mutex_unlock(&lock);
-	free(key);
-	return serial;
-}
-
-uint64_t stmtreg_add(const struct stmtreg_key *k, const uint8_t *resp, size_t resp_len,
-		     const struct pbuf *meta, uint16_t nparams)
-{
-	struct entry *e = calloc(1, sizeof(*e)), *old;
-	uint64_t serial;
-
-	if (!e)
-		return atomic_fetch_add(&next_serial, 1);
-	e->key = key_bytes(k, &e->key_len);
-	if (!e->key || pbuf_append(&e->resp, resp, resp_len) < 0 ||
-	    (meta->len && pbuf_append(&e->meta, meta->data, meta->len) < 0)) {
-		free_entry(e);
-		return atomic_fetch_add(&next_serial, 1);
-	}
-	e->hash = store_hash(e->key, e->key_len);
-	e->nparams = nparams;
-	pthread_mutex_lock(&lock);
-	old = lookup(e->key, e->key_len, e->hash);
-	if (old) {
-		serial = old->serial;
-		pthread_mutex_unlock(&lock);
-		free_entry(e);
-		return serial;
-	}
-	e->serial = serial = atomic_fetch_add(&next_serial, 1);
-	e->chain = buckets[e->hash % NBUCKETS];
-	buckets[e->hash % NBUCKETS] = e;
 	e->older = newest;
+	e->newer = NULL;
 	if (newest)
 		newest->newer = e;
 	else
 		oldest = e;
 	newest = e;
+}
+
+static void unlink_entry(struct entry *e)
+{
+	struct entry **pp = &buckets[e->hash % NBUCKETS];
+
+	while (*pp != e)
+		pp = &(*pp)->chain;
+	*pp = e->chain;
+	list_remove(e);
+	count--;
+}
+
+uint64_t stmtreg_serial(const struct stmtreg_key *k)
+{
+	size_t len = key_len_of(k);
+	struct entry *e = malloc(sizeof(*e) + len), *old, *drop = NULL;
+	uint64_t serial;
+
+	if (!e)
+		return stmtreg_unique();
+	key_write(k, e->key);
+	e->key_len = len;
+	e->hash = store_hash(e->key, len);
+	pthread_mutex_lock(&lock);
+	old = lookup(e->key, len, e->hash);
+	if (old) {
+		list_remove(old);
+		list_push_newest(old);
+		serial = old->serial;
+		pthread_mutex_unlock(&lock);
+		free(e);
+		return serial;
+	}
+	e->serial = serial = atomic_fetch_add(&next_serial, 1);
+	e->chain = buckets[e->hash % NBUCKETS];
+	buckets[e->hash % NBUCKETS] = e;
+	list_push_newest(e);
 	count++;
-	old = count > STMTREG_MAX ? oldest : NULL;
-	if (old)
-		unlink_entry(old);
+	if (count > STMTREG_MAX) {
+		drop = oldest;
+		unlink_entry(drop);
+	}
 	pthread_mutex_unlock(&lock);
-	if (old)
-		free_entry(old);
+	free(drop);
 	return serial;
+}
+
+uint64_t stmtreg_unique(void)
+{
+	return atomic_fetch_add(&next_serial, 1);
 }
 
 size_t stmtreg_count(void)
@@ -164,7 +146,7 @@ void stmtreg_free_all(void)
 		struct entry *e = oldest;
 
 		unlink_entry(e);
-		free_entry(e);
+		free(e);
 	}
 	pthread_mutex_unlock(&lock);
 }

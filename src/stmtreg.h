@@ -1,19 +1,25 @@
 /*
- * stmtreg.h: the node-wide registry of prepared statements.
+ * stmtreg.h: the node-wide registry of prepared-statement serials.
  *
  * With multiplexing a client's prepared statement is not tied to one
- * upstream connection: it is prepared lazily on whichever connection runs
- * an execution. The registry knows each statement once, keyed by user,
- * schema, the client's protocol capabilities and the statement text, with
- * a serial number that the connections' own statement maps use, and the
- * COM_STMT_PREPARE answer (parameter and column definitions) as the client
- * got it: a second PREPARE of the same statement is answered from it,
- * without an upstream round trip.
+ * upstream connection: it is prepared on whichever connection runs it. Each
+ * connection maps serials to its own statement ids (upstream.h), and a
+ * serial stands for one statement text prepared in one context, so that a
+ * connection's statement serves every session whose PREPARE would have
+ * made the same statement there.
  *
- * Shared by all workers under one mutex: it is taken by COM_STMT_PREPARE
- * only, never by executions. Entries are never referenced from outside
- * (sessions copy what they need), so the oldest are simply dropped past
- * STMTREG_MAX entries.
+ * The key is everything that decides what the server makes of the text:
+ * the user, the client capability bits that shape answers, the session
+ * state as the node records it (schema, character set and collation,
+ * sql_mode and every other variable set: sv_serialize) and the text. A
+ * COM_STMT_PREPARE itself always runs upstream (its answer is the server's,
+ * as of now: table definitions may have changed since any earlier one, by
+ * any client of the server); the registry only gives it its serial.
+ *
+ * Shared by all workers under one mutex, taken once per COM_STMT_PREPARE,
+ * never by executions. Past STMTREG_MAX entries the least recently used is
+ * forgotten (a later PREPARE of it gets a new serial; connections that kept
+ * the old one drop it in their own LRU order).
  */
 #ifndef SHOAL_STMTREG_H
 #define SHOAL_STMTREG_H
@@ -28,21 +34,18 @@
 
 struct stmtreg_key {
 	const char *user;
-	const char *db;
 	uint32_t caps;        /* the client capability bits that shape the answer */
+	const uint8_t *ctx;   /* the session state, sv_serialize() */
+	size_t ctx_len;
 	const char *text;
 	size_t text_len;
 };
 
-/* Look a statement up. On a hit, its serial is returned and its answer
- * (statement id bytes to be patched at offset 5) and column definitions
- * are appended to resp and meta; 0 when unknown (or out of memory). */
-uint64_t stmtreg_find(const struct stmtreg_key *k, struct pbuf *resp, struct pbuf *meta,
-		      uint16_t *nparams);
-/* Add (or find) a statement after a successful upstream prepare. Returns
- * its serial; a new one (not kept) when out of memory. */
-uint64_t stmtreg_add(const struct stmtreg_key *k, const uint8_t *resp, size_t resp_len,
-		     const struct pbuf *meta, uint16_t nparams);
+/* The serial of a statement: equal keys get equal serials. A fresh serial
+ * (not kept) when out of memory. */
+uint64_t stmtreg_serial(const struct stmtreg_key *k);
+/* A serial no key has (a statement that is never shared). */
+uint64_t stmtreg_unique(void);
 /* Entries held (for /metrics). */
 size_t stmtreg_count(void);
 /* Free everything (at exit). */

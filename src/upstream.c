@@ -55,8 +55,9 @@ static atomic_int info_mariadb = -1;   /* -1 unknown, else 0/1: read per stateme
 	CAP_MULTI_RESULTS | CAP_PS_MULTI_RESULTS | CAP_SESSION_TRACK)
 
 /* Rewrite the capability bits of a greeting in place. With keep_ext the
- * MariaDB extended capabilities stay (the connector then asks for all it
- * supports: progress, bulk, extended and cached metadata), else CLIENT_MYSQL
+ * MariaDB extended capabilities but metadata caching stay (the connector
+ * then asks for all of those it supports: progress, bulk, extended
+ * metadata), else CLIENT_MYSQL
  * is set and they are zeroed, so the connector asks for none. */
 static bool patch_greeting(struct upstream *u, uint8_t *buf, size_t len)
 {
@@ -78,7 +79,11 @@ static bool patch_greeting(struct upstream *u, uint8_t *buf, size_t len)
 	if (u->keep_ext && !(caps & CAP_LONG_PASSWORD)) {
 		uint32_t ext = rd_u32(p + off + 14);
 
-		u->cache_meta = (ext & MCAP_CACHE_METADATA) != 0;
+		/* no metadata caching: an execute's answer then always carries
+		 * its column definitions, the server's current ones, which the
+		 * relay forwards as they come (docs/architecture.md) */
+		ext &= ~(uint32_t)MCAP_CACHE_METADATA;
+		wr_u32(p + off + 14, ext);
 		u->progress = (ext & MCAP_PROGRESS) != 0;
 		caps &= want & ~CAP_LONG_PASSWORD;
 	} else {
@@ -486,6 +491,16 @@ void upstream_stmt_add(struct upstream *u, uint64_t serial, uint32_t up_id, uint
 	struct up_stmt *s = NULL;
 
 	*evict = 0;
+	for (uint16_t i = 0; i < u->n_stmts; i++) {
+		if (u->stmts[i].serial == serial) {
+			/* prepared again here (another session's PREPARE of the
+			 * same statement): the new id replaces the old one */
+			*evict = u->stmts[i].up_id == up_id ? 0 : u->stmts[i].up_id;
+			u->stmts[i].up_id = up_id;
+			u->stmts[i].used = ++u->stmt_clock;
+			return;
+		}
+	}
 	if (u->n_stmts == u->cap_stmts && u->cap_stmts < UP_STMTS_MAX) {
 		uint16_t cap = u->cap_stmts ? (uint16_t)(u->cap_stmts * 2) : 8;
 		struct up_stmt *n = realloc(u->stmts, cap * sizeof(*n));

@@ -10,7 +10,7 @@
  *
  * For that, the upstream session must use exactly the protocol features the
  * client negotiated. The connector always asks for some (session tracking,
- * multi-results, MariaDB's metadata caching), so a read hook registered with
+ * multi-results, MariaDB's extensions), so a read hook registered with
  * the connector rewrites the capability bits of the upstream's greeting
  * before the connector parses it: the connector then cannot ask for more
  * than the client did. See docs/architecture.md.
@@ -72,7 +72,6 @@ struct upstream {
 	bool started;            /* the first connect step has run */
 	bool check;              /* see upstream_params */
 	bool keep_ext;           /* negotiate MariaDB's extended capabilities */
-	bool cache_meta;         /* ... and so metadata caching is on */
 	bool progress;           /* ... and progress reports may come */
 	uint16_t collation;
 	char db[256];
@@ -107,8 +106,9 @@ struct upstream {
 uint32_t upstream_key(uint32_t client_caps);
 /* The upstream id of statement serial on u, or 0 (and it is now used). */
 uint32_t upstream_stmt_id(struct upstream *u, uint64_t serial);
-/* Record a statement prepared on u. If the map is full, the least recently
- * used entry's upstream id is returned in *evict (to be closed), else 0. */
+/* Record a statement prepared on u. If serial was already prepared on u,
+ * or the map is full (then the least recently used entry goes), the upstream
+ * id no longer mapped is returned in *evict (to be closed), else 0. */
 void upstream_stmt_add(struct upstream *u, uint64_t serial, uint32_t up_id, uint32_t *evict);
 
 /* Process-wide setup (registers the greeting hook). Call once. */

@@ -109,7 +109,6 @@ static void stmts_clear(struct client *c)
 	for (size_t i = 0; i < c->n_stmts; i++) {
 		free(c->stmts[i].text);
 		free(c->stmts[i].types);
-		pbuf_free(&c->stmts[i].meta);
 	}
 	c->n_stmts = 0;
 	c->cur_stmt = NULL;
@@ -125,20 +124,13 @@ void cache_session_free(struct client *c)
 	pbuf_free(&c->fill_buf);
 	pbuf_free(&c->scratch);
 	pbuf_free(&c->prep_text);
-	pbuf_free(&c->prep_meta);
 }
 
 void cache_relay_setup(struct client *c, uint8_t cmd)
 {
-	struct pbuf *meta = NULL;
-
-	if (!c->up)
-		return;
-	if (cmd == CMD_STMT_PREPARE)
-		meta = &c->prep_meta;
-	else if (cmd == CMD_STMT_EXECUTE && c->cur_stmt)
-		meta = &c->cur_stmt->meta;
-	relay_upstream(&c->relay, c->up->cache_meta, c->up->progress, meta, meta);
+	(void)cmd;
+	if (c->up)
+		relay_upstream(&c->relay, c->up->progress);
 }
 
 static void waiting_unlink(struct client *c)
@@ -637,7 +629,6 @@ static void stmt_forget(struct client *c, uint32_t id)
 		return;
 	free(s->text);
 	free(s->types);
-	pbuf_free(&s->meta);
 	*s = c->stmts[--c->n_stmts];
 	c->cur_stmt = NULL;
 }
@@ -673,8 +664,6 @@ static void stmt_add(struct client *c, uint32_t id, uint16_t nparams, uint64_t s
 	}
 	memcpy(s->text, c->prep_text.data, c->prep_text.len);
 	s->text[c->prep_text.len] = 0;
-	s->meta = c->prep_meta; /* the prepare's column definitions move over */
-	c->prep_meta = (struct pbuf){0};
 	s->text_len = c->prep_text.len;
 	/* the settings the statement was prepared under (its schema, for one,
 	 * decides which tables its names mean) are part of its cache keys */

@@ -23,6 +23,7 @@
 #include "config.h"
 #include "health.h"
 #include "idle.h"
+#include "infile.h"
 #include "log.h"
 #include "monitor.h"
 #include "mux.h"
@@ -97,6 +98,8 @@ void client_arm(struct client *c)
 		ev |= EV_WRITE;
 	if (c->st == CS_RELAYING && !c->cont_packets && sbuf_in_len(&c->io) > CLIENT_READ_MAX)
 		ev &= ~EV_READ; /* the client pipelines: hold further input */
+	if (infile_blocked(c))
+		ev &= ~EV_READ; /* its file waits for the upstream */
 	if (ev_is_active(&c->watcher) && (c->watcher.events & (EV_READ | EV_WRITE)) == ev)
 		return;
 	ev_io_stop(c->w->loop, &c->watcher);
@@ -486,6 +489,10 @@ void client_upstream_io(struct client *c)
 			upstream_lost(c, "write failed");
 			return;
 		}
+		if (infile_active(c) && sbuf_in_len(&c->io) > 0) {
+			process_input(c); /* the upstream took some of the file: more */
+			return;
+		}
 	}
 	if (upstream_busy(c)) {
 		if (sbuf_out_pending(&c->io) >= CLIENT_OUT_HIGH) {
@@ -865,6 +872,11 @@ static void process_input(struct client *c)
 			break;
 		if (c->st == CS_RELAYING && c->cont_packets && !forward_continuation(c))
 			return;
+		if (infile_active(c)) {
+			if (!infile_pump(c))
+				return;
+			break;
+		}
 		if ((c->st != CS_READY && c->st != CS_REFRESHING) || !sbuf_header_ready(&c->io, &len, &seq))
 			break;
 		if (!command_header_ok(c, len, seq))

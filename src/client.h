@@ -108,6 +108,7 @@ struct client {
 	struct relay relay;
 	bool upstream_eof_seen;
 	bool cont_packets;            /* the client's command continues (16 MiB+) */
+	bool infile_cont;             /* LOAD DATA LOCAL: the last file packet was a full one */
 	uint64_t cont_total;
 
 	/* cache (cache/session.c) */

@@ -111,6 +111,11 @@ const struct setting config_settings[] = {
 	  .off = OFF(multiplexing), .metavar = "BOOL", .def = "true",
 	  .help = "Share upstream connections between sessions. Off: each session keeps the "
 		  "connection it first borrows until it ends (still within max_upstream_connections)." },
+	{ .key = "local_infile", .env = "LOCAL_INFILE", .flag = "local-infile", .type = T_BOOL,
+	  .off = OFF(local_infile), .metavar = "BOOL", .def = "true",
+	  .help = "Relay LOAD DATA LOCAL INFILE: offer clients CLIENT_LOCAL_FILES and pass the "
+		  "server's file request to them, as MariaDB's local_infile does. Off: the "
+		  "upstream refuses such statements with its own error." },
 	{ .key = "handshake_timeout_ms", .env = "HANDSHAKE_TIMEOUT_MS", .flag = "handshake-timeout-ms",
 	  .type = T_INT, .off = OFF(handshake_timeout_ms), .min = 1, .max = 3600000,
 	  .metavar = "MS", .def = "10000",

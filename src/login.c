@@ -14,6 +14,7 @@
 #include "authfail.h"
 #include "client.h"
 #include "config.h"
+#include "infile.h"
 #include "log.h"
 #include "stats.h"
 #include "worker.h"
@@ -160,7 +161,7 @@ void login_start(struct client *c)
 	char version[160];
 	char full[192];
 	uint8_t collation;
-	uint32_t caps = SHOAL_SERVER_CAPS;
+	uint32_t caps = SHOAL_SERVER_CAPS | infile_caps();
 
 	if (auth_make_nonce(c->nonce) < 0) {
 		abort_login(c, "no randomness");
@@ -293,7 +294,7 @@ static void on_handshake_response(struct client *c, const uint8_t *pl, uint32_t 
 			       "Connections using insecure transport are prohibited: this server requires TLS");
 		return;
 	}
-	c->caps = r.caps & (SHOAL_SERVER_CAPS | CAP_SSL);
+	c->caps = r.caps & (SHOAL_SERVER_CAPS | CAP_SSL | infile_caps());
 	if (c->ext_offered && (r.ext_caps & MCAP_EXTENDED_METADATA))
 		c->caps |= CAP_X_EXT_METADATA;
 	c->collation = r.collation;

@@ -42,6 +42,7 @@ void relay_start(struct relay *r, uint8_t cmd, uint32_t client_caps)
 	r->cmd = cmd;
 	r->deprecate_eof = (client_caps & CAP_DEPRECATE_EOF) != 0;
 	r->strip_tracking = !(client_caps & CAP_SESSION_TRACK);
+	r->local_files = (client_caps & CAP_LOCAL_FILES) != 0;
 	r->st = first[relay_kind_of(cmd)];
 }
 
@@ -53,6 +54,12 @@ void relay_upstream(struct relay *r, bool progress)
 void relay_execute_flags(struct relay *r, uint8_t flags)
 {
 	r->cursor_asked = r->cmd == CMD_STMT_EXECUTE && (flags & CURSOR_TYPE_MASK) != 0;
+}
+
+void relay_infile_sent(struct relay *r)
+{
+	if (r->st == RL_INFILE)
+		r->st = RL_FIRST;
 }
 
 /* Copy a packet to out with its sequence id renumbered. */
@@ -170,8 +177,14 @@ static int feed_first(struct relay *r, const uint8_t *pkt, size_t len, struct pb
 			return -1;
 		return end_of_result(r);
 	}
-	if (pl[0] == 0xfb) /* LOCAL INFILE request: never negotiated upstream */
-		return -1;
+	if (pl[0] == 0xfb) {
+		/* LOCAL INFILE request: negotiated upstream only for a client
+		 * that has CLIENT_LOCAL_FILES. Its file comes next. */
+		if (!r->local_files || forward(r, pkt, len, out) < 0)
+			return -1;
+		r->st = RL_INFILE;
+		return 0;
+	}
 	pcur_init(&c, pl, n);
 	r->cols_left = pcur_lenenc(&c, NULL);
 	if (c.err || r->cols_left == 0)

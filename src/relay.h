@@ -31,6 +31,7 @@ enum relay_state {
 	RL_PREP_COLS_EOF,
 	RL_FIELDLIST,    /* CMD_FIELD_LIST: definitions until EOF */
 	RL_SINGLE,       /* exactly one packet */
+	RL_INFILE,       /* LOAD DATA LOCAL: the client sends its file (infile.c) */
 	RL_DONE,
 };
 
@@ -48,6 +49,7 @@ struct relay {
 	uint8_t cmd;
 	bool deprecate_eof;   /* rewrite EOFs for the client */
 	bool strip_tracking;  /* the client has no CLIENT_SESSION_TRACK */
+	bool local_files;     /* the client has CLIENT_LOCAL_FILES */
 	bool in_continuation; /* the previous packet had a 16 MiB - 1 payload */
 	uint8_t seq_shift;    /* packets dropped so far in this response */
 	uint64_t cols_left;
@@ -89,6 +91,15 @@ void relay_start(struct relay *r, uint8_t cmd, uint32_t client_caps);
  * alone means nothing: a stored program's cursor leaves it set in the
  * result sets of a COM_QUERY or of an execute without a cursor. */
 void relay_execute_flags(struct relay *r, uint8_t flags);
+/* LOAD DATA LOCAL INFILE: the server's file request (0xFB) went to the
+ * client, whose packets must now go upstream (renumbered by seq_shift)
+ * until the empty one; then relay_infile_sent(), and the server's answer
+ * (OK or ERR, maybe more results) is fed as usual. */
+static inline bool relay_awaits_infile(const struct relay *r)
+{
+	return r->st == RL_INFILE;
+}
+void relay_infile_sent(struct relay *r);
 /* Feed one whole packet (header included). Appends what the client must get
  * to out. Returns 1 when the response is complete, 0 if more packets are
  * expected, -1 on a protocol violation or out of memory. */

@@ -52,7 +52,7 @@ static atomic_int info_mariadb = -1;   /* -1 unknown, else 0/1: read per stateme
 /* Client capabilities that change what the upstream sends. */
 #define UP_CLIENT_CAPS (CAP_FOUND_ROWS | CAP_CONNECT_WITH_DB | CAP_NO_SCHEMA | \
 	CAP_ODBC | CAP_IGNORE_SPACE | CAP_INTERACTIVE | CAP_MULTI_STATEMENTS | \
-	CAP_MULTI_RESULTS | CAP_PS_MULTI_RESULTS | CAP_SESSION_TRACK)
+	CAP_MULTI_RESULTS | CAP_PS_MULTI_RESULTS | CAP_SESSION_TRACK | CAP_LOCAL_FILES)
 
 /* Rewrite the capability bits of a greeting in place. With keep_ext the
  * MariaDB extended capabilities but metadata caching stay (the connector
@@ -153,16 +153,17 @@ static void learn_info(MYSQL *m)
 	pthread_mutex_unlock(&info_lock);
 }
 
-static void set_common_options(MYSQL *m)
+/* local_infile: negotiate CLIENT_LOCAL_FILES (the client did, and the node
+ * relays its file: infile.h). Without it the upstream refuses LOAD DATA
+ * LOCAL INFILE with its own error, as for any client that disabled it. */
+static void set_common_options(MYSQL *m, bool local_infile)
 {
 	unsigned timeout = (unsigned)(g_config.upstream_connect_timeout_ms + 999) / 1000;
 	my_bool on = 1, verify = g_config.upstream_tls_verify;
-	unsigned int no_local_infile = 0;
+	unsigned int infile = local_infile ? 1 : 0;
 
 	mysql_options(m, MYSQL_OPT_CONNECT_TIMEOUT, &timeout);
-	/* LOAD DATA LOCAL INFILE is refused: the upstream answers it with its
-	 * own error, as for any client that disabled local infile */
-	mysql_options(m, MYSQL_OPT_LOCAL_INFILE, &no_local_infile);
+	mysql_options(m, MYSQL_OPT_LOCAL_INFILE, &infile);
 	mysql_optionsv(m, MYSQL_OPT_CONNECT_ATTR_ADD, "program_name", "shoal");
 	if (g_config.upstream_tls) {
 		mysql_optionsv(m, MYSQL_OPT_SSL_ENFORCE, &on);
@@ -181,7 +182,7 @@ int upstream_probe(char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	set_common_options(m);
+	set_common_options(m, false);
 	if (!mysql_real_connect(m, g_config.upstream_host, u->name, u->password, NULL,
 				g_config.upstream_port, NULL, 0)) {
 		snprintf(err, errlen, "%s", mysql_error(m));
@@ -418,7 +419,7 @@ struct upstream *upstream_open(struct ev_loop *loop, const struct upstream_param
 	sv_names_from_collation(&u->sv, p->collation);
 	sbuf_init(&u->io, -1);
 	mysql_options(u->mysql, MYSQL_OPT_NONBLOCK, 0);
-	set_common_options(u->mysql);
+	set_common_options(u->mysql, (u->key & CAP_LOCAL_FILES) != 0);
 	if (cs)
 		mysql_optionsv(u->mysql, MYSQL_SET_CHARSET_NAME, cs->csname);
 	ev_io_init(&u->watcher, on_io, -1, 0);

@@ -24,6 +24,7 @@
 #include "health.h"
 #include "idle.h"
 #include "infile.h"
+#include "kill.h"
 #include "log.h"
 #include "monitor.h"
 #include "mux.h"
@@ -78,6 +79,7 @@ void client_close(struct client *c, const char *why)
 		STAT_INC(client_connections_aborted);
 	ev_io_stop(w->loop, &c->watcher);
 	ev_timer_stop(w->loop, &c->timer);
+	kill_unregister(c->id);
 	pool_forget(c);
 	give_back(c);
 	cache_session_free(c);
@@ -265,6 +267,7 @@ void client_authenticated(struct client *c)
 		cache_session_reset(c);
 	}
 	mux_login(c);
+	kill_set_user(c->id, c->user);
 	if (c->is_monitor) {
 		c->st = CS_READY;
 		login_done(c);
@@ -635,6 +638,10 @@ static enum hc_result local_command(struct client *c, uint32_t len)
 		sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
 		return HC_NEXT;
 	}
+	if ((cmd == CMD_QUERY || cmd == CMD_PROCESS_KILL) && kill_command(c, pl, len)) {
+		sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
+		return c->st == CS_CLOSING ? HC_STOP : HC_NEXT;
+	}
 	if (c->up_lost)
 		return lost_command(c, len);
 	r = cache_step(c, len);
@@ -1004,6 +1011,7 @@ void client_accept(struct worker *w, int fd, const struct sockaddr_storage *peer
 	sbuf_init(&c->io, fd);
 	peer_text(peer, c->peer, sizeof(c->peer));
 	worker_add_client(w, c);
+	kill_register(c->id, w);
 	cache_session_init(c);
 	STAT_INC(client_connections_created);
 	ev_io_init(&c->watcher, on_client_io, fd, EV_READ);

@@ -14,6 +14,7 @@
 
 #include "cache/registry.h"
 #include "client.h"
+#include "kill.h"
 #include "listener.h"
 #include "log.h"
 #include "stats.h"
@@ -22,6 +23,11 @@ static struct worker *workers;
 static int n_workers;
 
 void worker_wake(struct worker *w, uint32_t client_id, uint32_t gen)
+{
+	worker_post(w, client_id, gen, WAKE_CACHE);
+}
+
+void worker_post(struct worker *w, uint32_t client_id, uint32_t gen, enum wake_kind kind)
 {
 	pthread_mutex_lock(&w->lock);
 	if (w->n_wakeups == w->cap_wakeups) {
@@ -38,6 +44,7 @@ void worker_wake(struct worker *w, uint32_t client_id, uint32_t gen)
 	}
 	w->wakeups[w->n_wakeups].client_id = client_id;
 	w->wakeups[w->n_wakeups].gen = gen;
+	w->wakeups[w->n_wakeups].kind = (uint8_t)kind;
 	w->n_wakeups++;
 	pthread_mutex_unlock(&w->lock);
 	ev_async_send(w->loop, &w->wake);
@@ -57,8 +64,13 @@ static void drain_wakeups(struct worker *w)
 			w->n_wakeups -= n;
 		}
 		pthread_mutex_unlock(&w->lock);
-		for (size_t i = 0; i < n; i++)
-			client_wake(w, batch[i].client_id, batch[i].gen);
+		for (size_t i = 0; i < n; i++) {
+			if (batch[i].kind == WAKE_CACHE)
+				client_wake(w, batch[i].client_id, batch[i].gen);
+			else
+				kill_deliver(w, batch[i].client_id, batch[i].kind == WAKE_KILL_QUERY
+					     ? KK_QUERY : KK_CONNECTION);
+		}
 	} while (n == 64);
 }
 

@@ -22,10 +22,17 @@ struct handoff {
 	struct sockaddr_storage peer;
 };
 
-/* A coalescing wake-up for one waiting session. */
+/* A message for one session of a worker, through its mailbox. */
+enum wake_kind {
+	WAKE_CACHE,            /* a coalescing wake-up (gen: the wait's) */
+	WAKE_KILL_QUERY,       /* KILL QUERY <session id> (kill.h) */
+	WAKE_KILL_CONNECTION,  /* KILL [CONNECTION] <session id> */
+};
+
 struct wakeup {
 	uint32_t client_id;
 	uint32_t gen;
+	uint8_t kind;          /* enum wake_kind */
 };
 
 struct worker {
@@ -65,6 +72,8 @@ int workers_clients(void);
 
 /* Wake a session waiting on a cache key (any thread). */
 void worker_wake(struct worker *w, uint32_t client_id, uint32_t gen);
+/* Post any message to one of w's sessions (any thread). */
+void worker_post(struct worker *w, uint32_t client_id, uint32_t gen, enum wake_kind kind);
 
 void worker_add_client(struct worker *w, struct client *c);
 void worker_remove_client(struct worker *w, struct client *c);

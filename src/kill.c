@@ -1,0 +1,300 @@
+/*
+ * kill.c: KILL intercepted (see kill.h): the session table, reading the
+ * KILL statement, the answer to the killer, the delivery to the session's
+ * worker, and the upstream KILL run on a thread of its own.
+ */
+#include "kill.h"
+
+#include <ctype.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client.h"
+#include "log.h"
+#include "packet.h"
+#include "upstream.h"
+#include "worker.h"
+
+#define ERR_NO_SUCH_THREAD 1094
+#define ERR_KILL_DENIED 1095
+#define ERR_NOT_SUPPORTED_YET 1235
+#define ERR_QUERY_INTERRUPTED 1317
+#define ERR_CONNECTION_KILLED 1927
+
+#define NBUCKETS 1024
+
+struct sess {
+	struct sess *next;
+	uint32_t id;
+	struct worker *w;
+	char user[HS_USER_MAX];
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sess *buckets[NBUCKETS];
+
+static struct sess **slot(uint32_t id)
+{
+	struct sess **pp = &buckets[id % NBUCKETS];
+
+	while (*pp && (*pp)->id != id)
+		pp = &(*pp)->next;
+	return pp;
+}
+
+void kill_register(uint32_t id, struct worker *w)
+{
+	struct sess *s = calloc(1, sizeof(*s));
+
+	if (!s) {
+		log_warn("client %u: out of memory for the session table (KILL cannot find it)", id);
+		return;
+	}
+	s->id = id;
+	s->w = w;
+	pthread_mutex_lock(&lock);
+	s->next = buckets[id % NBUCKETS];
+	buckets[id % NBUCKETS] = s;
+	pthread_mutex_unlock(&lock);
+}
+
+void kill_set_user(uint32_t id, const char *user)
+{
+	struct sess *s;
+
+	pthread_mutex_lock(&lock);
+	s = *slot(id);
+	if (s)
+		snprintf(s->user, sizeof(s->user), "%s", user);
+	pthread_mutex_unlock(&lock);
+}
+
+void kill_unregister(uint32_t id)
+{
+	struct sess **pp, *s;
+
+	pthread_mutex_lock(&lock);
+	pp = slot(id);
+	s = *pp;
+	if (s)
+		*pp = s->next;
+	pthread_mutex_unlock(&lock);
+	free(s);
+}
+
+void kill_free_all(void)
+{
+	pthread_mutex_lock(&lock);
+	for (int i = 0; i < NBUCKETS; i++) {
+		while (buckets[i]) {
+			struct sess *s = buckets[i];
+
+			buckets[i] = s->next;
+			free(s);
+		}
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+/* ---- reading the statement --------------------------------------------- */
+
+struct kill_req {
+	enum kill_kind kind;
+	bool unsupported;         /* KILL QUERY ID n, KILL USER name */
+	uint64_t id;
+};
+
+static const char *skip_space(const char *p, const char *e)
+{
+	while (p < e && isspace((unsigned char)*p))
+		p++;
+	return p;
+}
+
+/* The word w (case-insensitive) at p, as a whole word: the position after
+ * it and the spaces that follow, or NULL. */
+static const char *word(const char *p, const char *e, const char *w)
+{
+	size_t n = strlen(w);
+
+	if ((size_t)(e - p) < n || strncasecmp(p, w, n) != 0)
+		return NULL;
+	if (p + n < e && (isalnum((unsigned char)p[n]) || p[n] == '_' || p[n] == '$'))
+		return NULL;
+	return skip_space(p + n, e);
+}
+
+/* KILL [HARD|SOFT] [CONNECTION|QUERY] <digits> [;], nothing else after.
+ * false: not a statement the node answers (it goes upstream). */
+static bool parse_kill(const char *q, size_t n, struct kill_req *r)
+{
+	const char *p = skip_space(q, q + n), *e = q + n, *t;
+	uint64_t id = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->kind = KK_CONNECTION;
+	if (!(p = word(p, e, "KILL")))
+		return false;
+	if ((t = word(p, e, "HARD")) || (t = word(p, e, "SOFT")))
+		p = t;
+	if ((t = word(p, e, "CONNECTION"))) {
+		p = t;
+	} else if ((t = word(p, e, "QUERY"))) {
+		p = t;
+		r->kind = KK_QUERY;
+		if (word(p, e, "ID")) {
+			r->unsupported = true;
+			return true;
+		}
+	}
+	if (word(p, e, "USER")) {
+		r->unsupported = true;
+		return true;
+	}
+	if (p == e || !isdigit((unsigned char)*p))
+		return false;
+	while (p < e && isdigit((unsigned char)*p)) {
+		if (id > (UINT64_MAX - 9) / 10)
+			return false;
+		id = id * 10 + (uint64_t)(*p++ - '0');
+	}
+	p = skip_space(p, e);
+	if (p < e && *p == ';')
+		p = skip_space(p + 1, e);
+	if (p != e)
+		return false;
+	r->id = id;
+	return true;
+}
+
+/* ---- answering ----------------------------------------------------------- */
+
+static void reply_ok(struct client *c)
+{
+	pkt_put_ok(&c->io.out, 1, 0, 0, c->server_status & SESSION_STATUS_BITS, 0, c->caps);
+}
+
+static void kill_other(struct client *c, const struct kill_req *r)
+{
+	struct sess *s;
+	struct worker *w = NULL;
+	bool denied = false;
+	uint32_t id = (uint32_t)r->id;
+
+	pthread_mutex_lock(&lock);
+	s = r->id <= UINT32_MAX ? *slot(id) : NULL;
+	if (s) {
+		w = s->w;
+		denied = strcmp(s->user, c->user) != 0;
+	}
+	pthread_mutex_unlock(&lock);
+	if (!s) {
+		client_send_err(c, 1, ERR_NO_SUCH_THREAD, "HY000", "Unknown thread id: %llu",
+				(unsigned long long)r->id);
+		return;
+	}
+	if (denied) {
+		client_send_err(c, 1, ERR_KILL_DENIED, "HY000", "You are not owner of thread %llu",
+				(unsigned long long)r->id);
+		return;
+	}
+	worker_post(w, id, 0, r->kind == KK_QUERY ? WAKE_KILL_QUERY : WAKE_KILL_CONNECTION);
+	reply_ok(c);
+}
+
+bool kill_command(struct client *c, const uint8_t *pl, uint32_t len)
+{
+	struct kill_req r;
+
+	if (pl[0] == CMD_PROCESS_KILL) {
+		if (len < 5)
+			return false;
+		r = (struct kill_req){ .kind = KK_CONNECTION, .id = rd_u32(pl + 1) };
+	} else if (pl[0] != CMD_QUERY || !parse_kill((const char *)pl + 1, len - 1, &r)) {
+		return false;
+	}
+	if (r.unsupported) {
+		client_send_err(c, 1, ERR_NOT_SUPPORTED_YET, "42000",
+				"This version of MariaDB doesn't yet support '%s'",
+				"KILL QUERY ID and KILL USER through Shoal (use KILL [QUERY] <connection id>)");
+		return true;
+	}
+	if (r.id == c->id && r.kind == KK_QUERY) {
+		client_send_err(c, 1, ERR_QUERY_INTERRUPTED, "70100", "Query execution was interrupted");
+		return true;
+	}
+	if (r.id == c->id) {
+		client_send_err(c, 1, ERR_CONNECTION_KILLED, "70100", "Connection was killed");
+		c->st = CS_CLOSING;
+		return true;
+	}
+	kill_other(c, &r);
+	return true;
+}
+
+/* ---- the killed session's side -------------------------------------------- */
+
+struct upstream_kill {
+	unsigned long thread_id;
+	bool query_only;
+};
+
+static void *upstream_kill_main(void *arg)
+{
+	struct upstream_kill *k = arg;
+
+	if (upstream_kill(k->thread_id, k->query_only) < 0)
+		log_info("KILL %s%lu on the upstream failed (the query may have ended)",
+			 k->query_only ? "QUERY " : "", k->thread_id);
+	free(k);
+	return NULL;
+}
+
+/* Have the upstream kill what runs on u, on a connection (and a thread) of
+ * its own: connecting is blocking. */
+static void kill_upstream(struct upstream *u, bool query_only)
+{
+	struct upstream_kill *k = malloc(sizeof(*k));
+	pthread_attr_t attr;
+	pthread_t t;
+
+	u->dirty = true; /* never lent to another session after this */
+	if (!k)
+		return;
+	k->thread_id = mysql_thread_id(u->mysql);
+	k->query_only = query_only;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&t, &attr, upstream_kill_main, k) != 0) {
+		log_warn("KILL: no thread for the upstream KILL");
+		free(k);
+	}
+	pthread_attr_destroy(&attr);
+}
+
+/* A command of the session is upstream (its answer not complete). */
+static bool busy_upstream(const struct client *c)
+{
+	return c->up && (c->st == CS_RELAYING || c->st == CS_SETTINGS || c->st == CS_REFRESHING ||
+			 c->st == CS_SYNCING);
+}
+
+void kill_deliver(struct worker *w, uint32_t id, enum kill_kind kind)
+{
+	struct client *c = w->clients;
+
+	while (c && c->id != id)
+		c = c->next;
+	if (!c)
+		return; /* ended meanwhile */
+	if (kind == KK_QUERY) {
+		if (busy_upstream(c))
+			kill_upstream(c->up, true);
+		return;
+	}
+	if (busy_upstream(c))
+		kill_upstream(c->up, false);
+	client_close(c, "killed (KILL CONNECTION)");
+}

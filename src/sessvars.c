@@ -337,7 +337,10 @@ static bool var_name(struct set_ctx *x, struct tok *t, bool *global, char *name,
 }
 
 static const char *const refused_names[] = {
-	"password", "role", "default", "names", "character", "charset", "statement", NULL,
+	"password", "role", "default", "names", "character", "charset", "statement",
+	/* no DEFAULT to go back to: a connection that had them set could not
+	 * be brought to another session's state */
+	"rand_seed1", "rand_seed2", "last_insert_id", "identity", NULL,
 };
 
 /* One assignment of a SET list. 1 more follow, 0 end, -1 pin. */

@@ -23,6 +23,8 @@ static void pins(void)
 	is_int(cl("SELECT 1"), 0, "plain SELECT: nothing");
 	is_int(cl("INSERT INTO t VALUES (1)"), 0, "INSERT: nothing (the answer's insert id decides)");
 	is_int(cl("SET @a = 1"), SV_PIN_FOREVER, "SET @user var pins");
+	is_int(cl("SET rand_seed1 = 1, rand_seed2 = 2"), SV_PIN_FOREVER, "rand_seed1 has no DEFAULT: pins");
+	is_int(cl("SET @@session.last_insert_id = 5"), SV_PIN_FOREVER, "last_insert_id has no DEFAULT: pins");
 	is_int(cl("SELECT @a := 5"), SV_PIN_FOREVER, ":= pins");
 	is_int(cl("SELECT c INTO @x FROM t LIMIT 1"), SV_PIN_FOREVER, "INTO @var pins");
 	is_int(cl("SELECT @a"), 0, "reading a user variable does not pin");

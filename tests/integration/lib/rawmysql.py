@@ -48,6 +48,7 @@ BASE_CAPS = (CLIENT_LONG_PASSWORD | CLIENT_PROTOCOL_41 | CLIENT_SECURE_CONNECTIO
 DEFAULT_CAPS = BASE_CAPS | CLIENT_DEPRECATE_EOF
 
 SERVER_MORE_RESULTS_EXISTS = 0x0008
+MARIADB_CLIENT_EXTENDED_METADATA = 1 << 3   # a MariaDB extended capability
 
 # commands
 COM_QUIT = 0x01
@@ -285,12 +286,16 @@ class Conn:
 
     def handshake_response(self, user, token, db=None, caps=DEFAULT_CAPS,
                            charset=UTF8MB4_GENERAL_CI, plugin="mysql_native_password",
-                           max_packet=16 * 1024 * 1024):
+                           max_packet=16 * 1024 * 1024, ext_caps=0):
+        """ext_caps: MariaDB extended capabilities (e.g.
+        MARIADB_CLIENT_EXTENDED_METADATA); CLIENT_MYSQL is then cleared."""
         if db:
             caps |= CLIENT_CONNECT_WITH_DB
         else:
             caps &= ~CLIENT_CONNECT_WITH_DB
-        p = struct.pack("<IIB", caps, max_packet, charset) + b"\0" * 23
+        if ext_caps:
+            caps &= ~CLIENT_LONG_PASSWORD
+        p = struct.pack("<IIB", caps, max_packet, charset) + b"\0" * 19 + struct.pack("<I", ext_caps)
         p += user.encode() + b"\0"
         if caps & CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA:
             p += lenenc_str(token)
@@ -305,12 +310,14 @@ class Conn:
         self.caps = caps
         return p
 
-    def login(self, user, pw, db=None, caps=DEFAULT_CAPS, charset=UTF8MB4_GENERAL_CI, seq=None):
+    def login(self, user, pw, db=None, caps=DEFAULT_CAPS, charset=UTF8MB4_GENERAL_CI, seq=None,
+              ext_caps=0):
         """Full login. Returns ("ok", payload) or ("err", code, sqlstate, msg)."""
         g = self.greeting or self.read_greeting()
         plugin = g.plugin or "mysql_native_password"
         token = sha2_token(pw, g.nonce) if plugin == "caching_sha2_password" else native_token(pw, g.nonce)
-        self.write_packet(self.handshake_response(user, token, db, caps, charset, plugin),
+        self.write_packet(self.handshake_response(user, token, db, caps, charset, plugin,
+                                                  ext_caps=ext_caps),
                           1 if seq is None else seq)
         while True:
             _, p = self.read_packet()

@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# 65-prepared-fidelity: prepared statements through the node are what the
+# server makes of them now (issue #11, item 1), byte for byte against
+# MariaDB (statement ids masked), in the binary protocol, with and without
+# CLIENT_DEPRECATE_EOF and MariaDB's extended metadata:
+#  - an execute after another client changed the table (the server
+#    re-prepares; the answer carries the new column definitions), and a new
+#    PREPARE of the same text;
+#  - the same text prepared by two sessions under different sql_mode and
+#    character sets (no answer shared between them);
+#  - CALL of a procedure that opens a cursor and returns several result
+#    sets, executed (PS multi-results, a cursor flag left set);
+#  - a prepared SET carried to the next connection the session borrows.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+plan 15
+if ! shoal_start node --workers 2; then not_ok "node starts"; done_testing; exit 1; fi
+ok "node starts (port $node_PORT)"
+on_exit 'mdb -e "DROP TABLE IF EXISTS t65, t65b; DROP PROCEDURE IF EXISTS p65"'
+
+NODE_PORT=$node_PORT "$PY" - <<'PY'
+import os, struct
+import rawmysql as r
+from taplib import ok, is_, diag
+
+EXT_FLAG = 1 << 40  # in this file's caps: also ask for MariaDB's extended metadata
+
+DPORT, VPORT = int(os.environ["MDB_PORT"]), int(os.environ["NODE_PORT"])
+def session(port, caps):
+    c = r.Conn("127.0.0.1", port)
+    ext = r.MARIADB_CLIENT_EXTENDED_METADATA if caps & EXT_FLAG else 0
+    c.login("app", "pw", db="shoaltest", caps=caps & ~EXT_FLAG, ext_caps=ext)
+    return c
+
+def masked(pkts):
+    """Packets with the statement id of a PREPARE OK zeroed."""
+    out = []
+    for seq, p in pkts:
+        if len(p) >= 12 and p[0] == 0 and len(p) in (12, 13):
+            p = p[:1] + b"\0\0\0\0" + p[5:]
+        out.append((seq, p))
+    return out
+
+def ddl(sql):
+    c = session(DPORT, r.BASE_CAPS)   # another client, straight to the server
+    for s in sql.split(";"):
+        if s.strip():
+            c.query(s)
+    c.close()
+
+def ddl_scenario(port, caps):
+    ddl("DROP TABLE IF EXISTS t65; CREATE TABLE t65 (a INT, b VARCHAR(10));"
+        "INSERT INTO t65 VALUES (1, 'x'), (2, 'y')")
+    c = session(port, caps)
+    trace = []
+    sid, _, _, p = c.prepare("SELECT * FROM t65 ORDER BY 1")
+    trace.append(("prepare", masked(p)))
+    trace.append(("execute", c.execute(sid)))
+    ddl("CREATE OR REPLACE TABLE t65 (d DATE, n DECIMAL(6,2), t TEXT);"
+        "INSERT INTO t65 VALUES ('2001-02-03', 1.5, 'new shape')")
+    trace.append(("execute after DDL", c.execute(sid)))
+    trace.append(("execute again", c.execute(sid)))
+    sid2, _, _, p = c.prepare("SELECT * FROM t65 ORDER BY 1")
+    trace.append(("PREPARE again after DDL", masked(p)))
+    trace.append(("its execute", c.execute(sid2)))
+    ddl("ALTER TABLE t65 DROP COLUMN t")
+    trace.append(("execute after a dropped column", c.execute(sid2)))
+    c.close()
+    return trace
+
+def modes_scenario(port, caps):
+    ddl("DROP TABLE IF EXISTS t65b; CREATE TABLE t65b (a INT); INSERT INTO t65b VALUES (1),(2),(3),(4)")
+    a, b = session(port, caps), session(port, caps)
+    trace = []
+    a.query("SET sql_mode = 'HIGH_NOT_PRECEDENCE'")
+    text = "SELECT a FROM t65b WHERE NOT a BETWEEN 2 AND 3 ORDER BY a"
+    for name, c in (("HIGH_NOT_PRECEDENCE", a), ("default sql_mode", b), ("HIGH_NOT_PRECEDENCE again", a)):
+        sid, _, _, p = c.prepare(text)
+        trace.append(("prepare under " + name, masked(p)))
+        trace.append(("execute under " + name, c.execute(sid)))
+    a.query("SET NAMES latin1")
+    b.query("SET NAMES utf8mb4")
+    text = "SELECT '\u00e9' AS e, LENGTH('\u00e9') AS l".encode("utf-8")
+    for name, c in (("latin1", a), ("utf8mb4", b)):
+        sid, _, _, p = c.prepare(text)
+        trace.append(("prepare under " + name, masked(p)))
+        trace.append(("execute under " + name, c.execute(sid)))
+    a.close()
+    b.close()
+    return trace
+
+def call_scenario(port, caps):
+    ddl("DROP PROCEDURE IF EXISTS p65")
+    c = session(DPORT, r.BASE_CAPS)
+    c.query("CREATE PROCEDURE p65(n INT) BEGIN DECLARE x INT; DECLARE cur CURSOR FOR "
+            "SELECT a FROM t65b ORDER BY a; OPEN cur; FETCH cur INTO x; SELECT x, n; "
+            "SELECT COUNT(*) FROM t65b; CLOSE cur; END")
+    c.close()
+    c = session(port, caps)
+    sid, _, _, p = c.prepare("CALL p65(?)")
+    trace = [("prepare CALL", masked(p)), ("execute CALL", c.execute(sid, (7,))),
+             ("execute CALL again", c.execute(sid, (8,))), ("then a query", c.query("SELECT 'next'"))]
+    c.close()
+    return trace
+
+def set_scenario(port, caps):
+    c = session(port, caps)
+    sid, _, _, p = c.prepare("SET @@session.sql_mode = 'PIPES_AS_CONCAT'")
+    trace = [("prepared SET", c.execute(sid))]
+    # other sessions borrow connections meanwhile
+    others = [session(port, caps) for _ in range(3)]
+    for o in others:
+        o.query("SELECT SLEEP(0.01)")
+    trace.append(("the mode after", c.query("SELECT 'a' || 'b', @@session.sql_mode")))
+    for o in others:
+        trace.append(("another session's mode", o.query("SELECT 'a' || 'b'")))
+        o.close()
+    c.close()
+    return trace
+
+CAPS = (("classic", r.BASE_CAPS), ("deprecate_eof", r.DEFAULT_CAPS),
+        ("extended metadata", r.DEFAULT_CAPS | EXT_FLAG))
+for scen in (ddl_scenario, modes_scenario, call_scenario, set_scenario):
+    for name, caps in CAPS:
+        d, v = scen(DPORT, caps), scen(VPORT, caps)
+        same = len(d) == len(v) and all(x == y for x, y in zip(d, v))
+        bad = [s for (s, x), (_, y) in zip(d, v) if x != y]
+        ok(same, "%s (%s): %d steps, the same bytes" % (scen.__name__, name, len(d)),
+           "differ: %s" % bad[:3])
+        if bad:
+            (s, x), (_, y) = next(((a, b) for a, b in zip(d, v) if a[1] != b[1]))
+            diag("direct %s" % r.describe(x)[:600])
+            diag("node   %s" % r.describe(y)[:600])
+PY
+
+# the same, with MariaDB's extended metadata (the mariadb CLI's binary
+# protocol is not reachable from the shell: a prepared statement through
+# mariadb-test --ps-protocol is tests/conformance/shoal/prepared.test)
+VIA_PORT=$node_PORT
+for q in "SELECT * FROM t65" "SELECT a FROM t65b WHERE NOT a BETWEEN 2 AND 3"; do
+  d=$(mdb -e "PREPARE s FROM '$q'; EXECUTE s; ALTER TABLE t65 ADD COLUMN z INT DEFAULT 9; EXECUTE s; ALTER TABLE t65 DROP COLUMN z" 2>&1)
+  v=$(via -e "PREPARE s FROM '$q'; EXECUTE s; ALTER TABLE t65 ADD COLUMN z INT DEFAULT 9; EXECUTE s; ALTER TABLE t65 DROP COLUMN z" 2>&1)
+  is "$v" "$d" "SQL PREPARE/EXECUTE around DDL: $q"
+done
+done_testing

@@ -15,14 +15,17 @@
  *
  *   cc -O2 -pthread -o loadgen loadgen.c -lcrypto
  *   loadgen -P PORT [-h HOST] [-u USER] [-p PASS] [-D DB] [-c CONNS]
- *           [-t THREADS] [-d SECONDS] [-w WARMUP] [-m text|ps] [-r RANGE]
+ *           [-t THREADS] [-d SECONDS] [-w WARMUP] [-m text|ps|psq] [-r RANGE]
  *           [-k KEY] [-n N] [-e SQL | -f FILE] [-S PID] [-b BATCH]
  *           [-C CONNECT_TIMEOUT] [-I] [-W]
  *
  * Default workload: `SELECT c FROM sbtest1 WHERE id=<id>`, id uniform in
  * 1..RANGE (-r, default 100000), or always KEY (-k); -m ps prepares
  * `SELECT c FROM sbtest1 WHERE id=?` once per connection and executes it
- * with the id as a MYSQL_TYPE_LONG parameter. -e/-f send a fixed query
+ * with the id as a MYSQL_TYPE_LONG parameter; -m psq prepares it for every
+ * query (COM_STMT_CLOSE of the last one, COM_STMT_PREPARE, then the
+ * execute: a query's latency covers both round trips), as drivers that
+ * prepare each statement they run do. -e/-f send a fixed query
  * instead (text, or prepared without parameters with -m ps).
  * Modes: closed loop for -d seconds after -w seconds of warm-up (default);
  * -n N: every connection runs N queries, all starting together, and the run
@@ -66,7 +69,7 @@
 enum { CAP_LONG_PASSWORD = 1, CAP_CONNECT_WITH_DB = 8, CAP_PROTOCOL_41 = 0x200,
        CAP_TRANSACTIONS = 0x2000, CAP_SECURE_CONNECTION = 0x8000,
        CAP_PLUGIN_AUTH = 0x80000 };
-enum { COM_QUERY = 3, COM_STMT_PREPARE = 22, COM_STMT_EXECUTE = 23 };
+enum { COM_QUERY = 3, COM_STMT_PREPARE = 22, COM_STMT_EXECUTE = 23, COM_STMT_CLOSE = 25 };
 /* pseudo error codes for failures that are not MySQL errors */
 enum { E_EOF = -1000, E_PROTO = -1001, E_AUTH = -1002, E_TIMEOUT = -1003 };
 
@@ -374,6 +377,8 @@ static int send_query(struct conn *c, uint64_t id)
 	return send_packet(c, 0, q, n);
 }
 
+static int start_prepare(struct conn *c);
+
 /* Start the connection's next query, or finish it (-n, -W, phase over). */
 static void next_query(struct conn *c)
 {
@@ -389,9 +394,13 @@ static void next_query(struct conn *c)
 		atomic_fetch_add(&conns_finished, 1);
 		return;
 	}
+	c->sent_ns = now_ns();
+	if (o.ps == 2) {
+		start_prepare(c); /* on_prepare sends the execute */
+		return;
+	}
 	c->state = S_RESULT;
 	c->rstate = R_HEAD;
-	c->sent_ns = now_ns();
 	send_query(c, next_id(t));
 }
 
@@ -470,6 +479,16 @@ static int start_prepare(struct conn *c)
 
 	if (!p)
 		die("malloc");
+	if (c->stmt_id) { /* -m psq: the last query's statement goes (no answer) */
+		uint8_t cl[5] = { COM_STMT_CLOSE };
+
+		memcpy(cl + 1, &c->stmt_id, 4);
+		c->stmt_id = 0;
+		if (send_packet(c, 0, cl, sizeof cl) < 0) {
+			free(p);
+			return -1;
+		}
+	}
 	p[0] = COM_STMT_PREPARE;
 	memcpy(p + 1, fixed_sql ? fixed_sql : (const uint8_t *)POINT_PS, n);
 	c->state = S_PREPARE;
@@ -481,7 +500,7 @@ static int start_prepare(struct conn *c)
 
 static void logged_in(struct conn *c)
 {
-	if (o.ps) {
+	if (o.ps == 1) {
 		start_prepare(c);
 		return;
 	}
@@ -543,6 +562,11 @@ static int on_prepare(struct conn *c, const uint8_t *p, size_t have, size_t len)
 		c->rstate = R_SKIP;
 	} else {
 		c->remaining--;
+	}
+	if (c->remaining == 0 && o.ps == 2) {
+		c->state = S_RESULT; /* the query's execute, timed from its PREPARE */
+		c->rstate = R_HEAD;
+		return send_query(c, next_id(c->th)) < 0 ? 1 : 0;
 	}
 	if (c->remaining == 0) {
 		c->th->opening--;
@@ -784,7 +808,7 @@ static double self_cpu_s(void)
 static void usage(void)
 {
 	fprintf(stderr, "usage: loadgen -P PORT [-h HOST] [-u USER] [-p PASS] [-D DB] [-c CONNS] [-t THREADS]\n"
-		"  [-d SECONDS] [-w WARMUP] [-m text|ps] [-r RANGE] [-k KEY] [-n N] [-e SQL | -f FILE]\n"
+		"  [-d SECONDS] [-w WARMUP] [-m text|ps|psq] [-r RANGE] [-k KEY] [-n N] [-e SQL | -f FILE]\n"
 		"  [-S PID] [-b BATCH] [-C CONNECT_TIMEOUT] [-I] [-W]   (see the comment in loadgen.c)\n");
 	exit(2);
 }
@@ -818,7 +842,7 @@ static void parse_args(int argc, char **argv)
 		case 't': o.threads = atoi(optarg); break;
 		case 'd': o.secs = atof(optarg); break;
 		case 'w': o.warmup = atof(optarg); break;
-		case 'm': o.ps = !strcmp(optarg, "ps"); break;
+		case 'm': o.ps = !strcmp(optarg, "ps") ? 1 : !strcmp(optarg, "psq") ? 2 : 0; break;
 		case 'r': o.range = atol(optarg); break;
 		case 'k': o.key = atol(optarg); break;
 		case 'n': o.per_conn = atol(optarg); break;
@@ -960,7 +984,7 @@ static void print_report(struct thread *ts, const struct result *r)
 	while (maxb > 0 && !h[maxb])
 		maxb--;
 	printf("mode=%s conns=%d threads=%d established=%d connect_s=%.2f window_s=%.2f queries=%llu qps=%.0f",
-	       o.idle ? "idle" : o.ps ? "ps" : "text", o.conns, o.threads, r->established, r->connect_s,
+	       o.idle ? "idle" : o.ps == 2 ? "psq" : o.ps ? "ps" : "text", o.conns, o.threads, r->established, r->connect_s,
 	       r->window_s, (unsigned long long)q, r->window_s > 0 ? (double)q / r->window_s : 0);
 	printf(" p50_ms=%.3f p95_ms=%.3f p99_ms=%.3f max_ms=%.3f", percentile(h, q, 0.50) / 1000,
 	       percentile(h, q, 0.95) / 1000, percentile(h, q, 0.99) / 1000, q ? bucket_us(maxb) / 1000 : 0);

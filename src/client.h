@@ -72,6 +72,8 @@ struct stmt_info {
 	uint8_t prep_settings[4];     /* settings id when prepared (0: unknown) */
 	struct cache_def *def;
 	uint64_t serial;              /* in the statement registry (stmtreg.h) */
+	struct sess_state ctx;        /* the session's state when it was prepared */
+	bool have_ctx;
 	bool cursor;                  /* an execute opened a cursor not yet exhausted */
 };
 

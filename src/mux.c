@@ -368,22 +368,33 @@ static bool send_step(struct client *c, uint8_t cmd, const void *p, size_t n, ui
 	return true;
 }
 
+/* The state c->up must be in before the next step: the state the front
+ * command's statement was prepared in, while it must be prepared on c->up
+ * (so that it is parsed as it was for the client: sql_mode, character
+ * set, schema), else the session's. */
+static const struct sess_state *sync_target(struct client *c)
+{
+	struct stmt_info *s = stmt_needed(c);
+
+	return s && s->have_ctx ? &s->ctx : &c->sv;
+}
+
 /* 1 a step was sent, 0 nothing to do, -1 the connection cannot get to
- * the session's state (then it is marked dirty). */
-static int state_step(struct client *c)
+ * the state (then it is marked dirty). */
+static int state_step(struct client *c, const struct sess_state *want)
 {
 	struct upstream *u = c->up;
 	struct pbuf sql = {0};
 	bool init_db = false;
 	int rc = 0;
 
-	if (sv_sync_sql(&u->sv, &c->sv, &init_db, &sql) < 0)
+	if (sv_sync_sql(&u->sv, want, &init_db, &sql) < 0)
 		rc = -1;
 	else if (init_db)
-		rc = send_step(c, CMD_INIT_DB, c->sv.db, strlen(c->sv.db), SYNC_DB) ? 1 : -1;
+		rc = send_step(c, CMD_INIT_DB, want->db, strlen(want->db), SYNC_DB) ? 1 : -1;
 	else if (sql.len)
 		rc = send_step(c, CMD_QUERY, sql.data, sql.len, SYNC_SET) ? 1 : -1;
-	else if (sv_copy(&u->sv, &c->sv) < 0)
+	else if (sv_copy(&u->sv, want) < 0)
 		rc = -1;
 	pbuf_free(&sql);
 	if (rc < 0)
@@ -393,10 +404,11 @@ static int state_step(struct client *c)
 
 int mux_sync_step(struct client *c)
 {
+	const struct sess_state *want = sync_target(c);
 	struct stmt_info *s;
 
-	if (!sv_equal(&c->up->sv, &c->sv)) {
-		int rc = state_step(c);
+	if (!sv_equal(&c->up->sv, want)) {
+		int rc = state_step(c, want);
 
 		if (rc != 0)
 			return rc;
@@ -404,6 +416,8 @@ int mux_sync_step(struct client *c)
 	s = stmt_needed(c);
 	if (s)
 		return send_step(c, CMD_STMT_PREPARE, s->text, s->text_len, SYNC_PREPARE) ? 1 : -1;
+	if (!sv_equal(&c->up->sv, &c->sv))
+		return state_step(c, &c->sv); /* back from the statement's state */
 	return 0;
 }
 
@@ -441,12 +455,12 @@ bool mux_sync_done(struct client *c)
 		return false;
 	}
 	if (c->sync_what == SYNC_DB) {
-		memcpy(u->sv.db, c->sv.db, sizeof(u->sv.db));
+		memcpy(u->sv.db, sync_target(c)->db, sizeof(u->sv.db));
 	} else if (c->sync_what == SYNC_SET) {
 		char db[SV_DB_MAX];
 
 		memcpy(db, u->sv.db, sizeof(db));
-		if (sv_copy(&u->sv, &c->sv) < 0)
+		if (sv_copy(&u->sv, sync_target(c)) < 0)
 			u->dirty = true;
 		memcpy(u->sv.db, db, sizeof(db));
 	} else if ((s = stmt_needed(c)) != NULL) {

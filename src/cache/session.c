@@ -109,6 +109,7 @@ static void stmts_clear(struct client *c)
 	for (size_t i = 0; i < c->n_stmts; i++) {
 		free(c->stmts[i].text);
 		free(c->stmts[i].types);
+		sv_free(&c->stmts[i].ctx);
 	}
 	c->n_stmts = 0;
 	c->cur_stmt = NULL;
@@ -629,6 +630,7 @@ static void stmt_forget(struct client *c, uint32_t id)
 		return;
 	free(s->text);
 	free(s->types);
+	sv_free(&s->ctx);
 	*s = c->stmts[--c->n_stmts];
 	c->cur_stmt = NULL;
 }
@@ -664,6 +666,10 @@ static void stmt_add(struct client *c, uint32_t id, uint16_t nparams, uint64_t s
 	}
 	memcpy(s->text, c->prep_text.data, c->prep_text.len);
 	s->text[c->prep_text.len] = 0;
+	/* the state it was prepared in: a connection that must prepare it
+	 * again does so in that state (mux_sync_step) */
+	sv_init(&s->ctx);
+	s->have_ctx = sv_copy(&s->ctx, &c->sv) == 0;
 	s->text_len = c->prep_text.len;
 	/* the settings the statement was prepared under (its schema, for one,
 	 * decides which tables its names mean) are part of its cache keys */

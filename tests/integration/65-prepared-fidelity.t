@@ -10,17 +10,20 @@
 #    character sets (no answer shared between them);
 #  - CALL of a procedure that opens a cursor and returns several result
 #    sets, executed (PS multi-results, a cursor flag left set);
-#  - a prepared SET carried to the next connection the session borrows.
+#  - a prepared SET carried to the next connection the session borrows;
+#  - a statement executed, after the session changed its sql_mode and
+#    character set, on a connection that never had it: prepared there in
+#    the state it was first prepared in.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-plan 15
+plan 18
 if ! shoal_start node --workers 2; then not_ok "node starts"; done_testing; exit 1; fi
 ok "node starts (port $node_PORT)"
 on_exit 'mdb -e "DROP TABLE IF EXISTS t65, t65b; DROP PROCEDURE IF EXISTS p65"'
 
 NODE_PORT=$node_PORT "$PY" - <<'PY'
-import os, struct
+import os, struct, time
 import rawmysql as r
 from taplib import ok, is_, diag
 
@@ -119,9 +122,41 @@ def set_scenario(port, caps):
     c.close()
     return trace
 
+def kill_app_threads(keep):
+    """The server closes every connection of user app but keep (the node
+    sees its idle pooled connections go, and opens new ones)."""
+    import pymysql
+    root = pymysql.connect(unix_socket=os.environ["MDB_SOCK"], user="root")
+    cur = root.cursor()
+    cur.execute("SELECT id FROM information_schema.PROCESSLIST WHERE user = 'app' AND id <> %d" % keep)
+    for (tid,) in cur.fetchall():
+        try:
+            cur.execute("KILL %d" % tid)
+        except pymysql.MySQLError:
+            pass
+    root.close()
+    time.sleep(0.3)
+
+def ctx_scenario(port, caps):
+    """Prepared under one sql_mode and character set, executed after the
+    session changed both, on a connection that has never seen the statement
+    (the server closed the others): parsed as when it was prepared."""
+    ddl("DROP TABLE IF EXISTS t65b; CREATE TABLE t65b (a INT); INSERT INTO t65b VALUES (1),(2),(3),(4)")
+    c = session(port, caps)
+    c.query("SET sql_mode = 'HIGH_NOT_PRECEDENCE,PIPES_AS_CONCAT'")
+    c.query("SET NAMES latin1")
+    sid, _, _, p = c.prepare("SELECT a, 'x' || 'y', '\xe9' FROM t65b WHERE NOT a BETWEEN 2 AND 3 ORDER BY a".encode("latin1"))
+    c.query("SET sql_mode = DEFAULT")
+    c.query("SET NAMES utf8mb4")
+    kill_app_threads(c.greeting.connection_id if port == DPORT else 0)
+    trace = [("prepare", masked(p)), ("execute on a new connection", c.execute(sid)),
+             ("the session's own mode", c.query("SELECT 'x' || 'y', @@sql_mode"))]
+    c.close()
+    return trace
+
 CAPS = (("classic", r.BASE_CAPS), ("deprecate_eof", r.DEFAULT_CAPS),
         ("extended metadata", r.DEFAULT_CAPS | EXT_FLAG))
-for scen in (ddl_scenario, modes_scenario, call_scenario, set_scenario):
+for scen in (ddl_scenario, modes_scenario, call_scenario, set_scenario, ctx_scenario):
     for name, caps in CAPS:
         d, v = scen(DPORT, caps), scen(VPORT, caps)
         same = len(d) == len(v) and all(x == y for x, y in zip(d, v))

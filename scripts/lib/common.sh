@@ -6,7 +6,7 @@ SHOAL_PACKAGES=(build-essential autoconf automake libtool pkg-config libev-dev
   libssl-dev default-libmysqlclient-dev libsqlite3-dev libcurl4-openssl-dev
   libjansson-dev libmicrohttpd-dev mariadb-server mariadb-client sysbench
   python3-pymysql python3-cryptography libdbd-mariadb-perl openssl clang
-  iproute2 curl libclang-rt-dev haproxy valgrind
+  iproute2 curl libclang-rt-dev haproxy valgrind mariadb-test
   debhelper dpkg-dev fakeroot python3-yaml) # the last line: scripts/package, deploy tests
 
 log() { printf '== %s\n' "$*" >&2; }

@@ -1,0 +1,719 @@
+#!/usr/bin/python3
+"""tests/conformance/conformance.py: MariaDB's own test cases, run directly
+against a MariaDB server and through a Shoal node, compared byte for byte.
+
+Each case of the list is run with `mariadb-test --record` (as mtr runs it:
+the same environment variables, a client defaults file, include paths), once
+straight to the server and once through a node started for the run, in the
+text protocol and with --ps-protocol. The two result files must be
+identical. Between runs the server is brought back to its starting state
+(databases, users, global variables), so a case that fails half-way does
+not disturb the next one.
+
+Subcommands (see docs/conformance.md):
+
+  run     run a list of cases; writes DIR/results.jsonl, DIR/summary.md and
+          the two outputs of every run under DIR/<protocol>/<case>.{direct,node}
+          (DIR is --out). --tap prints TAP (one test per case and protocol).
+  select  pick deterministic cases from suites: a candidate is kept when
+          it completes directly and two direct runs give the same bytes, in
+          both protocols.
+
+The server is either started here (scripts/start-mariadb on a free port,
+data under --server-dir) or an already running one (--server-port with
+--server-socket). The node is src/shoal (--shoal) started with
+--node-args appended to its command line, and restarted if it dies.
+"""
+
+import argparse
+import json
+import os
+import re
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRCDIR = os.path.normpath(os.path.join(HERE, "..", ".."))
+MTR_DIR = "/usr/share/mysql/mysql-test"
+CHARSETS_DIR = "/usr/share/mysql/charsets"
+
+# Server options: mtr's defaults (include/default_mysqld.cnf) that change
+# what cases print, so that the cases run as under mtr.
+SERVER_ARGS = [
+    "--character-set-server=latin1",
+    "--collation-server=latin1_swedish_ci",
+    "--local-infile=1",
+    "--log-bin-trust-function-creators=1",
+    "--key-buffer-size=1M",
+    "--sort-buffer-size=256K",
+    "--max-heap-table-size=1M",
+    "--disable-getopt-prefix-matching",
+    "--open-files-limit=4096",
+    "--plugin-maturity=unknown",
+    "--default-storage-engine=myisam",
+    "--use-stat-tables=preferably",
+    "--histogram-type=json_hb",
+    "--log-output=file",
+]
+
+PROTOCOLS = ("text", "ps")
+
+
+def log(msg):
+    print("== " + msg, file=sys.stderr, flush=True)
+
+
+def port_free(port):
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", port))
+        return True
+    except OSError:
+        return False
+    finally:
+        s.close()
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    p = s.getsockname()[1]
+    s.close()
+    return p
+
+
+# ---------------------------------------------------------------- cases
+
+def case_paths(case):
+    """'main.func_analyse' or 'compat/oracle.sp-cursor' -> (test file, suite dir).
+    Suite 'shoal' is this directory's own cases (tests/conformance/shoal)."""
+    suite, _, name = case.partition(".")
+    if suite == "shoal":
+        sdir = os.path.join(HERE, "shoal")
+        return os.path.join(sdir, name + ".test"), sdir
+    if suite == "main":
+        sdir = os.path.join(MTR_DIR, "main")
+        return os.path.join(sdir, name + ".test"), sdir
+    sdir = os.path.join(MTR_DIR, "suite", suite)
+    tdir = os.path.join(sdir, "t") if os.path.isdir(os.path.join(sdir, "t")) else sdir
+    return os.path.join(tdir, name + ".test"), sdir
+
+
+def read_case_list(path):
+    cases = []
+    with open(path) as f:
+        for line in f:
+            line = line.split("#", 1)[0].strip()
+            if line:
+                cases.append(line.split()[0])
+    return cases
+
+
+# ---------------------------------------------------------------- server
+
+class Server:
+    """A MariaDB for the harness: started here, or one already running."""
+
+    def __init__(self, args):
+        self.started = False
+        self.keep = args.keep_server
+        self.pid = None
+        self.vardir = os.path.abspath(os.path.join(args.out, "var"))
+        if args.server_port:
+            self.port = args.server_port
+            self.sock = args.server_socket
+            self.dir = None
+        else:
+            # mtr's layout: cases name files as ../../std_data/... from the
+            # data directory, and secure_file_priv is the vardir
+            self.dir = os.path.join(self.vardir, "mysqld.1")
+            self.sock = os.path.join(self.dir, "sock")
+            self.port = None
+
+    def running(self):
+        pid = read_pid(os.path.join(self.dir, "pid"))
+        port = read_pid(os.path.join(self.dir, "port"))
+        if not pid or not port or not os.path.exists("/proc/%d" % pid):
+            return False
+        r = subprocess.run(["mariadb-admin", "--no-defaults", "--socket=" + self.sock, "-uroot", "ping"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if r.returncode != 0:
+            return False
+        self.pid, self.port = pid, port
+        return True
+
+    def start(self):
+        for d in ("tmp", "log"):
+            os.makedirs(os.path.join(self.vardir, d), exist_ok=True)
+        if not os.path.isdir(os.path.join(self.vardir, "std_data")):
+            shutil.copytree(os.path.join(MTR_DIR, "std_data"), os.path.join(self.vardir, "std_data"),
+                            symlinks=True)
+        if self.dir is None:
+            return
+        os.makedirs(self.dir, exist_ok=True)
+        if self.running():
+            log("reusing the MariaDB on port %d (pid %d)" % (self.port, self.pid))
+            self.started = True
+            return
+        old_port = read_pid(os.path.join(self.dir, "port"))
+        self.port = old_port if old_port and port_free(old_port) else free_port()
+        env = dict(os.environ)
+        env["MARIADB_EXTRA_ARGS"] = " ".join(SERVER_ARGS + ["--secure-file-priv=" + self.vardir,
+                                                            "--tmpdir=" + os.path.join(self.vardir, "tmp")])
+        pidfile = os.path.join(self.dir, "pid")
+        if os.path.exists(pidfile):
+            stop_pid(read_pid(pidfile), 60)
+            os.unlink(pidfile)
+        with open(os.path.join(self.dir, "start.out"), "w") as out:
+            rc = subprocess.call([os.path.join(SRCDIR, "scripts", "start-mariadb"), self.dir,
+                                  str(self.port)], stdout=out, stderr=subprocess.STDOUT,
+                                 stdin=subprocess.DEVNULL, env=env, start_new_session=True)
+        if rc != 0:
+            raise SystemExit("conformance: MariaDB did not start (see %s/error.log)" % self.dir)
+        self.pid = read_pid(pidfile)
+        with open(os.path.join(self.dir, "port"), "w") as f:
+            f.write("%d\n" % self.port)
+        self.started = True
+
+    def ensure(self):
+        """Start the server again if a case stopped it (SHUTDOWN, a crash).
+        True when it had to be restarted."""
+        if self.dir is None or self.running():
+            return False
+        log("the MariaDB is gone: starting it again")
+        self.start()
+        self.prepare()
+        return True
+
+    def stop(self):
+        if self.started and self.pid and not self.keep:
+            stop_pid(self.pid, 60)
+
+    def sql(self, query, db=None):
+        """Run SQL as root over the socket; returns rows (tab-separated)."""
+        cmd = ["mariadb", "--no-defaults", "--socket=" + self.sock, "-uroot", "-N", "-B",
+               "--default-character-set=utf8mb4"]
+        if db:
+            cmd.append(db)
+        r = subprocess.run(cmd, input=query.encode(), stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=120)
+        if r.returncode != 0:
+            raise RuntimeError(r.stderr.decode(errors="replace").strip())
+        return [ln.split("\t") for ln in r.stdout.decode(errors="replace").splitlines()]
+
+    def prepare(self):
+        """The schemas mtr's bootstrap makes: test, and mtr.add_suppression."""
+        self.sql("CREATE DATABASE IF NOT EXISTS test; CREATE DATABASE IF NOT EXISTS mtr;")
+        self.sql("CREATE TABLE IF NOT EXISTS test_suppressions (pattern VARCHAR(255)) ENGINE=MyISAM;"
+                 "CREATE OR REPLACE DEFINER=root@localhost PROCEDURE add_suppression(pattern VARCHAR(255))"
+                 " INSERT INTO test_suppressions (pattern) VALUES (pattern);", db="mtr")
+        self.baseline = self.snapshot()
+
+    def remove_leftovers(self):
+        """Files a case left: in the test schema's directory (SELECT ... INTO
+        OUTFILE; DROP DATABASE leaves files it does not know) and in the
+        vardir's tmp."""
+        paths = [os.path.join(self.vardir, "tmp")]
+        if self.dir:
+            paths.append(os.path.join(self.dir, "data", "test"))
+        for d in paths:
+            if not os.path.isdir(d):
+                continue
+            for f in os.listdir(d):
+                p = os.path.join(d, f)
+                if os.path.isdir(p) and not os.path.islink(p):
+                    shutil.rmtree(p, ignore_errors=True)
+                else:
+                    try:
+                        os.unlink(p)
+                    except OSError:
+                        pass
+        if self.dir and os.path.isdir(os.path.join(self.dir, "data", "test")):
+            os.rmdir(os.path.join(self.dir, "data", "test"))
+
+    def snapshot(self):
+        dbs = {r[0] for r in self.sql("SELECT schema_name FROM information_schema.schemata")}
+        users = {(r[0], r[1]) for r in self.sql("SELECT user, host FROM mysql.global_priv")}
+        gvars = {r[0]: (r[1] if len(r) > 1 else "") for r in self.sql("SHOW GLOBAL VARIABLES")}
+        return {"dbs": dbs, "users": users, "vars": gvars}
+
+    def reset(self):
+        """Back to the baseline: what a case (maybe failed half-way) left."""
+        now = self.snapshot()
+        b = self.baseline
+        stmts = []
+        for d in sorted(now["dbs"] - b["dbs"]):
+            stmts.append("DROP DATABASE IF EXISTS `%s`" % d.replace("`", "``"))
+        stmts.append("DROP DATABASE IF EXISTS test")
+        stmts.append("CREATE DATABASE test")
+        for u, h in sorted(now["users"] - b["users"]):
+            stmts.append("DROP USER IF EXISTS '%s'@'%s'" % (u.replace("'", "''"), h.replace("'", "''")))
+        changed = [k for k, v in now["vars"].items() if k in b["vars"] and b["vars"][k] != v]
+        for k in changed:
+            if k in VOLATILE_VARS:
+                continue
+            v = b["vars"][k]
+            lit = v if re.fullmatch(r"-?[0-9]+(\.[0-9]+)?", v) else "'%s'" % v.replace("\\", "\\\\").replace("'", "''")
+            stmts.append("SET GLOBAL %s = %s" % (k, lit))
+        for s in stmts:
+            try:
+                self.sql(s + ";")
+            except (RuntimeError, subprocess.TimeoutExpired):
+                if s == "DROP DATABASE IF EXISTS test":
+                    # files the server does not know keep the directory
+                    self.remove_leftovers()
+                    try:
+                        self.sql(s + ";")
+                    except (RuntimeError, subprocess.TimeoutExpired):
+                        pass
+            if s == "DROP DATABASE IF EXISTS test":
+                self.remove_leftovers()
+        self.sql("DELETE FROM mtr.test_suppressions; FLUSH TABLES;")
+
+
+# Global variables that change by themselves: never restored.
+VOLATILE_VARS = {"gtid_binlog_pos", "gtid_binlog_state", "gtid_current_pos", "gtid_slave_pos",
+                 "timestamp", "innodb_buffer_pool_load_at_startup"}
+
+
+def read_pid(path):
+    try:
+        with open(path) as f:
+            return int(f.read().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def stop_pid(pid, secs=30):
+    if not pid or pid <= 1:
+        return
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    for _ in range(secs * 10):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+# ---------------------------------------------------------------- node
+
+class Node:
+    """src/shoal in front of the server, restarted when it dies."""
+
+    def __init__(self, args, server):
+        self.bin = os.path.abspath(args.shoal)
+        self.extra = shlex.split(args.node_args or "")
+        self.server = server
+        self.log = os.path.abspath(os.path.join(args.out, "node.log"))
+        self.proc = None
+        self.port = None
+        self.restarts = 0
+
+    def start(self):
+        self.port = free_port()
+        url = "mysql://root:@127.0.0.1:%d/test" % self.server.port
+        cmd = [self.bin, "--upstream-db-url", url, "--listen-address", "127.0.0.1:%d" % self.port,
+               "--metrics-address", "127.0.0.1:0", "--admin-address", "127.0.0.1:0",
+               "--workers", "2"] + self.extra
+        with open(self.log, "a") as lf:
+            lf.write("=== %s start: %s\n" % (time.strftime("%F %T"), " ".join(shlex.quote(c) for c in cmd)))
+            lf.flush()
+            self.proc = subprocess.Popen(cmd, stdout=lf, stderr=subprocess.STDOUT,
+                                         stdin=subprocess.DEVNULL, start_new_session=True)
+        for _ in range(200):
+            if self.proc.poll() is not None:
+                raise SystemExit("conformance: the node exited at start (see %s)" % self.log)
+            r = subprocess.run(["mariadb", "--no-defaults", "-h127.0.0.1", "-P%d" % self.port,
+                                "-uroot", "--connect-timeout=2", "-e", "select 1"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            if r.returncode == 0:
+                return
+            time.sleep(0.1)
+        raise SystemExit("conformance: the node did not accept logins (see %s)" % self.log)
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def ensure(self):
+        """Restart a node that died; returns its exit status if it had."""
+        if self.alive():
+            return None
+        if self.proc is None:  # stopped on purpose (the server restarted)
+            self.start()
+            return None
+        st = self.proc.returncode
+        self.restarts += 1
+        self.start()
+        return st
+
+    def stop(self):
+        if self.alive():
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc = None
+
+
+# ---------------------------------------------------------------- one run
+
+def write_defaults(path, port, server):
+    """The client defaults file of a target (mtr's [client] and program groups)."""
+    with open(path, "w") as f:
+        f.write("[client]\nhost=127.0.0.1\nport=%d\nuser=root\npassword=\nprotocol=tcp\n"
+                "character-sets-dir=%s\n" % (port, CHARSETS_DIR))
+        for g in ("mysql", "mariadb-client", "mysqlshow", "mysqlimport", "mysqlcheck", "mysql_upgrade"):
+            f.write("[%s]\ndefault-character-set=latin1\n" % g)
+        f.write("[mysqltest]\nloose-skip-ssl\n[mysqlslap]\nloose-skip-ssl\n")
+        f.write("[mysqldump]\nloose-skip-ssl\n[mysqlbinlog]\ndisable-force-if-open\n")
+
+
+def run_env(vardir, cnf, port, server, target):
+    env = dict(os.environ)
+    d = "--defaults-file=" + cnf
+    env.update({
+        "MYSQL_TEST_DIR": MTR_DIR, "MYSQLTEST_VARDIR": vardir, "MYSQLTEST_REAL_VARDIR": vardir,
+        "MYSQL_TMP_DIR": os.path.join(vardir, "tmp"), "MYSQL_BINDIR": "/usr",
+        "MYSQL_SHAREDIR": "/usr/share/mysql", "MYSQL_CHARSETSDIR": CHARSETS_DIR,
+        "MASTER_MYPORT": str(port), "MYSQL_TEST_ROOT": "1",
+        # the server's socket bypasses the node: through the node it is absent
+        "MASTER_MYSOCK": server.sock if target == "direct" else os.path.join(vardir, "no-socket"),
+        "MYSQL": "mariadb " + d, "MYSQL_DUMP": "mariadb-dump " + d, "MYSQL_SHOW": "mariadb-show " + d,
+        "MYSQL_CHECK": "mariadb-check " + d, "MYSQL_IMPORT": "mariadb-import " + d,
+        "MYSQLADMIN": "mariadb-admin " + d, "MYSQL_SLAP": "mariadb-slap " + d,
+        "MYSQL_BINLOG": "mariadb-binlog " + d, "MYSQL_MY_PRINT_DEFAULTS": "my_print_defaults",
+        "MYSQL_TZINFO_TO_SQL": "mariadb-tzinfo-to-sql", "OPENSSL_ENABLE_SHA1_SIGNATURES": "1",
+        "LC_ALL": "C", "TZ": env.get("TZ", "UTC"),
+    })
+    return env
+
+
+def run_case(case, proto, target, port, server, outfile, timeout):
+    """One mariadb-test run. Returns (status, seconds, message): status is
+    'ok', 'failed' (non-zero exit), 'skipped' (the case skipped itself) or
+    'timeout'."""
+    test, sdir = case_paths(case)
+    vardir = server.vardir
+    cnf = os.path.join(vardir, "%s.cnf" % target)
+    write_defaults(cnf, port, server)
+    cmd = ["mariadb-test", "--defaults-file=" + cnf, "--host=127.0.0.1", "--port=%d" % port,
+           "--user=root", "--protocol=tcp", "--database=test", "--silent",
+           "--basedir=" + MTR_DIR + "/", "--tmpdir=" + os.path.join(vardir, "tmp"),
+           "--logdir=" + os.path.join(vardir, "log"), "--character-sets-dir=" + CHARSETS_DIR,
+           "--suite-dir=" + sdir + "/", "--test-file=" + test, "--tail-lines=0",
+           "--record", "--result-file=" + outfile, "--max-connect-retries=3",
+           "--connect-timeout=10"]
+    if proto == "ps":
+        cmd.append("--ps-protocol")
+    if os.path.exists(outfile):
+        os.unlink(outfile)
+    t0 = time.time()
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                         env=run_env(vardir, cnf, port, server, target), cwd=MTR_DIR,
+                         start_new_session=True)
+    try:
+        out, _ = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        out, _ = p.communicate()
+        return "timeout", time.time() - t0, "no answer within %d s" % timeout
+    secs = time.time() - t0
+    text = out.decode(errors="replace").strip()
+    if p.returncode == 62:
+        return "skipped", secs, text[-300:]
+    if p.returncode != 0:
+        return "failed", secs, text[-600:]
+    return "ok", secs, ""
+
+
+def same_files(a, b):
+    try:
+        with open(a, "rb") as fa, open(b, "rb") as fb:
+            return fa.read() == fb.read()
+    except OSError:
+        return False
+
+
+def first_difference(a, b):
+    """The first differing line of two result files, for the report."""
+    try:
+        with open(a, "rb") as fa, open(b, "rb") as fb:
+            la, lb = fa.read().split(b"\n"), fb.read().split(b"\n")
+    except OSError as e:
+        return str(e)
+    for i, (x, y) in enumerate(zip(la, lb)):
+        if x != y:
+            return "line %d: direct %r / node %r" % (i + 1, x[:160], y[:160])
+    return "line %d: one output is longer" % (min(len(la), len(lb)) + 1)
+
+
+# ---------------------------------------------------------------- run
+
+def judge(case, proto, args, server, node, tap_n):
+    d = os.path.join(args.out, proto)
+    os.makedirs(d, exist_ok=True)
+    fdir, fnode = os.path.join(d, case.replace("/", "-") + ".direct"), os.path.join(d, case.replace("/", "-") + ".node")
+    if server.ensure():
+        node.stop()
+    server.reset()
+    st_d, secs_d, msg_d = run_case(case, proto, "direct", server.port, server, fdir, args.timeout)
+    if server.ensure():
+        node.stop()
+        st_d, msg_d = "failed", "the server stopped during the direct run"
+    server.reset()
+    died = node.ensure()
+    st_n, secs_n, msg_n = run_case(case, proto, "node", node.port, server, fnode, args.timeout)
+    died_after = not node.alive()
+    rec = {"case": case, "protocol": proto, "direct": st_d, "node": st_n,
+           "direct_s": round(secs_d, 2), "node_s": round(secs_n, 2)}
+    if st_d != "ok":
+        rec["verdict"] = "error"
+        rec["why"] = "direct run %s: %s" % (st_d, msg_d)
+    elif st_n != "ok":
+        rec["verdict"] = "error"
+        rec["why"] = "node run %s: %s" % (st_n, msg_n)
+    elif same_files(fdir, fnode):
+        rec["verdict"] = "identical"
+    else:
+        rec["verdict"] = "differs"
+        rec["why"] = first_difference(fdir, fnode)
+    if died is not None or died_after:
+        rec["node_died"] = True
+        rec["verdict"] = "error" if rec["verdict"] == "identical" else rec["verdict"]
+        rec.setdefault("why", "the node died")
+    return rec
+
+
+def summarize(results, args, elapsed):
+    lines = []
+    label = args.label
+    lines.append("Label `%s`; node arguments: `%s`; %d cases; %s; %.0f s." %
+                 (label, args.node_args or "(none)", len({r["case"] for r in results}),
+                  time.strftime("%Y-%m-%d"), elapsed))
+    lines.append("")
+    lines.append("| protocol | cases | identical | differs | error | % identical |")
+    lines.append("|---|---|---|---|---|---|")
+    for proto in PROTOCOLS:
+        rs = [r for r in results if r["protocol"] == proto]
+        if not rs:
+            continue
+        n = len(rs)
+        c = {v: sum(1 for r in rs if r["verdict"] == v) for v in ("identical", "differs", "error")}
+        lines.append("| %s | %d | %d | %d | %d | %.1f%% |" % ("text" if proto == "text" else "--ps-protocol",
+                                                          n, c["identical"], c["differs"], c["error"],
+                                                          100.0 * c["identical"] / n))
+    bad = [r for r in results if r["verdict"] != "identical"]
+    if bad:
+        lines.append("")
+        lines.append("Not identical:")
+        lines.append("")
+        for r in bad:
+            lines.append("- `%s` (%s): %s: %s" % (r["case"], r["protocol"], r["verdict"],
+                                                  r.get("why", "").replace("\n", " ")[:300]))
+    return "\n".join(lines) + "\n"
+
+
+def cmd_run(args):
+    cases = list(args.case or [])
+    if args.cases:
+        cases += read_case_list(args.cases)
+    if not cases:
+        raise SystemExit("conformance: no cases (--cases FILE or --case NAME)")
+    protos = PROTOCOLS if args.protocol == "both" else (args.protocol,)
+    os.makedirs(args.out, exist_ok=True)
+    server = Server(args)
+    node = None
+    results = []
+    t0 = time.time()
+    if args.tap:
+        print("1..%d" % (len(cases) * len(protos)), flush=True)
+    try:
+        server.start()
+        server.prepare()
+        node = Node(args, server)
+        node.start()
+        resf = open(os.path.join(args.out, "results.jsonl"), "w")
+        n = 0
+        for case in cases:
+            for proto in protos:
+                n += 1
+                rec = judge(case, proto, args, server, node, n)
+                results.append(rec)
+                resf.write(json.dumps(rec) + "\n")
+                resf.flush()
+                if args.tap:
+                    ok = rec["verdict"] == "identical"
+                    print("%s %d - %s %s: %s" % ("ok" if ok else "not ok", n, case, proto, rec["verdict"]),
+                          flush=True)
+                    if not ok:
+                        print("# " + rec.get("why", "").replace("\n", "\n# ")[:1500], flush=True)
+                else:
+                    log("%s %s: %s%s" % (case, proto, rec["verdict"],
+                                         (" (" + rec.get("why", "")[:200] + ")") if rec["verdict"] != "identical" else ""))
+        resf.close()
+    finally:
+        if node:
+            node.stop()
+        server.stop()
+    summary = summarize(results, args, time.time() - t0)
+    with open(os.path.join(args.out, "summary.md"), "w") as f:
+        f.write(summary)
+    if not args.tap:
+        sys.stdout.write(summary)
+    return 0 if all(r["verdict"] == "identical" for r in results) else 1
+
+
+# ---------------------------------------------------------------- select
+
+# A case is not a candidate when its text needs what a plain server run
+# by this harness does not give: a debug build, server restarts, binary
+# logs or replication, server-side files of another layout, or logins as
+# other users (the node authenticates its own users: issue #14).
+EXCLUDE = re.compile(
+    r"have_debug|debug_sync|restart_mysqld|shutdown_server|kill_mysqld|wait_until_disconnected|"
+    r"have_log_bin|have_binlog|master-slave|rpl_|have_ssl|big_test|MYSQLD_BOOTSTRAP|\$MYSQLD\b|"
+    r"MYSQL_SLAVE|_MYSOCK|have_query_cache|not_valgrind|have_perfschema|"
+    r"real_sleep|have_profiling|count_sessions|change_user|have_udf|have_plugin_auth|"
+    r"have_example_plugin|INSTALL SONAME|INSTALL PLUGIN|shutdown_mysqld|start_mysqld|crash_mysqld|"
+    r"mysqladmin_shutdown|shutdown_timeout|kill_and_restart|^\s*shutdown\b",
+    re.I | re.M)
+CONNECT_USER = re.compile(r"^\s*-*\s*connect\s*\(\s*[^,]*,\s*[^,]*,\s*([^,)\s]*)", re.I | re.M)
+
+
+def static_candidate(case):
+    test, _ = case_paths(case)
+    try:
+        with open(test, errors="replace") as f:
+            text = f.read()
+    except OSError:
+        return False
+    if EXCLUDE.search(text):
+        return False
+    for m in CONNECT_USER.finditer(text):
+        if m.group(1) not in ("root", ""):
+            return False
+    return True
+
+
+def suite_cases(suite):
+    d = os.path.dirname(case_paths(suite + ".x")[0])
+    return sorted("%s.%s" % (suite, f[:-5]) for f in os.listdir(d) if f.endswith(".test"))
+
+
+def cmd_select(args):
+    os.makedirs(args.out, exist_ok=True)
+    server = Server(args)
+    kept = []
+    seen = set()
+    if os.path.exists(args.list):
+        seen = {ln.split()[0] for ln in open(args.list) if ln.strip() and not ln.startswith("#")}
+    try:
+        server.start()
+        server.prepare()
+        logf = open(os.path.join(args.out, "select.log"), "a")
+        for suite in args.suites.split(","):
+            cands = [c for c in suite_cases(suite) if static_candidate(c)]
+            if args.sample and len(cands) > args.sample:
+                step = len(cands) / args.sample
+                cands = [cands[int(i * step)] for i in range(args.sample)]
+            cands = sorted(set(cands) | {c for c in args.include.split(",") if c.startswith(suite + ".")})
+            log("%s: %d candidates" % (suite, len(cands)))
+            for case in cands:
+                if case in seen:
+                    continue
+                why = select_one(case, args, server)
+                logf.write("%s %s\n" % (case, why))
+                logf.flush()
+                if why.startswith("keep"):
+                    kept.append(case)
+                    with open(args.list, "a") as lf:
+                        lf.write("%s  # %s\n" % (case, why[5:]))
+    finally:
+        server.stop()
+    log("kept %d" % len(kept))
+    return 0
+
+
+def select_one(case, args, server):
+    d = os.path.join(args.out, "select")
+    os.makedirs(d, exist_ok=True)
+    total = 0.0
+    for proto in PROTOCOLS:
+        outs = []
+        for i in (1, 2):
+            f = os.path.join(d, "%s.%s.%d" % (case.replace("/", "-"), proto, i))
+            server.ensure()
+            server.reset()
+            st, secs, msg = run_case(case, proto, "direct", server.port, server, f, args.timeout)
+            if server.ensure():
+                return "drop %s: the server stopped" % proto
+            if st != "ok":
+                return "drop %s %s: %s" % (proto, st, msg[:200].replace("\n", " "))
+            if secs > args.max_seconds:
+                return "drop %s: %.1f s" % (proto, secs)
+            total += secs
+            outs.append(f)
+        if not same_files(*outs):
+            return "drop %s: not deterministic (%s)" % (proto, first_difference(*outs))
+    return "keep %.1f s" % (total / 2)
+
+
+# ---------------------------------------------------------------- main
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+
+    def common(p):
+        p.add_argument("--out", default=os.path.join(SRCDIR, "build-conformance"),
+                       help="output directory (results, outputs, node log)")
+        p.add_argument("--keep-server", action="store_true",
+                       help="leave the private MariaDB (OUT/var/mysqld.1) running; a later run reuses it")
+        p.add_argument("--server-port", type=int, help="use the MariaDB already running on this port")
+        p.add_argument("--server-socket", help="... and this socket (root logs in there)")
+        p.add_argument("--timeout", type=int, default=120, help="seconds per run (default 120)")
+
+    r = sub.add_parser("run", help="run cases directly and through a node")
+    common(r)
+    r.add_argument("--cases", help="file with one case per line (suite.name)")
+    r.add_argument("--case", action="append", help="a case (repeatable)")
+    r.add_argument("--protocol", choices=("text", "ps", "both"), default="both")
+    r.add_argument("--shoal", default=os.path.join(SRCDIR, "src", "shoal"), help="the node binary")
+    r.add_argument("--node-args", default="", help="extra node arguments, e.g. \"--auto-cache=true\"")
+    r.add_argument("--label", default="passthrough", help="name of this configuration in the report")
+    r.add_argument("--tap", action="store_true", help="print TAP")
+    s = sub.add_parser("select", help="append deterministic cases of suites to a list")
+    common(s)
+    s.add_argument("--suites", required=True, help="comma-separated: main,innodb,compat/oracle,...")
+    s.add_argument("--list", required=True, help="the case list to append to")
+    s.add_argument("--sample", type=int, default=0, help="try at most this many per suite, spread evenly")
+    s.add_argument("--include", default="", help="comma-separated cases tried whatever the filter says")
+    s.add_argument("--max-seconds", type=float, default=15.0, help="drop cases slower than this")
+    args = ap.parse_args()
+    if args.server_port and not args.server_socket:
+        ap.error("--server-port needs --server-socket")
+    if shutil.which("mariadb-test") is None:
+        raise SystemExit("conformance: mariadb-test is not installed (Debian package mariadb-test)")
+    return cmd_run(args) if args.cmd == "run" else cmd_select(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# 62-conformance: the CI subset of the conformance harness
+# (tests/conformance/ci-cases.txt: every case that ever differed, the
+# node's own cases in tests/conformance/shoal, and a spread of the rest):
+# each case runs with mariadb-test directly against a private MariaDB of
+# the harness's own and through a node, in the text protocol and with
+# --ps-protocol; one TAP result per case and protocol, ok when the two
+# outputs are byte for byte identical. scripts/conformance runs the full
+# list (docs/conformance.md).
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+cases="$SRCDIR/tests/conformance/ci-cases.txt"
+n=$(grep -cvE '^\s*(#|$)' "$cases")
+if fake_mode; then
+  echo "1..0 # SKIP fake mode: the harness compares MariaDB with a node"
+  exit 0
+fi
+if ! command -v mariadb-test >/dev/null; then
+  plan $((n * 2))
+  for ((i = 0; i < n * 2; i++)); do not_ok "mariadb-test is not installed (package mariadb-test)"; done
+  exit 1
+fi
+out="$BUILD_TEST/conformance-ci"
+rm -rf "$out"
+# The runner prints the plan and one result per case and protocol; it
+# starts (and stops) its MariaDB and its node itself.
+"$PY" "$SRCDIR/tests/conformance/conformance.py" run --tap --cases "$cases" --out "$out" \
+  --shoal "$SHOAL_BIN" --timeout 120
+rc=$?
+cp "$out/node.log" "$SHOAL_LOG_DIR/62-conformance.node.log" 2>/dev/null || true
+exit $rc

@@ -301,8 +301,6 @@ void mux_answer_done(struct client *c)
 		c->sticky--;
 	if (r->saw_err || r->warnings || r->insert_id || (c->cur_sv & SV_STICKY_NEXT))
 		c->sticky = 1; /* SHOW WARNINGS, LAST_INSERT_ID(), FOUND_ROWS() next */
-	if (r->cmd == CMD_STMT_PREPARE && r->prep_ok)
-		c->sticky = 1; /* its execute most likely comes next: no sync PREPARE */
 	if (c->cur_sv & SV_PIN_FOREVER) {
 		c->pin_forever = true;
 		if (c->up)

@@ -3,7 +3,7 @@
 # 86-multiplex.t:
 #   5. prepared statements (binary protocol) survive a KILL of their upstream
 #      connection, COM_STMT_CLOSE and COM_RESET_CONNECTION clean up, ids stay
-#      per session, a known PREPARE makes no upstream round trip;
+#      per session, every PREPARE is the server's own answer;
 #   6. no head-of-line blocking: cache hits answered while SELECT SLEEP(2)
 #      runs for another session on the same (only) worker;
 #   7. 8000 authenticated idle client connections (tests/bench/loadgen.c -I)

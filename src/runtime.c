@@ -6,11 +6,13 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "admin/admin.h"
 #include "log.h"
 
-enum rt_kind { RT_INT, RT_U32, RT_BOOL, RT_STR, RT_LOG };
+enum rt_kind { RT_INT, RT_U32, RT_BOOL, RT_STR, RT_LOG, RT_USERS };
 
 struct rt_field {
 	const char *key;
@@ -32,6 +34,8 @@ static const struct rt_field fields[] = {
 	RT("cache_empty", cache_empty, RT_BOOL),
 	RT("auto_cache", auto_cache, RT_BOOL),
 	RT("read_your_writes_ms", read_your_writes_ms, RT_INT),
+	RT("cache_scope", cache_scope, RT_INT),
+	RT("grant_check_ms", grant_check_ms, RT_INT),
 	RT("max_client_connections", max_client_connections, RT_INT),
 	RT("metrics_max_queries", metrics_max_queries, RT_INT),
 	RT("upstream_connect_timeout_ms", upstream_connect_timeout_ms, RT_INT),
@@ -43,6 +47,7 @@ static const struct rt_field fields[] = {
 	RT("cache_max_entry_size", cache_max_entry_size, RT_U32),
 	RT("admin_user", admin_user.name, RT_STR),
 	RT("admin_password", admin_user.password, RT_STR),
+	RT("allowed_users", allowed_users, RT_USERS),
 };
 
 static const struct rt_field *find(const char *key)
@@ -56,6 +61,24 @@ static const struct rt_field *find(const char *key)
 bool runtime_setting(const char *key)
 {
 	return find(key) != NULL;
+}
+
+/* allowed_users: only the main thread reads the list (the logins read the
+ * user store), so it is copied, and the store is rebuilt from it. */
+static void apply_users(const struct shoal_config *src)
+{
+	struct shoal_config *old = malloc(sizeof *old);
+
+	if (!old) {
+		log_error("allowed_users: out of memory; not applied");
+		return;
+	}
+	memcpy(old, &g_config, sizeof *old);
+	memcpy(g_config.allowed_users, src->allowed_users, sizeof g_config.allowed_users);
+	g_config.n_allowed_users = src->n_allowed_users;
+	admin_users_config_changed(old);
+	explicit_bzero(old, sizeof *old);
+	free(old);
 }
 
 bool runtime_apply(const char *key, const struct shoal_config *src)
@@ -83,6 +106,9 @@ bool runtime_apply(const char *key, const struct shoal_config *src)
 		break;
 	case RT_STR:
 		memcpy(d, s, f->size);
+		break;
+	case RT_USERS:
+		apply_users(src);
 		break;
 	}
 	return true;

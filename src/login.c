@@ -196,12 +196,21 @@ static void sha2_request_full(struct client *c)
 }
 
 /* The schema a login starts in: the one it asked for, else the user's
- * default_schema, else the one in UPSTREAM_DB_URL (as Readyset does). */
+ * default_schema. A login acting upstream as the upstream_db_url user (that
+ * user itself, or any login with shared_upstream_user) starts in the URL's
+ * database, as with Readyset; any other starts where it would directly, in
+ * none (the URL's database may not be its to use). */
 static void choose_schema(struct client *c, const struct users_login *l)
 {
+	bool url_user = !l->is_monitor &&
+			(g_config.shared_upstream_user || strcmp(c->user, g_config.upstream_user.name) == 0);
+
 	if (c->db[0])
 		return;
-	snprintf(c->db, sizeof(c->db), "%s", l->default_schema[0] ? l->default_schema : g_config.upstream_db);
+	if (l->default_schema[0])
+		snprintf(c->db, sizeof(c->db), "%s", l->default_schema);
+	else if (url_user)
+		snprintf(c->db, sizeof(c->db), "%s", g_config.upstream_db);
 }
 
 /* The password is right: the session gets its identity (l is consumed). */

@@ -202,9 +202,14 @@ int upstream_probe(char *err, size_t errlen)
 static void fail(struct upstream *u)
 {
 	MYSQL *m = u->mysql;
+	bool answered;
 
 	u->st = UP_FAILED;
 	u->err_code = mysql_errno(m);
+	/* a server error (access denied for this user, unknown database, too
+	 * many connections) says the upstream is up: only the connector's own
+	 * errors (2000..2999: no route, refused, lost) count against its health */
+	answered = u->err_code != 0 && (u->err_code < 2000 || u->err_code >= 3000);
 	if (u->err_code) {
 		snprintf(u->sqlstate, sizeof(u->sqlstate), "%s", mysql_sqlstate(m));
 		snprintf(u->err, sizeof(u->err), "%s", mysql_error(m));
@@ -221,7 +226,8 @@ static void fail(struct upstream *u)
 			 "this user; give the node its clear password (allowed_users or the config "
 			 "file; docs/security.md)", u->up_user, u->asked_plugin);
 	STAT_INC(upstream_connect_errors);
-	health_upstream_failed();
+	if (!answered)
+		health_upstream_failed();
 	ev_io_stop(u->loop, &u->watcher);
 	ev_timer_stop(u->loop, &u->timer);
 	u->cb(u, UP_EV_FAILED, u->owner);

@@ -93,7 +93,9 @@ static uint32_t ident_of(const struct client *c)
 	return c->ident ? c->ident->id : 0;
 }
 
-static int lookup(struct client *c, const struct cache_def *d, int64_t now)
+/* stale: an expired verdict still counts (serve-stale while the upstream is
+ * down: it cannot be checked, and no privilege can change there meanwhile) */
+static int lookup(struct client *c, const struct cache_def *d, int64_t now, bool stale)
 {
 	struct grant_table *t = table_of(c);
 	uint32_t id = ident_of(c), ep = epoch_now();
@@ -106,7 +108,7 @@ static int lookup(struct client *c, const struct cache_def *d, int64_t now)
 		const struct grant_slot *s = &t->s[(h + (size_t)i) & (GRANT_SLOTS - 1)];
 
 		if (s->def == d && s->ident == id)
-			return s->epoch == ep && s->expires_ms > now ? s->verdict : V_NONE;
+			return s->epoch == ep && (s->expires_ms > now || stale) ? s->verdict : V_NONE;
 	}
 	return V_NONE;
 }
@@ -138,7 +140,7 @@ static void record(struct client *c, const struct cache_def *d, int verdict, int
 	victim->verdict = (uint8_t)verdict;
 }
 
-enum grant_gate grants_gate(struct client *c, struct cache_def *d, int64_t now)
+enum grant_gate grants_gate(struct client *c, struct cache_def *d, int64_t now, bool stale)
 {
 	int v;
 
@@ -150,7 +152,7 @@ enum grant_gate grants_gate(struct client *c, struct cache_def *d, int64_t now)
 		c->grant_state = GS_NONE;
 		return v == V_ALLOWED ? GRANT_OK : GRANT_REFUSED;
 	}
-	v = lookup(c, d, now);
+	v = lookup(c, d, now, stale);
 	if (v == V_ALLOWED)
 		return GRANT_OK;
 	if (v == V_REFUSED)

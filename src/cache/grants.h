@@ -52,8 +52,10 @@ uint32_t grants_key_id(const struct client *c);
 /* May c use the cache at all (not after SET ROLE)? */
 bool grants_session_may_cache(const struct client *c);
 
-/* Before a hit of shape d: c's verdict. */
-enum grant_gate grants_gate(struct client *c, struct cache_def *d, int64_t now_ms);
+/* Before a hit of shape d: c's verdict. stale: the upstream is down and
+ * results are served past their TTL (serve-stale): the last verdict holds
+ * past grant_check_ms too, as it cannot be checked. */
+enum grant_gate grants_gate(struct client *c, struct cache_def *d, int64_t now_ms, bool stale);
 /* c ran a command of shape d upstream and got a result set: allowed. */
 void grants_note_allowed(struct client *c, struct cache_def *d, int64_t now_ms);
 /* A statement that is not a cached read went upstream: a privilege change

@@ -317,7 +317,7 @@ static enum grant_gate hit_allowed(struct client *c, struct cache_entry *e, enum
 				   int64_t now)
 {
 	bool txn_ok = txn_allows(c, e->def);
-	enum grant_gate g = txn_ok ? grants_gate(c, e->def, now) : GRANT_REFUSED;
+	enum grant_gate g = txn_ok ? grants_gate(c, e->def, now, stale_window() > 0) : GRANT_REFUSED;
 
 	if (g == GRANT_OK)
 		return g;

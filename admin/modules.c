@@ -321,11 +321,8 @@ static size_t config_users(const struct shoal_config *c, struct users_entry *lis
  * the tables hold hashes only, the runtime gets the clear password back
  * where the configuration has it (for caching_sha2_password logins and
  * upstream users of any plugin). */
-static void attach_clear(struct users_entry *e)
+static void attach_clear(struct users_entry *e, const struct users_entry *cfg, size_t n)
 {
-	struct users_entry *cfg = calloc(SHOAL_MAX_USERS + 2, sizeof *cfg);
-	size_t n = cfg ? config_users(&g_config, cfg) : 0;
-
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(cfg[i].name, e->name) != 0)
 			continue;
@@ -335,7 +332,6 @@ static void attach_clear(struct users_entry *e)
 		}
 		break;
 	}
-	users_snapshot_free(cfg, SHOAL_MAX_USERS + 2);
 }
 
 int modules_seed_users_from_config(void)
@@ -435,7 +431,9 @@ static int users_prepare(const char *table, char *err, size_t errlen)
 	return rc;
 }
 
-static int user_row(sqlite3_stmt *st, struct users_entry *e, char *err, size_t errlen)
+/* One row of the users table; cfg (n entries): the configured users. */
+static int user_row(sqlite3_stmt *st, struct users_entry *e, const struct users_entry *cfg,
+		    size_t n, char *err, size_t errlen)
 {
 	const char *name = (const char *)sqlite3_column_text(st, 0);
 	const char *pw = (const char *)sqlite3_column_text(st, 1);
@@ -469,7 +467,7 @@ static int user_row(sqlite3_stmt *st, struct users_entry *e, char *err, size_t e
 	e->max_connections = (int)maxc;
 	e->is_monitor = sqlite3_column_int(st, 5) != 0;
 	snprintf(e->comment, sizeof e->comment, "%s", comment ? comment : "");
-	attach_clear(e);
+	attach_clear(e, cfg, n);
 	return 0;
 }
 
@@ -478,13 +476,18 @@ static int users_load(sqlite3 *db, const char *table, struct admin_reply *r, cha
 {
 	char *sql = sqlite3_mprintf("SELECT " USERS_COLUMNS " FROM %s ORDER BY rowid", table);
 	sqlite3_stmt *st = sql ? adb_prepare(sql, err, errlen) : NULL;
-	struct users_entry *list = NULL, *grown;
-	size_t n = 0, cap = 0;
+	struct users_entry *list = NULL, *grown, *cfg = calloc(SHOAL_MAX_USERS + 2, sizeof *cfg);
+	size_t n = 0, cap = 0, n_cfg = cfg ? config_users(&g_config, cfg) : 0;
 	int rc = 0;
 
 	sqlite3_free(sql);
-	if (!st)
+	if (!st || !cfg) {
+		if (!cfg)
+			snprintf(err, errlen, "out of memory");
+		sqlite3_finalize(st);
+		free(cfg);
 		return -1;
+	}
 	while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
 		if (n == cap) {
 			cap = cap ? cap * 2 : 16;
@@ -496,7 +499,7 @@ static int users_load(sqlite3 *db, const char *table, struct admin_reply *r, cha
 			}
 			list = grown;
 		}
-		rc = user_row(st, &list[n], err, errlen);
+		rc = user_row(st, &list[n], cfg, n_cfg, err, errlen);
 		n += rc == 0;
 	}
 	sqlite3_finalize(st);
@@ -505,6 +508,7 @@ static int users_load(sqlite3 *db, const char *table, struct admin_reply *r, cha
 		rc = -1;
 	}
 	users_snapshot_free(list, cap);
+	users_snapshot_free(cfg, SHOAL_MAX_USERS + 2);
 	return rc;
 }
 

@@ -12,7 +12,7 @@
 #include "admin/admin.h"
 #include "log.h"
 
-enum rt_kind { RT_INT, RT_U32, RT_BOOL, RT_STR, RT_LOG, RT_USERS };
+enum rt_kind { RT_INT, RT_U32, RT_BOOL, RT_STR, RT_LOG };
 
 struct rt_field {
 	const char *key;
@@ -47,7 +47,6 @@ static const struct rt_field fields[] = {
 	RT("cache_max_entry_size", cache_max_entry_size, RT_U32),
 	RT("admin_user", admin_user.name, RT_STR),
 	RT("admin_password", admin_user.password, RT_STR),
-	RT("allowed_users", allowed_users, RT_USERS),
 };
 
 static const struct rt_field *find(const char *key)
@@ -63,9 +62,7 @@ bool runtime_setting(const char *key)
 	return find(key) != NULL;
 }
 
-/* allowed_users: only the main thread reads the list (the logins read the
- * user store), so it is copied, and the store is rebuilt from it. */
-static void apply_users(const struct shoal_config *src)
+void runtime_apply_users(const struct shoal_config *src)
 {
 	struct shoal_config *old = malloc(sizeof *old);
 
@@ -106,9 +103,6 @@ bool runtime_apply(const char *key, const struct shoal_config *src)
 		break;
 	case RT_STR:
 		memcpy(d, s, f->size);
-		break;
-	case RT_USERS:
-		apply_users(src);
 		break;
 	}
 	return true;

@@ -23,6 +23,10 @@
 
 #define GRANT_SLOTS 4096          /* per worker, a power of two */
 #define GRANT_PROBE 8
+/* While one session checks a user's expired "allowed" verdict, the user's
+ * other sessions on the worker are served under it, for this long at most
+ * (the check's round trip): one check per expiry, not one per session. */
+#define GRANT_CHECK_GRACE_MS 2000
 
 enum { V_NONE, V_ALLOWED, V_REFUSED };
 /* c->grant_state */
@@ -33,6 +37,7 @@ struct grant_slot {
 	uint32_t ident;
 	uint32_t epoch;
 	int64_t expires_ms;
+	int64_t checking_ms;          /* a check of this verdict started then (0: none) */
 	uint8_t verdict;
 };
 
@@ -95,22 +100,46 @@ static uint32_t ident_of(const struct client *c)
 
 /* stale: an expired verdict still counts (serve-stale while the upstream is
  * down: it cannot be checked, and no privilege can change there meanwhile) */
-static int lookup(struct client *c, const struct cache_def *d, int64_t now, bool stale)
+static struct grant_slot *find_slot(struct grant_table *t, const struct cache_def *d, uint32_t id)
 {
-	struct grant_table *t = table_of(c);
-	uint32_t id = ident_of(c), ep = epoch_now();
-	size_t h;
+	size_t h = slot_hash(d, id);
 
-	if (!t)
-		return V_NONE;
-	h = slot_hash(d, id);
 	for (int i = 0; i < GRANT_PROBE; i++) {
-		const struct grant_slot *s = &t->s[(h + (size_t)i) & (GRANT_SLOTS - 1)];
+		struct grant_slot *s = &t->s[(h + (size_t)i) & (GRANT_SLOTS - 1)];
 
 		if (s->def == d && s->ident == id)
-			return s->epoch == ep && (s->expires_ms > now || stale) ? s->verdict : V_NONE;
+			return s;
 	}
-	return V_NONE;
+	return NULL;
+}
+
+/* The verdict that holds now. stale: an expired verdict still counts
+ * (serve-stale while the upstream is down: it cannot be checked, and no
+ * privilege can change there meanwhile); an expired "allowed" one also
+ * holds while another session checks it (GRANT_CHECK_GRACE_MS). */
+static int lookup(struct client *c, const struct cache_def *d, int64_t now, bool stale)
+{
+	struct grant_table *t = c->w->grants; /* allocated by record(): never on a hit */
+	const struct grant_slot *s = t ? find_slot(t, d, ident_of(c)) : NULL;
+	bool checking;
+
+	if (!s || s->epoch != epoch_now())
+		return V_NONE;
+	if (s->expires_ms > now || stale)
+		return s->verdict;
+	checking = s->checking_ms && now - s->checking_ms < GRANT_CHECK_GRACE_MS &&
+		   __atomic_load_n(&g_config.grant_check_ms, __ATOMIC_RELAXED) > 0;
+	return checking && s->verdict == V_ALLOWED ? V_ALLOWED : V_NONE;
+}
+
+/* A check of c's verdict on d starts: the user's other sessions wait for it
+ * under the old verdict (lookup). */
+static void mark_checking(struct client *c, const struct cache_def *d, int64_t now)
+{
+	struct grant_slot *s = c->w->grants ? find_slot(c->w->grants, d, ident_of(c)) : NULL;
+
+	if (s)
+		s->checking_ms = now;
 }
 
 static void record(struct client *c, const struct cache_def *d, int verdict, int64_t now)
@@ -135,6 +164,7 @@ static void record(struct client *c, const struct cache_def *d, int verdict, int
 	}
 	victim->def = d;
 	victim->ident = id;
+	victim->checking_ms = 0;
 	victim->epoch = epoch_now();
 	victim->expires_ms = now + __atomic_load_n(&g_config.grant_check_ms, __ATOMIC_RELAXED);
 	victim->verdict = (uint8_t)verdict;
@@ -241,6 +271,7 @@ bool grants_start_check(struct client *c, struct cache_def *d, const char *q, si
 		return false;
 	pkt_end(o, start, 0);
 	STAT_INC(grant_checks);
+	mark_checking(c, d, (int64_t)(ev_now(c->w->loop) * 1000.0));
 	c->scratch.len = 0;
 	relay_start(&c->relay, CMD_STMT_PREPARE, 0);
 	relay_upstream(&c->relay, c->up->cache_meta, c->up->progress, NULL, NULL);

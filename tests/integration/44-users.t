@@ -13,9 +13,9 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-plan 43
+plan 45
 if fake_mode; then
-  for i in $(seq 43); do skip "users" "fake mode (node only)"; done
+  for i in $(seq 45); do skip "users" "fake mode (node only)"; done
   exit 0
 fi
 
@@ -60,7 +60,7 @@ write_conf "uu_conf:confpw1, uu_pw:oldpw"
 APORT=$(free_port) HPORT=$(free_port)
 if ! shoal_start main --config "$conf" --admin-address "127.0.0.1:$APORT" --metrics-address "127.0.0.1:$HPORT" \
   --data-dir "$work/d"; then
-  for i in $(seq 43); do not_ok "node starts"; done
+  for i in $(seq 45); do not_ok "node starts"; done
   exit 1
 fi
 
@@ -199,7 +199,7 @@ for mode in own shared; do
   AP=$(free_port)
   if ! shoal_start "one_$mode" --workers 1 --max-upstream-connections 1 --auto-cache \
     --allowed-users "uu_s1:s1pw,uu_s2:s2pw" --admin-address "127.0.0.1:$AP" --data-dir "$work/$mode" "${extra[@]}"; then
-    n=5; [ $mode = shared ] && n=8
+    n=7; [ $mode = shared ] && n=8
     for i in $(seq $n); do not_ok "node ($mode) starts"; done
     continue
   fi
@@ -235,6 +235,24 @@ if mode == "shared":
        "  anything else is refused upstream: it never acts as the URL's user", repr(r))
 else:
     is_(cu, ("rows", [["uu_s1@%"]]), "own identity: uu_s1 acts upstream as itself")
+    # COM_CHANGE_USER: the session takes the new user's identity (and schema)
+    import struct
+    import rawmysql as r
+    c = r.Conn("127.0.0.1", port)
+    c.login("uu_s1", "s1pw")
+    g = c.greeting
+    def change(user, pw):
+        tok = r.native_token(pw, g.nonce)
+        body = user.encode() + b"\0" + bytes([len(tok)]) + tok + b"\0" + struct.pack("<H", 45) + b"mysql_native_password\0"
+        c.write_packet(bytes([r.COM_CHANGE_USER]) + body, 0)
+        _, p = c.read_packet()
+        return ("ok",) if p[0] == 0 else ("err",) + r.parse_err(p)
+    res = change("uu_s2", "s2pw")
+    rows = c.query("SELECT CURRENT_USER(), DATABASE()") if res == ("ok",) else None
+    ok(res == ("ok",) and rows and b"uu_s2@%" in rows[-2][1] and b"uu_b" in rows[-2][1],
+       "COM_CHANGE_USER uu_s1 -> uu_s2: acts upstream as uu_s2, in its default schema", repr((res, rows)))
+    res = change("uu_s1", "wrong")
+    ok(res[0] == "err" and res[1] == 1045, "COM_CHANGE_USER with a wrong password: 1045", repr(res))
 s1.close()
 s2.close()
 done_testing(always_zero=True)

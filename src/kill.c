@@ -1,7 +1,7 @@
 /*
  * kill.c: KILL intercepted (see kill.h): the session table, reading the
  * KILL statement, the answer to the killer, the delivery to the session's
- * worker, and the upstream KILL run on a thread of its own.
+ * worker, and the upstream KILL, on a connection of its own.
  */
 #include "kill.h"
 
@@ -236,42 +236,86 @@ bool kill_command(struct client *c, const uint8_t *pl, uint32_t len)
 
 /* ---- the killed session's side -------------------------------------------- */
 
+/* An upstream KILL in flight: a connection of its own, acting as the
+ * session's own identity (a user may always kill its own threads). */
 struct upstream_kill {
 	unsigned long thread_id;
 	bool query_only;
 };
 
-static void *upstream_kill_main(void *arg)
+static void upstream_kill_end(struct upstream *u, struct upstream_kill *k, const char *why)
 {
-	struct upstream_kill *k = arg;
-
-	if (upstream_kill(k->thread_id, k->query_only) < 0)
-		log_info("KILL %s%lu on the upstream failed (the query may have ended)",
-			 k->query_only ? "QUERY " : "", k->thread_id);
+	if (why)
+		log_info("KILL %s%lu on the upstream: %s", k->query_only ? "QUERY " : "", k->thread_id, why);
+	upstream_close(u, why == NULL);
 	free(k);
-	return NULL;
 }
 
-/* Have the upstream kill what runs on u, on a connection (and a thread) of
- * its own: connecting is blocking. */
-static void kill_upstream(struct upstream *u, bool query_only)
+static void upstream_kill_event(struct upstream *u, enum upstream_event ev, void *owner)
+{
+	struct upstream_kill *k = owner;
+	char sql[64];
+	size_t start;
+	uint32_t len;
+	uint8_t seq;
+	int rc;
+
+	switch (ev) {
+	case UP_EV_CONNECTED:
+		rc = pkt_begin(&u->io.out, &start);
+		rc |= put_u8(&u->io.out, CMD_QUERY);
+		snprintf(sql, sizeof(sql), "KILL %s%lu", k->query_only ? "QUERY " : "", k->thread_id);
+		rc |= pbuf_append(&u->io.out, sql, strlen(sql));
+		if (rc) {
+			upstream_kill_end(u, k, "out of memory");
+			return;
+		}
+		pkt_end(&u->io.out, start, 0);
+		upstream_want(u, true, true);
+		return;
+	case UP_EV_FAILED:
+		upstream_kill_end(u, k, u->err);
+		return;
+	case UP_EV_IO:
+		break;
+	}
+	if (sbuf_out_pending(&u->io) > 0 && sbuf_flush(&u->io) == SBUF_ERROR) {
+		upstream_kill_end(u, k, "write failed");
+		return;
+	}
+	rc = sbuf_read(&u->io, 4096);
+	if (sbuf_packet_ready(&u->io, &len, &seq)) {
+		const uint8_t *pl = sbuf_in_ptr(&u->io) + PKT_HEADER_LEN;
+
+		/* an error: the query or the thread ended meanwhile */
+		upstream_kill_end(u, k, len && pl[0] == 0xff ? "refused (it may have ended)" : NULL);
+		return;
+	}
+	if (rc == SBUF_EOF || rc == SBUF_ERROR) {
+		upstream_kill_end(u, k, "connection lost");
+		return;
+	}
+	upstream_want(u, true, sbuf_out_pending(&u->io) > 0);
+}
+
+/* Have the upstream kill what runs on the session's connection, on a
+ * connection of its own opened on the session's worker as the session's
+ * identity. The session's connection is never lent to another session
+ * after this, so that a KILL arriving late cannot reach anyone else. */
+static void kill_upstream(struct client *c, bool query_only)
 {
 	struct upstream_kill *k = malloc(sizeof(*k));
-	pthread_attr_t attr;
-	pthread_t t;
+	struct upstream_params p = { .check = true, .ident = c->ident };
 
-	u->dirty = true; /* never lent to another session after this */
+	c->up->dirty = true;
 	if (!k)
 		return;
-	k->thread_id = mysql_thread_id(u->mysql);
+	k->thread_id = mysql_thread_id(c->up->mysql);
 	k->query_only = query_only;
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	if (pthread_create(&t, &attr, upstream_kill_main, k) != 0) {
-		log_warn("KILL: no thread for the upstream KILL");
+	if (!upstream_open(c->w->loop, &p, upstream_kill_event, k)) {
+		log_warn("KILL: out of memory for the upstream KILL");
 		free(k);
 	}
-	pthread_attr_destroy(&attr);
 }
 
 /* A command of the session is upstream (its answer not complete). */
@@ -291,10 +335,10 @@ void kill_deliver(struct worker *w, uint32_t id, enum kill_kind kind)
 		return; /* ended meanwhile */
 	if (kind == KK_QUERY) {
 		if (busy_upstream(c))
-			kill_upstream(c->up, true);
+			kill_upstream(c, true);
 		return;
 	}
 	if (busy_upstream(c))
-		kill_upstream(c->up, false);
+		kill_upstream(c, false);
 	client_close(c, "killed (KILL CONNECTION)");
 }

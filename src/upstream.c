@@ -205,27 +205,6 @@ int upstream_probe(char *err, size_t errlen)
 	return 0;
 }
 
-int upstream_kill(unsigned long thread_id, bool query_only)
-{
-	MYSQL *m;
-	struct shoal_user *u = &g_config.upstream_user;
-	char sql[64];
-	int rc = -1;
-
-	mysql_thread_init();
-	m = mysql_init(NULL);
-	if (m) {
-		set_common_options(m, false);
-		snprintf(sql, sizeof(sql), "KILL %s%lu", query_only ? "QUERY " : "", thread_id);
-		if (mysql_real_connect(m, g_config.upstream_host, u->name, u->password, NULL,
-				       g_config.upstream_port, NULL, 0) && mysql_query(m, sql) == 0)
-			rc = 0;
-		mysql_close(m);
-	}
-	mysql_thread_end();
-	return rc;
-}
-
 static void fail(struct upstream *u)
 {
 	MYSQL *m = u->mysql;

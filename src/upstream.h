@@ -142,9 +142,6 @@ bool upstream_mariadb(void);
 /* The message for what the node refuses while the upstream is down:
  * "Shoal: upstream HOST:PORT unreachable for N s; <what>". Any thread. */
 void upstream_down_text(char *out, size_t cap, const char *what);
-/* Ask the upstream, on a connection of its own, to KILL [QUERY] thread_id.
- * Blocking: run it on a thread of its own (kill.c). 0 or -1. */
-int upstream_kill(unsigned long thread_id, bool query_only);
 /* Blocking probe at start-up (main thread, before workers). 0 or -1. */
 int upstream_probe(char *err, size_t errlen);
 

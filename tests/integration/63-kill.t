@@ -90,45 +90,47 @@ def bystand():
             bystander["errors"].append(e.args)
             c = conn(VPORT)
     c.close()
-bt = threading.Thread(target=bystand)
+bt = threading.Thread(target=bystand, daemon=True)
 bt.start()
+try:
 
-d, v = kill_running(DPORT, "query"), kill_running(VPORT, "query")
-is_((v[0], v[2], v[3]), (d[0], d[2], d[3]), "KILL QUERY: the sleeper gets 1317 and goes on, as directly")
-ok(v[0] == 1317 and v[1] < 10, "  interrupted after %.1f s" % v[1], repr(v))
-d, v = kill_running(DPORT, "connection"), kill_running(VPORT, "connection")
-is_((v[0], v[2]), (d[0], d[2]), "KILL <id>: the sleeper loses its connection, the killer gets OK, as directly")
-ok(v[1] < 10, "  ended after %.1f s" % v[1])
-d, v = kill_running(DPORT, "process"), kill_running(VPORT, "process")
-is_((v[0], v[2]), (d[0], d[2]), "COM_PROCESS_KILL: the same")
+    d, v = kill_running(DPORT, "query"), kill_running(VPORT, "query")
+    is_((v[0], v[2], v[3]), (d[0], d[2], d[3]), "KILL QUERY: the sleeper gets 1317 and goes on, as directly")
+    ok(v[0] == 1317 and v[1] < 10, "  interrupted after %.1f s" % v[1], repr(v))
+    d, v = kill_running(DPORT, "connection"), kill_running(VPORT, "connection")
+    is_((v[0], v[2]), (d[0], d[2]), "KILL <id>: the sleeper loses its connection, the killer gets OK, as directly")
+    ok(v[1] < 10, "  ended after %.1f s" % v[1])
+    d, v = kill_running(DPORT, "process"), kill_running(VPORT, "process")
+    is_((v[0], v[2]), (d[0], d[2]), "COM_PROCESS_KILL: the same")
 
-def errors(port):
-    a, b = conn(port), conn(port)
-    res = {}
-    res["unknown"] = err(lambda: a.cursor().execute("KILL 4000000000"))
-    res["unknown query"] = err(lambda: a.cursor().execute("KILL QUERY 4000000000"))
-    res["unknown process"] = err(lambda: a.kill(4000000000))
-    res["self query"] = err(lambda: a.cursor().execute("KILL QUERY %d" % a.thread_id()))
-    res["after self query"] = err(lambda: a.cursor().execute("SELECT 1"))
-    res["idle victim"] = err(lambda: a.cursor().execute("KILL CONNECTION %d" % b.thread_id()))
-    time.sleep(0.5)
-    res["victim after"] = err(lambda: b.cursor().execute("SELECT 1"))
-    res["self"] = err(lambda: a.cursor().execute("KILL %d" % a.thread_id()))
-    res["after self"] = err(lambda: a.cursor().execute("SELECT 1"))
-    return res
+    def errors(port):
+        a, b = conn(port), conn(port)
+        res = {}
+        res["unknown"] = err(lambda: a.cursor().execute("KILL 4000000000"))
+        res["unknown query"] = err(lambda: a.cursor().execute("KILL QUERY 4000000000"))
+        res["unknown process"] = err(lambda: a.kill(4000000000))
+        res["self query"] = err(lambda: a.cursor().execute("KILL QUERY %d" % a.thread_id()))
+        res["after self query"] = err(lambda: a.cursor().execute("SELECT 1"))
+        res["idle victim"] = err(lambda: a.cursor().execute("KILL CONNECTION %d" % b.thread_id()))
+        time.sleep(0.5)
+        res["victim after"] = err(lambda: b.cursor().execute("SELECT 1"))
+        res["self"] = err(lambda: a.cursor().execute("KILL %d" % a.thread_id()))
+        res["after self"] = err(lambda: a.cursor().execute("SELECT 1"))
+        return res
 
-d, v = errors(DPORT), errors(VPORT)
-for k in d:
-    is_(v[k], d[k], "%s: %s, as directly" % (k, d[k]))
+    d, v = errors(DPORT), errors(VPORT)
+    for k in d:
+        is_(v[k], d[k], "%s: %s, as directly" % (k, d[k]))
 
-# node-only: another user's session, the refused forms
-a, o = conn(VPORT), conn(VPORT, "other", "otherpw")
-is_(err(lambda: o.cursor().execute("KILL %d" % a.thread_id())), 1095, "another user's session: 1095")
-is_((err(lambda: a.cursor().execute("KILL QUERY ID 5")), err(lambda: a.cursor().execute("KILL USER app"))),
-    (1235, 1235), "KILL QUERY ID, KILL USER: 1235")
-a.close(); o.close()
+    # node-only: another user's session, the refused forms
+    a, o = conn(VPORT), conn(VPORT, "other", "otherpw")
+    is_(err(lambda: o.cursor().execute("KILL %d" % a.thread_id())), 1095, "another user's session: 1095")
+    is_((err(lambda: a.cursor().execute("KILL QUERY ID 5")), err(lambda: a.cursor().execute("KILL USER app"))),
+        (1235, 1235), "KILL QUERY ID, KILL USER: 1235")
+    a.close(); o.close()
 
-stop.set()
+finally:
+    stop.set()
 bt.join(30)
 ok(bystander["n"] > 10 and not bystander["errors"],
    "a bystander's %d queries meanwhile: none interrupted" % bystander["n"], repr(bystander["errors"][:3]))

@@ -861,6 +861,17 @@ bool cache_serve_only(struct client *c, const uint8_t *pl, uint32_t len)
 	       exec_key(c, s, pl, len) && try_hit(c, now, pl, len, t0) > 0;
 }
 
+/* Only a read can be cached: the PREPARE of anything else needs no
+ * settings, and no internal query may run ahead of it on the connection
+ * (one would, for one, close the session's HANDLER tables when DDL waits
+ * for them, as any statement does). */
+static bool prepare_is_read(struct client *c, const uint8_t *pl, uint32_t len)
+{
+	struct sql_tok_result *tok = tokenize(c, (const char *)pl + 1, len - 1);
+
+	return !tok || (is_read_keyword(tok->keyword) && !(tok->flags & SQL_TOK_MULTI_STATEMENT));
+}
+
 enum cache_step cache_command(struct client *c, const uint8_t *pl, uint32_t len)
 {
 	uint8_t cmd = pl[0];
@@ -876,7 +887,7 @@ enum cache_step cache_command(struct client *c, const uint8_t *pl, uint32_t len)
 		return CSTEP_BLOCKED;
 	switch (cmd) {
 	case CMD_STMT_PREPARE:
-		if (c->settings_dirty && caching_possible(c)) {
+		if (c->settings_dirty && caching_possible(c) && prepare_is_read(c, pl, len)) {
 			if (!c->up)
 				return CSTEP_NEED_UP;
 			if (start_settings(c))

@@ -274,8 +274,13 @@ void mux_prepared(struct client *c)
 	pbuf_free(&ctx);
 	if (c->up) {
 		upstream_stmt_add(c->up, serial, c->relay.stmt_id, &evict);
-		if (evict)
+		if (evict) {
 			close_upstream_stmt(c->up, evict);
+			/* written now: a connection with output pending is not
+			 * pooled (pool.c), and the session may give it back next */
+			if (sbuf_flush(&c->up->io) == SBUF_ERROR)
+				c->up->dirty = true;
+		}
 	}
 	cache_stmt_add(c, c->prep_id, c->relay.prep_params, serial);
 }

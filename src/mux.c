@@ -23,6 +23,7 @@ enum { SYNC_DB = 1, SYNC_SET, SYNC_PREPARE };
 
 void mux_login(struct client *c)
 {
+	c->globals_gen = sv_globals_gen();
 	sv_free(&c->sv);
 	snprintf(c->sv.db, sizeof(c->sv.db), "%s", c->db);
 	sv_names_from_collation(&c->sv, c->collation);
@@ -56,6 +57,7 @@ void mux_reset(struct client *c)
 	c->pin_forever = c->pin_lock = false;
 	c->sticky = 0;
 	c->cur_sv = 0;
+	c->globals_gen = sv_globals_gen(); /* a reset session starts from the globals of now */
 	free(c->delta);
 	c->delta = NULL;
 	{
@@ -311,6 +313,8 @@ void mux_answer_done(struct client *c)
 		if (c->up)
 			c->up->dirty = true;
 	}
+	if (ok && (c->cur_sv & SV_GLOBAL))
+		sv_globals_changed();
 	if (ok && (c->cur_sv & SV_PIN_LOCK))
 		c->pin_lock = true;
 	if (ok && (c->cur_sv & SV_UNLOCK))

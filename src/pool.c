@@ -98,6 +98,13 @@ static bool same_identity(const struct upstream *u, const struct client *c)
 	return u->ident_id == (c->ident ? c->ident->id : 0);
 }
 
+/* Opened before a global variable changed that c's session started with
+ * (sessvars.h): its session values would be the old ones. */
+static bool older_globals(const struct upstream *u, const struct client *c)
+{
+	return (int)(u->globals_gen - c->globals_gen) < 0;
+}
+
 /* Its user was removed or deactivated (LOAD USERS, SIGHUP). */
 static bool revoked(const struct upstream *u)
 {
@@ -112,7 +119,7 @@ static struct upstream *find_idle(struct pool *p, struct client *c)
 	struct upstream *any = NULL;
 
 	for (struct upstream *u = p->idle; u; u = u->pnext) {
-		if (u->key != key || !same_identity(u, c) || revoked(u) ||
+		if (u->key != key || !same_identity(u, c) || revoked(u) || older_globals(u, c) ||
 		    (u->sv.db[0] && !c->sv.db[0]))
 			continue;
 		if (sv_equal(&u->sv, &c->sv))
@@ -278,7 +285,8 @@ bool pool_borrow_now(struct client *c)
 	if (p->wq_head)
 		return false;
 	for (struct upstream *u = p->idle; u; u = u->pnext) {
-		if (u->key == key && same_identity(u, c) && !revoked(u) && sv_equal(&u->sv, &c->sv)) {
+		if (u->key == key && same_identity(u, c) && !revoked(u) && !older_globals(u, c) &&
+		    sv_equal(&u->sv, &c->sv)) {
 			lend(p, c, u);
 			return true;
 		}

@@ -7,6 +7,8 @@
  */
 #include "sessvars.h"
 
+#include <stdatomic.h>
+
 #include <ctype.h>
 #include <mysql.h>
 #include <stdio.h>
@@ -195,6 +197,7 @@ struct set_ctx {
 	struct scan *s;
 	struct sv_delta *d;
 	bool mariadb;
+	bool global_set;      /* a GLOBAL (or PERSIST) variable is assigned */
 };
 
 static bool add_var(struct sv_delta *d, const char *name, size_t nlen, const char *val, size_t vlen)
@@ -354,6 +357,7 @@ static int read_assignment(struct set_ctx *x, struct tok *t)
 	next(x->s, t);
 	if (word_is(t, "GLOBAL") || word_is(t, "PERSIST") || word_is(t, "PERSIST_ONLY")) {
 		global = true;
+		x->global_set = true;
 		next(x->s, t);
 	} else if (word_is(t, "SESSION") || word_is(t, "LOCAL")) {
 		session = true;
@@ -376,6 +380,7 @@ static int read_assignment(struct set_ctx *x, struct tok *t)
 	} else {
 		if (!var_name(x, t, &global, name, sizeof(name)))
 			return -1;
+		x->global_set |= global;
 		for (int i = 0; refused_names[i]; i++)
 			if (strcasecmp(name, refused_names[i]) == 0)
 				return -1;
@@ -409,8 +414,8 @@ static unsigned classify_set(struct scan *s, struct sv_delta *d, bool mariadb)
 		r = read_assignment(&x, &t);
 	} while (r > 0);
 	if (r < 0)
-		return SV_PIN_FOREVER;
-	return d->n || d->set_names ? SV_CHANGES : 0;
+		return SV_PIN_FOREVER | (x.global_set ? SV_GLOBAL : 0);
+	return (d->n || d->set_names ? SV_CHANGES : 0) | (x.global_set ? SV_GLOBAL : 0);
 }
 
 /* ---- classification ---------------------------------------------------- */
@@ -607,6 +612,21 @@ bool sv_equal(const struct sess_state *a, const struct sess_state *b)
 			return false;
 	}
 	return true;
+}
+
+/* Bumped each time a statement that set a global variable succeeded
+ * through the node: a relaxed atomic, read at every login and every
+ * connection's opening. */
+static atomic_uint globals_gen;
+
+unsigned sv_globals_gen(void)
+{
+	return atomic_load_explicit(&globals_gen, memory_order_relaxed);
+}
+
+void sv_globals_changed(void)
+{
+	atomic_fetch_add_explicit(&globals_gen, 1, memory_order_relaxed);
 }
 
 int sv_serialize(const struct sess_state *s, struct pbuf *out)

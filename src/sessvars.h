@@ -47,6 +47,7 @@ struct sess_state {
 #define SV_UNLOCK       0x04   /* UNLOCK TABLES */
 #define SV_STICKY_NEXT  0x08   /* keep the connection for the next command */
 #define SV_CHANGES      0x10   /* the delta applies once the statement succeeds */
+#define SV_GLOBAL       0x20   /* it sets a global variable (sv_globals_changed) */
 
 /* The state change a statement makes when it succeeds. */
 struct sv_delta {
@@ -82,6 +83,14 @@ int sv_sync_sql(const struct sess_state *have, const struct sess_state *want,
 		bool *init_db, struct pbuf *sql);
 
 bool sv_equal(const struct sess_state *a, const struct sess_state *b);
+/* A session's variables start from the global values of the moment it
+ * connects. A statement through the node that sets a global variable
+ * moves a node-wide generation (sv_globals_changed, once it succeeded);
+ * sessions logged in and connections opened since carry the new one, and a
+ * session is not lent a connection older than its own generation (pool.c).
+ * Any thread. */
+unsigned sv_globals_gen(void);
+void sv_globals_changed(void);
 /* Append a canonical byte form of the state to out (equal states give
  * equal bytes: the variables are written in name order). 0 or -1. */
 int sv_serialize(const struct sess_state *s, struct pbuf *out);

@@ -472,6 +472,7 @@ struct upstream *upstream_open(struct ev_loop *loop, const struct upstream_param
 	if (p->db)
 		snprintf(u->db, sizeof(u->db), "%s", p->db);
 	sv_init(&u->sv);
+	u->globals_gen = sv_globals_gen();
 	snprintf(u->sv.db, sizeof(u->sv.db), "%s", u->db);
 	sv_names_from_collation(&u->sv, p->collation);
 	sbuf_init(&u->io, -1);

@@ -103,6 +103,7 @@ struct upstream {
 	uint64_t uses;           /* commands run on it (0: fresh) */
 	bool dirty;              /* holds state no other session may see: close at release */
 	struct sess_state sv;    /* its session state */
+	unsigned globals_gen;    /* sv_globals_gen() when it was opened */
 	struct up_stmt *stmts;
 	uint16_t n_stmts, cap_stmts;
 	uint64_t stmt_clock;

@@ -23,6 +23,13 @@ static void pins(void)
 	is_int(cl("SELECT 1"), 0, "plain SELECT: nothing");
 	is_int(cl("INSERT INTO t VALUES (1)"), 0, "INSERT: nothing (the answer's insert id decides)");
 	is_int(cl("SET @a = 1"), SV_PIN_FOREVER, "SET @user var pins");
+	is_int(cl("SET GLOBAL max_allowed_packet = 2048") & SV_GLOBAL, SV_GLOBAL, "SET GLOBAL: SV_GLOBAL");
+	is_int(cl("SET @@global.sql_mode = ''") & SV_GLOBAL, SV_GLOBAL, "SET @@global.x: SV_GLOBAL");
+	is_int(cl("SET sql_mode = '', GLOBAL wait_timeout = 10") & SV_GLOBAL, SV_GLOBAL,
+	       "a global assignment among session ones: SV_GLOBAL");
+	is_int(cl("SET GLOBAL wait_timeout = 1 + 1") & (SV_GLOBAL | SV_PIN_FOREVER), SV_GLOBAL | SV_PIN_FOREVER,
+	       "SET GLOBAL of a computed value: SV_GLOBAL too");
+	is_int(cl("SET sql_mode = ''") & SV_GLOBAL, 0, "a session assignment: no SV_GLOBAL");
 	is_int(cl("SET rand_seed1 = 1, rand_seed2 = 2"), SV_PIN_FOREVER, "rand_seed1 has no DEFAULT: pins");
 	is_int(cl("SET @@session.last_insert_id = 5"), SV_PIN_FOREVER, "last_insert_id has no DEFAULT: pins");
 	is_int(cl("SELECT @a := 5"), SV_PIN_FOREVER, ":= pins");
@@ -79,8 +86,8 @@ static void set_statements(void)
 	is_str(d.vars[0].value, "-1", "  signed value");
 	is_int(cl("SET sql_mode = DEFAULT"), SV_CHANGES, "SET ... = DEFAULT");
 	is_str(d.vars[0].value, "", "  recorded as a drop");
-	is_int(cl("SET GLOBAL max_connections = 10"), 0, "SET GLOBAL: not session state");
-	is_int(cl("SET @@global.x = 1, y = 2"), SV_CHANGES, "mixed global and session");
+	is_int(cl("SET GLOBAL max_connections = 10"), SV_GLOBAL, "SET GLOBAL: not session state (SV_GLOBAL only)");
+	is_int(cl("SET @@global.x = 1, y = 2"), SV_CHANGES | SV_GLOBAL, "mixed global and session");
 	is_int(d.n, 1, "  only the session one");
 	is_int(cl("SET NAMES utf8mb4"), SV_CHANGES, "SET NAMES");
 	ok(d.set_names && strcmp(d.names, "NAMES utf8mb4") == 0, "  names text: %s", d.names);

@@ -409,10 +409,38 @@ static int state_step(struct client *c, const struct sess_state *want)
 	return rc;
 }
 
+/* The upstream statements on u that no session holds any more are closed
+ * (the COM_STMT_CLOSEs go with the next command): looked at only when some
+ * serial lost its last holder since u's last look. */
+static void purge_dropped(struct upstream *u)
+{
+	unsigned gen = stmtreg_dropped_gen();
+	uint64_t serials[UP_STMTS_MAX];
+	bool held[UP_STMTS_MAX];
+	uint16_t n = u->n_stmts;
+
+	if (u->purge_gen == gen)
+		return;
+	u->purge_gen = gen;
+	if (n == 0)
+		return;
+	for (uint16_t i = 0; i < n; i++)
+		serials[i] = u->stmts[i].serial;
+	stmtreg_held(serials, held, n);
+	for (uint16_t i = n; i-- > 0;) {
+		if (held[i])
+			continue;
+		close_upstream_stmt(u, u->stmts[i].up_id);
+		u->stmts[i] = u->stmts[--u->n_stmts]; /* the ones above i are all kept */
+	}
+}
+
 int mux_sync_step(struct client *c)
 {
 	const struct sess_state *want = sync_target(c);
 	struct stmt_info *s;
+
+	purge_dropped(c->up);
 
 	if (!sv_equal(&c->up->sv, want)) {
 		int rc = state_step(c, want);

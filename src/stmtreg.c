@@ -1,8 +1,9 @@
 /*
  * stmtreg.c: the node-wide registry of prepared-statement serials (see
- * stmtreg.h): a chained hash table with the entries also in use order, the
- * least recently used dropped first past STMTREG_MAX. One mutex, taken on
- * COM_STMT_PREPARE.
+ * stmtreg.h): a hash table by key and one by serial; the entries no session
+ * holds are also in use order, the least recently used forgotten first past
+ * STMTREG_MAX of them. One mutex, taken on COM_STMT_PREPARE, when a session
+ * forgets a statement, and by a connection's purge.
  */
 #include "stmtreg.h"
 
@@ -16,18 +17,22 @@
 #define NBUCKETS 4096
 
 struct entry {
-	struct entry *chain;          /* bucket chain */
-	struct entry *older, *newer;  /* use order */
+	struct entry *chain;          /* bucket chain, by key */
+	struct entry *schain;         /* bucket chain, by serial */
+	struct entry *older, *newer;  /* use order, while no session holds it */
 	uint64_t hash, serial;
+	uint32_t refs;                /* sessions' statements of this serial */
 	size_t key_len;
 	uint8_t key[];
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct entry *buckets[NBUCKETS];
-static struct entry *oldest, *newest;
-static size_t count;
+static struct entry *sbuckets[NBUCKETS];
+static struct entry *oldest, *newest;  /* the entries with refs == 0 */
+static size_t count, unheld;
 static atomic_uint_fast64_t next_serial = 1;
+static atomic_uint dropped_gen;        /* moves when a serial loses its last holder */
 
 /* The key as bytes: user NUL caps ctx-length ctx text. */
 static size_t key_len_of(const struct stmtreg_key *k)
@@ -54,6 +59,14 @@ static struct entry *lookup(const uint8_t *key, size_t len, uint64_t h)
 	return NULL;
 }
 
+static struct entry *by_serial(uint64_t serial)
+{
+	for (struct entry *e = sbuckets[serial % NBUCKETS]; e; e = e->schain)
+		if (e->serial == serial)
+			return e;
+	return NULL;
+}
+
 static void list_remove(struct entry *e)
 {
 	if (e->older)
@@ -65,6 +78,7 @@ static void list_remove(struct entry *e)
 	else
 		newest = e->older;
 	e->older = e->newer = NULL;
+	unheld--;
 }
 
 static void list_push_newest(struct entry *e)
@@ -76,6 +90,7 @@ static void list_push_newest(struct entry *e)
 	else
 		oldest = e;
 	newest = e;
+	unheld++;
 }
 
 static void unlink_entry(struct entry *e)
@@ -85,14 +100,29 @@ static void unlink_entry(struct entry *e)
 	while (*pp != e)
 		pp = &(*pp)->chain;
 	*pp = e->chain;
-	list_remove(e);
+	pp = &sbuckets[e->serial % NBUCKETS];
+	while (*pp != e)
+		pp = &(*pp)->schain;
+	*pp = e->schain;
+	if (e->refs == 0)
+		list_remove(e);
 	count--;
+}
+
+/* Past STMTREG_MAX entries no one holds, the least recently used goes. */
+static struct entry *over_limit(void)
+{
+	struct entry *e = unheld > STMTREG_MAX ? oldest : NULL;
+
+	if (e)
+		unlink_entry(e);
+	return e;
 }
 
 uint64_t stmtreg_serial(const struct stmtreg_key *k)
 {
 	size_t len = key_len_of(k);
-	struct entry *e = malloc(sizeof(*e) + len), *old, *drop = NULL;
+	struct entry *e = malloc(sizeof(*e) + len), *old;
 	uint64_t serial;
 
 	if (!e)
@@ -103,30 +133,59 @@ uint64_t stmtreg_serial(const struct stmtreg_key *k)
 	pthread_mutex_lock(&lock);
 	old = lookup(e->key, len, e->hash);
 	if (old) {
-		list_remove(old);
-		list_push_newest(old);
+		if (old->refs++ == 0)
+			list_remove(old);
 		serial = old->serial;
 		pthread_mutex_unlock(&lock);
 		free(e);
 		return serial;
 	}
 	e->serial = serial = atomic_fetch_add(&next_serial, 1);
+	e->refs = 1;
+	e->older = e->newer = NULL;
 	e->chain = buckets[e->hash % NBUCKETS];
 	buckets[e->hash % NBUCKETS] = e;
-	list_push_newest(e);
+	e->schain = sbuckets[serial % NBUCKETS];
+	sbuckets[serial % NBUCKETS] = e;
 	count++;
-	if (count > STMTREG_MAX) {
-		drop = oldest;
-		unlink_entry(drop);
-	}
 	pthread_mutex_unlock(&lock);
-	free(drop);
 	return serial;
 }
 
 uint64_t stmtreg_unique(void)
 {
 	return atomic_fetch_add(&next_serial, 1);
+}
+
+void stmtreg_release(uint64_t serial)
+{
+	struct entry *e, *drop = NULL;
+
+	pthread_mutex_lock(&lock);
+	e = by_serial(serial);
+	if (e && e->refs > 0 && --e->refs == 0) {
+		list_push_newest(e);
+		atomic_fetch_add_explicit(&dropped_gen, 1, memory_order_relaxed);
+		drop = over_limit();
+	}
+	pthread_mutex_unlock(&lock);
+	free(drop);
+}
+
+unsigned stmtreg_dropped_gen(void)
+{
+	return atomic_load_explicit(&dropped_gen, memory_order_relaxed);
+}
+
+void stmtreg_held(const uint64_t *serials, bool *held, size_t n)
+{
+	pthread_mutex_lock(&lock);
+	for (size_t i = 0; i < n; i++) {
+		struct entry *e = by_serial(serials[i]);
+
+		held[i] = e && e->refs > 0;
+	}
+	pthread_mutex_unlock(&lock);
 }
 
 size_t stmtreg_count(void)
@@ -142,11 +201,13 @@ size_t stmtreg_count(void)
 void stmtreg_free_all(void)
 {
 	pthread_mutex_lock(&lock);
-	while (oldest) {
-		struct entry *e = oldest;
+	for (int i = 0; i < NBUCKETS; i++) {
+		while (buckets[i]) {
+			struct entry *e = buckets[i];
 
-		unlink_entry(e);
-		free(e);
+			unlink_entry(e);
+			free(e);
+		}
 	}
 	pthread_mutex_unlock(&lock);
 }

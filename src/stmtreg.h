@@ -16,10 +16,20 @@
  * as of now: table definitions may have changed since any earlier one, by
  * any client of the server); the registry only gives it its serial.
  *
+ * Each serial counts the sessions' statements that hold it. When the last
+ * one is closed (COM_STMT_CLOSE, a reset, the session's end), the upstream
+ * statements of that serial are closed too, by each connection that has one
+ * before it runs its next command (mux.c: a connection notices that
+ * stmtreg_dropped_gen() moved and asks stmtreg_held() about its serials):
+ * so the upstream keeps no more prepared statements than the clients do
+ * (max_prepared_stmt_count, session memory), give or take the connections
+ * idle since.
+ *
  * Shared by all workers under one mutex, taken once per COM_STMT_PREPARE,
- * never by executions. Past STMTREG_MAX entries the least recently used is
- * forgotten (a later PREPARE of it gets a new serial; connections that kept
- * the old one drop it in their own LRU order).
+ * when a session forgets a statement, and by a connection's purge; never by
+ * executions. An entry no session holds stays (its serial is reused by the
+ * next PREPARE of the same key) until past STMTREG_MAX such entries the
+ * least recently used is forgotten.
  */
 #ifndef SHOAL_STMTREG_H
 #define SHOAL_STMTREG_H
@@ -41,11 +51,18 @@ struct stmtreg_key {
 	size_t text_len;
 };
 
-/* The serial of a statement: equal keys get equal serials. A fresh serial
- * (not kept) when out of memory. */
+/* The serial of a statement, held once more by the caller (a session's
+ * statement): equal keys get equal serials. A fresh serial (not kept) when
+ * out of memory. */
 uint64_t stmtreg_serial(const struct stmtreg_key *k);
 /* A serial no key has (a statement that is never shared). */
 uint64_t stmtreg_unique(void);
+/* A session's statement of serial is gone. */
+void stmtreg_release(uint64_t serial);
+/* Moves each time a serial loses its last holder. */
+unsigned stmtreg_dropped_gen(void);
+/* held[i]: some session still holds serials[i]. */
+void stmtreg_held(const uint64_t *serials, bool *held, size_t n);
 /* Entries held (for /metrics). */
 size_t stmtreg_count(void);
 /* Free everything (at exit). */

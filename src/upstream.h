@@ -107,6 +107,7 @@ struct upstream {
 	struct up_stmt *stmts;
 	uint16_t n_stmts, cap_stmts;
 	uint64_t stmt_clock;
+	unsigned purge_gen;      /* stmtreg_dropped_gen() at its last purge (mux.c) */
 };
 
 /* Statements kept prepared per connection; the least recently used one is

@@ -34,6 +34,7 @@
 #include "sql/classify.h"
 #include "sql/tokenizer.h"
 #include "stats.h"
+#include "stmtreg.h"
 #include "worker.h"
 
 /* What, besides the query, decides the bytes of a SELECT's answer. */
@@ -113,6 +114,7 @@ static void stmts_clear(struct client *c)
 		free(c->stmts[i].text);
 		free(c->stmts[i].types);
 		sv_free(&c->stmts[i].ctx);
+		stmtreg_release(c->stmts[i].serial);
 	}
 	c->n_stmts = 0;
 	c->cur_stmt = NULL;
@@ -680,6 +682,7 @@ static void stmt_forget(struct client *c, uint32_t id)
 	free(s->text);
 	free(s->types);
 	sv_free(&s->ctx);
+	stmtreg_release(s->serial);
 	*s = c->stmts[--c->n_stmts];
 	c->cur_stmt = NULL;
 }
@@ -694,8 +697,10 @@ static void stmt_add(struct client *c, uint32_t id, uint16_t nparams, uint64_t s
 		size_t cap = c->cap_stmts ? c->cap_stmts * 2 : 8;
 		struct stmt_info *n = realloc(c->stmts, cap * sizeof(*n));
 
-		if (!n)
+		if (!n) {
+			stmtreg_release(serial);
 			return;
+		}
 		c->stmts = n;
 		c->cap_stmts = cap;
 	}
@@ -711,6 +716,7 @@ static void stmt_add(struct client *c, uint32_t id, uint16_t nparams, uint64_t s
 		free(s->types);
 		s->text = NULL;
 		s->types = NULL;
+		stmtreg_release(serial);
 		return;
 	}
 	memcpy(s->text, c->prep_text.data, c->prep_text.len);

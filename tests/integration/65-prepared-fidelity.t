@@ -11,13 +11,14 @@
 #  - CALL of a procedure that opens a cursor and returns several result
 #    sets, executed (PS multi-results, a cursor flag left set);
 #  - a prepared SET carried to the next connection the session borrows;
+#  - statements the client closed are closed upstream too;
 #  - a statement executed, after the session changed its sql_mode and
 #    character set, on a connection that never had it: prepared there in
 #    the state it was first prepared in.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-plan 18
+plan 19
 if ! shoal_start node --workers 2; then not_ok "node starts"; done_testing; exit 1; fi
 ok "node starts (port $node_PORT)"
 on_exit 'mdb -e "DROP TABLE IF EXISTS t65, t65b; DROP PROCEDURE IF EXISTS p65"'
@@ -153,6 +154,33 @@ def ctx_scenario(port, caps):
              ("the session's own mode", c.query("SELECT 'x' || 'y', @@sql_mode"))]
     c.close()
     return trace
+
+def prepared_stmt_count():
+    import pymysql
+    root = pymysql.connect(unix_socket=os.environ["MDB_SOCK"], user="root")
+    cur = root.cursor()
+    cur.execute("SHOW GLOBAL STATUS LIKE 'Prepared_stmt_count'")
+    n = int(cur.fetchall()[0][1])
+    root.close()
+    return n
+
+def closed_upstream(port):
+    """300 distinct statements prepared, executed and closed by one client,
+    then one more command: the upstream keeps none of the closed ones."""
+    c = session(port, r.BASE_CAPS)
+    base = prepared_stmt_count()
+    for i in range(300):
+        sid, _, _, _ = c.prepare("SELECT %d AS n" % i)
+        c.execute(sid)
+        c.close_stmt(sid)
+    c.query("SELECT 1")
+    n = prepared_stmt_count() - base
+    c.close()
+    return n
+
+d, v = closed_upstream(DPORT), closed_upstream(VPORT)
+ok(d <= 1 and v <= 1, "300 statements prepared and closed by the client: the upstream holds %d of them "
+   "afterwards (directly: %d)" % (v, d))
 
 CAPS = (("classic", r.BASE_CAPS), ("deprecate_eof", r.DEFAULT_CAPS),
         ("extended metadata", r.DEFAULT_CAPS | EXT_FLAG))

@@ -1022,7 +1022,7 @@ void client_accept(struct worker *w, int fd, const struct sockaddr_storage *peer
 	sbuf_init(&c->io, fd);
 	peer_text(peer, c->peer, sizeof(c->peer));
 	worker_add_client(w, c);
-	kill_register(c->id, w);
+	c->kill_entry = kill_register(c->id, w);
 	cache_session_init(c);
 	STAT_INC(client_connections_created);
 	ev_io_init(&c->watcher, on_client_io, fd, EV_READ);

@@ -154,6 +154,7 @@ struct client {
 	/* multiplexing (mux.c, pool.c) */
 	struct sess_state sv;         /* the session's upstream state */
 	unsigned globals_gen;         /* sv_globals_gen() when it logged in (or reset) */
+	void *kill_entry;             /* its entry in the KILL session table (kill.h) */
 	struct sv_delta *delta;       /* what the forwarded statement changes */
 	unsigned cur_sv;              /* SV_* flags of the forwarded statement */
 	bool pin_forever, pin_lock;

@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +31,10 @@ struct sess {
 	uint32_t id;
 	struct worker *w;
 	char user[HS_USER_MAX];
+	/* the upstream thread id of the connection its last command ran on
+	 * (what CONNECTION_ID() told it): written by its worker without the
+	 * lock, read under it by a KILL */
+	atomic_ulong up_thread;
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -44,13 +49,13 @@ static struct sess **slot(uint32_t id)
 	return pp;
 }
 
-void kill_register(uint32_t id, struct worker *w)
+void *kill_register(uint32_t id, struct worker *w)
 {
 	struct sess *s = calloc(1, sizeof(*s));
 
 	if (!s) {
 		log_warn("client %u: out of memory for the session table (KILL cannot find it)", id);
-		return;
+		return NULL;
 	}
 	s->id = id;
 	s->w = w;
@@ -58,6 +63,34 @@ void kill_register(uint32_t id, struct worker *w)
 	s->next = buckets[id % NBUCKETS];
 	buckets[id % NBUCKETS] = s;
 	pthread_mutex_unlock(&lock);
+	return s;
+}
+
+void kill_note_upstream(void *entry, unsigned long thread_id)
+{
+	struct sess *s = entry;
+
+	if (s && atomic_load_explicit(&s->up_thread, memory_order_relaxed) != thread_id)
+		atomic_store_explicit(&s->up_thread, thread_id, memory_order_relaxed);
+}
+
+/* No session has id: the session whose last command ran on upstream
+ * thread id (its CONNECTION_ID(), or a SHOW PROCESSLIST id), if exactly one
+ * such session exists. Under the lock. */
+static struct sess *by_upstream_thread(uint64_t id)
+{
+	struct sess *found = NULL;
+
+	for (int i = 0; i < NBUCKETS; i++) {
+		for (struct sess *s = buckets[i]; s; s = s->next) {
+			if (atomic_load_explicit(&s->up_thread, memory_order_relaxed) != id)
+				continue;
+			if (found)
+				return NULL; /* two sessions: no way to tell */
+			found = s;
+		}
+	}
+	return found;
 }
 
 void kill_set_user(uint32_t id, const char *user)
@@ -176,37 +209,32 @@ static void reply_ok(struct client *c)
 	pkt_put_ok(&c->io.out, 1, 0, 0, c->server_status & SESSION_STATUS_BITS, 0, c->caps);
 }
 
-static void kill_other(struct client *c, const struct kill_req *r)
+/* The session a KILL names: by its node session id, else by the upstream
+ * thread its last command ran on. 0 when none (or two) match. */
+static uint32_t find_target(uint64_t id, struct worker **w, char *user, size_t cap)
 {
 	struct sess *s;
-	struct worker *w = NULL;
-	bool denied = false;
-	uint32_t id = (uint32_t)r->id;
+	uint32_t found = 0;
 
 	pthread_mutex_lock(&lock);
-	s = r->id <= UINT32_MAX ? *slot(id) : NULL;
+	s = id <= UINT32_MAX ? *slot((uint32_t)id) : NULL;
+	if (!s && id != 0)
+		s = by_upstream_thread(id);
 	if (s) {
-		w = s->w;
-		denied = strcmp(s->user, c->user) != 0;
+		found = s->id;
+		*w = s->w;
+		snprintf(user, cap, "%s", s->user);
 	}
 	pthread_mutex_unlock(&lock);
-	if (!s) {
-		client_send_err(c, 1, ERR_NO_SUCH_THREAD, "HY000", "Unknown thread id: %llu",
-				(unsigned long long)r->id);
-		return;
-	}
-	if (denied) {
-		client_send_err(c, 1, ERR_KILL_DENIED, "HY000", "You are not owner of thread %llu",
-				(unsigned long long)r->id);
-		return;
-	}
-	worker_post(w, id, 0, r->kind == KK_QUERY ? WAKE_KILL_QUERY : WAKE_KILL_CONNECTION);
-	reply_ok(c);
+	return found;
 }
 
 bool kill_command(struct client *c, const uint8_t *pl, uint32_t len)
 {
 	struct kill_req r;
+	struct worker *w = NULL;
+	char user[HS_USER_MAX] = "";
+	uint32_t target;
 
 	if (pl[0] == CMD_PROCESS_KILL) {
 		if (len < 5)
@@ -221,16 +249,28 @@ bool kill_command(struct client *c, const uint8_t *pl, uint32_t len)
 				"KILL QUERY ID and KILL USER through Shoal (use KILL [QUERY] <connection id>)");
 		return true;
 	}
-	if (r.id == c->id && r.kind == KK_QUERY) {
+	target = r.id == c->id ? c->id : find_target(r.id, &w, user, sizeof(user));
+	if (target == c->id && r.kind == KK_QUERY) {
 		client_send_err(c, 1, ERR_QUERY_INTERRUPTED, "70100", "Query execution was interrupted");
 		return true;
 	}
-	if (r.id == c->id) {
+	if (target == c->id) {
 		client_send_err(c, 1, ERR_CONNECTION_KILLED, "70100", "Connection was killed");
 		c->st = CS_CLOSING;
 		return true;
 	}
-	kill_other(c, &r);
+	if (!target) {
+		client_send_err(c, 1, ERR_NO_SUCH_THREAD, "HY000", "Unknown thread id: %llu",
+				(unsigned long long)r.id);
+		return true;
+	}
+	if (strcmp(user, c->user) != 0) {
+		client_send_err(c, 1, ERR_KILL_DENIED, "HY000", "You are not owner of thread %llu",
+				(unsigned long long)r.id);
+		return true;
+	}
+	worker_post(w, target, 0, r.kind == KK_QUERY ? WAKE_KILL_QUERY : WAKE_KILL_CONNECTION);
+	reply_ok(c);
 	return true;
 }
 

@@ -17,7 +17,10 @@
  * `KILL QUERY ID <query id>` and `KILL USER <name>` are refused (1235):
  * they name upstream-wide things no session owns. Forms whose id is not a
  * number (KILL CONNECTION_ID()) go upstream as written. CONNECTION_ID()
- * is the upstream's thread id, not the node's session id.
+ * is the upstream's thread id, not the node's session id: an id that is no
+ * node session's is looked up among the upstream threads the sessions' last
+ * commands ran on (what their CONNECTION_ID() said, or SHOW PROCESSLIST
+ * shows), and taken when exactly one session matches.
  *
  * The session table (id -> worker, user) is shared by all threads under one
  * mutex, taken when a session starts, logs in and ends, and by KILL.
@@ -35,7 +38,10 @@ enum kill_kind { KK_CONNECTION = 1, KK_QUERY };
 
 /* The session table: a session starts (its worker), logs in (its user),
  * ends. */
-void kill_register(uint32_t id, struct worker *w);
+void *kill_register(uint32_t id, struct worker *w);
+/* The session (kill_register's entry) runs its next command on upstream
+ * thread thread_id (its worker, lock-free). */
+void kill_note_upstream(void *entry, unsigned long thread_id);
 void kill_set_user(uint32_t id, const char *user);
 void kill_unregister(uint32_t id);
 

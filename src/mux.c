@@ -13,6 +13,7 @@
 #include "cache/session.h"
 #include "client.h"
 #include "config.h"
+#include "kill.h"
 #include "log.h"
 #include "pool.h"
 #include "stats.h"
@@ -441,6 +442,7 @@ int mux_sync_step(struct client *c)
 	struct stmt_info *s;
 
 	purge_dropped(c->up);
+	kill_note_upstream(c->kill_entry, mysql_thread_id(c->up->mysql));
 
 	if (!sv_equal(&c->up->sv, want)) {
 		int rc = state_step(c, want);

@@ -9,9 +9,9 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-plan 18
+plan 19
 if fake_mode; then
-  for i in $(seq 1 18); do skip "KILL through the node" "fake mode: node-only ids"; done
+  for i in $(seq 1 19); do skip "KILL through the node" "fake mode: node-only ids"; done
   exit 0
 fi
 if ! shoal_start node --workers 2 --allowed-users other:otherpw; then
@@ -121,6 +121,25 @@ try:
     d, v = errors(DPORT), errors(VPORT)
     for k in d:
         is_(v[k], d[k], "%s: %s, as directly" % (k, d[k]))
+
+    # an id from CONNECTION_ID() (the upstream's thread id: it is no node
+    # session's, so the session whose last command ran there is meant)
+    def by_connection_id(port):
+        a, b = conn(port), conn(port)
+        cur = b.cursor()
+        cur.execute("BEGIN")            # pinned: its CONNECTION_ID() stays
+        cur.execute("SELECT CONNECTION_ID()")
+        tid = cur.fetchall()[0][0]
+        out = {}
+        t = threading.Thread(target=sleeper, args=(b, out))
+        t.start()
+        time.sleep(1.0)
+        killer = err(lambda: a.cursor().execute("KILL QUERY %d" % tid))
+        t.join(30)
+        a.close(); b.close()
+        return out.get("result"), killer
+    d, v = by_connection_id(DPORT), by_connection_id(VPORT)
+    is_(v, d, "KILL QUERY <the session's CONNECTION_ID()>: its query interrupted, as directly")
 
     # node-only: another user's session, the refused forms
     a, o = conn(VPORT), conn(VPORT, "other", "otherpw")

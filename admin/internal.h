@@ -29,15 +29,15 @@
 #define ADMIN_WARN_LEN 320
 #define ADMIN_DB_NAME_MAX 16
 
-/* MySQL error codes of the admin (beyond those in packet.h). */
+/* MySQL error codes of the admin (beyond those in packet.h, where
+ * ERR_UNKNOWN_ERROR 1105 is). */
 #define ERR_BAD_DB_ERROR         1049   /* 42000 */
 #define ERR_QUERY_EMPTY          1065   /* 42000 */
-#define ERR_UNKNOWN_ERROR        1105   /* HY000 */
 #define ERR_PARSE_ERROR          1064   /* 42000 */
 #define ERR_UNKNOWN_SYSTEM_VARIABLE 1193 /* HY000 */
 #define ERR_WRONG_VALUE_FOR_VAR  1231   /* 42000 */
 #define ERR_NO_SUCH_TABLE        1146   /* 42S02 */
-#define WARN_NEEDS_RESTART       1105
+#define WARN_NEEDS_RESTART       ERR_UNKNOWN_ERROR /* packet.h; as a warning */
 
 /* ------------------------------------------------------------- replies */
 

@@ -218,7 +218,7 @@ void workers_stop(void)
 		pthread_mutex_destroy(&workers[i].lock);
 		free(workers[i].queue);
 		free(workers[i].wakeups);
-		free(workers[i].tok);
+		cache_worker_free(&workers[i].cache);
 	}
 	free(workers);
 	workers = NULL;

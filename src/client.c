@@ -799,7 +799,8 @@ static enum hc_result ask_cache(struct client *c, uint32_t len)
 	struct cache_ctx x;
 	enum cache_step step;
 
-	stmts_note_command(&c->stmts, pl, len);
+	if (pl[0] != CMD_QUERY) /* the hot path: a text query changes no statement */
+		stmts_note_command(&c->stmts, pl, len);
 	x = cache_ctx_of(c);
 	step = cache_command(&c->cs, &x, pl, len);
 	if (pl[0] == CMD_STMT_EXECUTE && c->stmts.cur && step != CSTEP_BLOCKED)

@@ -124,9 +124,12 @@ static void answer_replica_status(const struct cache_reply *r, bool replica)
 bool monitor_answer(struct pbuf *out, uint32_t caps, uint16_t status, const uint8_t *pl, uint32_t len)
 {
 	enum monitor_query kind = monitor_match((const char *)pl + 1, len - 1);
-	/* the answers carry the session's status bits, not a statement's */
-	struct cache_reply r = { .out = out, .caps = caps, .status = status & SESSION_STATUS_BITS };
+	struct cache_reply r;
 
+	if (kind == MQ_NONE)
+		return false; /* every other query: nothing more on the hit path */
+	/* the answers carry the session's status bits, not a statement's */
+	r = (struct cache_reply){ .out = out, .caps = caps, .status = status & SESSION_STATUS_BITS };
 	switch (kind) {
 	case MQ_READ_ONLY:
 		answer_read_only(&r);

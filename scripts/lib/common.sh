@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # scripts/lib/common.sh: helpers shared by scripts/test and scripts/demo.
 # Source it; it defines functions only (no side effects).
 

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # tests/faults/lib-faults.sh: what the fault-injection tests share, on top of
 # tests/integration/lib.sh: a private MariaDB per test (it is killed,
 # partitioned or slowed, so never the suite's shared server), stopped at exit.

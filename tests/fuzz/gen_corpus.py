@@ -44,7 +44,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "tests", "integration"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "integration", "lib"))
 import rawmysql as rm  # noqa: E402
 
 CAP_SESSION_TRACK = rm.CLIENT_SESSION_TRACK

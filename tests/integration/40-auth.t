@@ -96,7 +96,7 @@ PY
     cli "$sha2_PORT" app nope -e 'select 1'
     like "$CLI_OUT" "^ERROR 1045 \(28000\): Access denied for user 'app'@'127.0.0.1' \(using password: YES\)" \
       "caching_sha2: wrong password gives 1045"
-    res=$("$PY" "$TESTDIR/rawmysql.py" login "$sha2_PORT" app pw)
+    res=$("$PY" "$TESTLIB/rawmysql.py" login "$sha2_PORT" app pw)
     is "$res" "ok			" "raw client: caching_sha2 fast-path scramble accepted"
     shoal_stop sha2
   else

@@ -168,7 +168,7 @@ fi
 e_down="^err	(1[0-9]{3}|[3-9][0-9]{3})	HY000	"; fake_mode && e_down="^closed	"
 closed=$(free_port)
 if SHOAL_WAIT=greeting shoal_start down --upstream-db-url "mysql://app:s3cretPW@127.0.0.1:$closed/shoaltest"; then
-  res=$("$PY" "$TESTDIR/rawmysql.py" login "$down_PORT" app s3cretPW)
+  res=$("$PY" "$TESTLIB/rawmysql.py" login "$down_PORT" app s3cretPW)
   like "$res" "$e_down" "login while the upstream is down: ERR with a server-range code, SQLSTATE HY000"
   diag "login result: $res"
   unlike "$res" "s3cretPW" "  ... without the password"
@@ -221,7 +221,7 @@ if mdb2_start; then
   if shoal_start flaky --upstream-db-url "mysql://app:pw@127.0.0.1:$mdb2_port/shoaltest"; then
     check "login through a node on the second MariaDB" login_works "$flaky_PORT"
     mdb2_kill TERM
-    res=$("$PY" "$TESTDIR/rawmysql.py" login "$flaky_PORT" app pw)
+    res=$("$PY" "$TESTLIB/rawmysql.py" login "$flaky_PORT" app pw)
     like "$res" "$e_down" "upstream stopped: login gives an ERR (server-range code, HY000)"
     check "node survives its upstream stopping" shoal_alive flaky
     if mdb2_start; then

@@ -158,7 +158,7 @@ hp2=$(free_port)
 if shoal_start tx --workers 2 --max-upstream-connections 4 --upstream-wait-timeout-ms 60000 \
   --metrics-address "127.0.0.1:$hp2"; then
   ok "node starts: 2 workers, pool of 4 (port $tx_PORT)"
-  PORT=$tx_PORT HPORT=$hp2 "$PY" "$TESTDIR/86-multiplex-tx.py"
+  PORT=$tx_PORT HPORT=$hp2 "$PY" "$TESTLIB/86-multiplex-tx.py"
 else
   not_ok "node starts: 2 workers, pool of 4"
 fi
@@ -171,7 +171,7 @@ hp3=$(free_port)
 if shoal_start st1 --workers 1 --max-upstream-connections 1 --upstream-wait-timeout-ms 30000 \
   --metrics-address "127.0.0.1:$hp3"; then
   ok "node starts: 1 worker, pool of 1 (port $st1_PORT)"
-  PORT=$st1_PORT HPORT=$hp3 MODE=carried "$PY" "$TESTDIR/86-multiplex-state.py"
+  PORT=$st1_PORT HPORT=$hp3 MODE=carried "$PY" "$TESTLIB/86-multiplex-state.py"
 else
   not_ok "node starts: 1 worker, pool of 1"
 fi
@@ -180,7 +180,7 @@ hp4=$(free_port)
 if shoal_start st2 --workers 1 --max-upstream-connections 2 --upstream-wait-timeout-ms 30000 \
   --metrics-address "127.0.0.1:$hp4"; then
   ok "node starts: 1 worker, pool of 2 (port $st2_PORT)"
-  PORT=$st2_PORT HPORT=$hp4 MODE=pinned "$PY" "$TESTDIR/86-multiplex-state.py"
+  PORT=$st2_PORT HPORT=$hp4 MODE=pinned "$PY" "$TESTLIB/86-multiplex-state.py"
 else
   not_ok "node starts: 1 worker, pool of 2"
 fi
@@ -193,7 +193,7 @@ hp5=$(free_port)
 if shoal_start lim --workers 1 --max-upstream-connections 1 --upstream-wait-timeout-ms 1000 \
   --auto-cache --cache-ttl-ms 600000 --metrics-address "127.0.0.1:$hp5"; then
   ok "node starts: 1 worker, pool of 1, wait 1000 ms, auto-cache (port $lim_PORT)"
-  PORT=$lim_PORT HPORT=$hp5 MODE=wait "$PY" "$TESTDIR/86-multiplex-limit.py"
+  PORT=$lim_PORT HPORT=$hp5 MODE=wait "$PY" "$TESTLIB/86-multiplex-limit.py"
 else
   not_ok "node starts: 1 worker, pool of 1, wait 1000 ms"
 fi
@@ -202,7 +202,7 @@ hp6=$(free_port)
 if shoal_start fifo --workers 1 --max-upstream-connections 1 --upstream-wait-timeout-ms 60000 \
   --metrics-address "127.0.0.1:$hp6"; then
   ok "node starts: 1 worker, pool of 1, wait 60 s (port $fifo_PORT)"
-  PORT=$fifo_PORT HPORT=$hp6 MODE=fifo "$PY" "$TESTDIR/86-multiplex-limit.py"
+  PORT=$fifo_PORT HPORT=$hp6 MODE=fifo "$PY" "$TESTLIB/86-multiplex-limit.py"
 else
   not_ok "node starts: 1 worker, pool of 1, wait 60 s"
 fi
@@ -210,7 +210,7 @@ shoal_stop fifo
 hp7=$(free_port)
 if shoal_start maxc --max-client-connections 3 --metrics-address "127.0.0.1:$hp7"; then
   ok "node starts: --max-client-connections 3 (port $maxc_PORT)"
-  PORT=$maxc_PORT HPORT=$hp7 MODE=maxc "$PY" "$TESTDIR/86-multiplex-limit.py"
+  PORT=$maxc_PORT HPORT=$hp7 MODE=maxc "$PY" "$TESTLIB/86-multiplex-limit.py"
 else
   not_ok "node starts: --max-client-connections 3"
 fi

@@ -31,7 +31,7 @@ if part 5; then
   hp=$(free_port)
   if shoal_start ps --workers 1 --max-upstream-connections 2 --metrics-address "127.0.0.1:$hp"; then
     ok "node starts: 1 worker, pool of 2 (port $ps_PORT)"
-    PORT=$ps_PORT HPORT=$hp "$PY" "$TESTDIR/87-multiplex-ps.py"
+    PORT=$ps_PORT HPORT=$hp "$PY" "$TESTLIB/87-multiplex-ps.py"
   else
     not_ok "node starts: 1 worker, pool of 2"
   fi
@@ -44,7 +44,7 @@ if part 6; then
   if shoal_start hol --workers 1 --max-upstream-connections 4 --auto-cache --cache-ttl-ms 600000 \
     --metrics-address "127.0.0.1:$hp"; then
     ok "node starts: 1 worker, auto-cache (port $hol_PORT)"
-    PORT=$hol_PORT HPORT=$hp "$PY" "$TESTDIR/87-multiplex-hol.py"
+    PORT=$hol_PORT HPORT=$hp "$PY" "$TESTLIB/87-multiplex-hol.py"
   else
     not_ok "node starts: 1 worker, auto-cache"
   fi

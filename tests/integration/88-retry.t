@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # 88-retry: a pooled upstream connection that turns out broken when a
-# command is sent on it (tests/integration/break_relay.py resets it instead
+# command is sent on it (tests/integration/lib/break_relay.py resets it instead
 # of forwarding the command; the pool could not have seen it coming).
 #   - a session with nothing on that connection: the command is sent again
 #     on a fresh connection, the client gets its answer, and
@@ -16,7 +16,7 @@ if fake_mode; then
 fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/shoal88.XXXXXX")
-"$PY" "$TESTDIR/break_relay.py" "$work/port" "$MDB_PORT" "$work/break" "$work/relay.log" &
+"$PY" "$TESTLIB/break_relay.py" "$work/port" "$MDB_PORT" "$work/break" "$work/relay.log" &
 relay=$!
 on_exit "kill $relay; rm -rf '$work'"
 for _ in $(seq 1 50); do [ -s "$work/port" ] && break; sleep 0.1; done

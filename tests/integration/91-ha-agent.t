@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # 91-ha-agent: the shoal-ha agent's dialogue with ProxySQL's admin
-# (docs/ha-agent.md), against tests/integration/fake_proxysql.py: a
+# (docs/ha-agent.md), against tests/integration/lib/fake_proxysql.py: a
 # MySQL-protocol endpoint over SQLite holding ProxySQL's admin tables, whose
 # LOAD/SAVE commands copy tables between the layers and which logs every
 # statement it receives. Checked: the exact statements of register, route,
@@ -27,7 +27,7 @@ rm -rf "$work"; mkdir -p "$work"
 # ------------------------------------------------------------ the endpoints
 pxport=$(free_port)
 pxlog="$work/proxysql.log"
-"$PY" "$TESTDIR/fake_proxysql.py" --port "$pxport" --log "$pxlog" >"$work/fake.out" 2>&1 &
+"$PY" "$TESTLIB/fake_proxysql.py" --port "$pxport" --log "$pxlog" >"$work/fake.out" 2>&1 &
 pxpid=$!
 on_exit "is_pid $pxpid && kill $pxpid"
 for _ in $(seq 50); do port_refuses "$pxport" || break; sleep 0.1; done

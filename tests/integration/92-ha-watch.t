@@ -28,7 +28,7 @@ rm -rf "$work"; mkdir -p "$work"
 # ------------------------------------------------------------ helpers
 pxport=$(free_port)
 pxlog="$work/proxysql.log"
-"$PY" "$TESTDIR/fake_proxysql.py" --port "$pxport" --log "$pxlog" >"$work/fake.out" 2>&1 &
+"$PY" "$TESTLIB/fake_proxysql.py" --port "$pxport" --log "$pxlog" >"$work/fake.out" 2>&1 &
 pxpid=$!
 on_exit "is_pid \$pxpid && kill \$pxpid"
 

@@ -13,7 +13,7 @@
 # Every node link is a veth pair; cutting a node's "back" link inside its
 # namespace cuts it from its upstream but not from HAProxy's health checks.
 #
-# Scenarios (the load generator is tests/integration/netns_load.py; its top
+# Scenarios (the load generator is tests/integration/lib/netns_load.py; its top
 # comment says exactly what a client does and what counts as an error):
 #   1 two nodes under load: both serve hits, every answer correct
 #   2 SIGTERM one node under load: 0 errors
@@ -255,7 +255,7 @@ load_start() {
   local n=$1; shift
   rm -f "$work/$n".{stop,ready,json}
   echo start >"$work/$n.phase"
-  inns_exec "$NS_LB" "$PY" "$TESTDIR/netns_load.py" --host 10.77.1.1 --port 6033 --keys $K \
+  inns_exec "$NS_LB" "$PY" "$TESTLIB/netns_load.py" --host 10.77.1.1 --port 6033 --keys $K \
     --stop-file "$work/$n.stop" --phase-file "$work/$n.phase" --ready-file "$work/$n.ready" --retry-log "$work/93-ha-netns.$n.retries.log" \
     --progress-file "$work/$n.progress" \
     --duration 90 "$@" >"$work/$n.json" 2>"$work/$n.err" </dev/null &
@@ -303,7 +303,7 @@ run_for() { local end=$((SECONDS + $1)); while [ $SECONDS -lt $end ]; do sleep 0
 # cache key includes the session's settings), so that every answer of the
 # load is a cache hit (TTL 60 s).
 warm() {
-  inlb "$PY" "$TESTDIR/netns_load.py" --sweep --keys $K --host "${NODE_ADDR[$1]}" --port 3307 2>&1
+  inlb "$PY" "$TESTLIB/netns_load.py" --sweep --keys $K --host "${NODE_ADDR[$1]}" --port 3307 2>&1
 }
 w1=$(warm n1) w2=$(warm n2)
 ok_if() { if [ "$1" = 1 ]; then ok "$2"; else not_ok "$2"; fi; }
@@ -457,7 +457,7 @@ sess_cmd() { echo "$1" >>"$work/sess.cmd"; }
 sess_last() { tail -n 1 "$work/sess.out" 2>/dev/null; }
 sess_lines() { [ "$(wc -l <"$work/sess.out" 2>/dev/null)" -ge "$1" ]; }
 : >"$work/sess.cmd"; : >"$work/sess.out"
-inns_exec "$NS_LB" "$PY" "$TESTDIR/netns_session.py" 10.77.1.21 3307 "$work/sess.cmd" "$work/sess.out" 4 \
+inns_exec "$NS_LB" "$PY" "$TESTLIB/netns_session.py" 10.77.1.21 3307 "$work/sess.cmd" "$work/sess.out" 4 \
   </dev/null >>"$work/sess.err" 2>&1 &
 SESS_PID=$!
 PIDS+=($SESS_PID)

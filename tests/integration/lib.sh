@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # tests/integration/lib.sh: helpers for Shoal's integration tests (bash).
 #
 # Source it from a test:   . "$(dirname "$0")/lib.sh"
@@ -31,7 +32,8 @@
 #   on_exit CMD         run CMD (eval'd) at exit, before the nodes are stopped
 #   load_types          (re)load tests/data/types.sql (table shoal_types), dropped at exit
 #   free_port, port_free PORT, port_refuses PORT, fake_mode, is_pid X
-#   $PY (Debian's python3), $TESTDIR, $DATADIR; PYTHONPATH has rawmysql.py and
+#   $PY (Debian's python3), $TESTDIR, $TESTLIB (tests/integration/lib: the python
+#   helpers and sub-tests), $DATADIR; PYTHONPATH has $TESTLIB (rawmysql.py and
 #   taplib.py (TAP from python, numbered in the same sequence)
 
 : "${SRCDIR:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
@@ -45,10 +47,11 @@
 : "${SHOAL_LOG_DIR:=$BUILD_TEST/logs}"
 PY=${SHOAL_PYTHON:-/usr/bin/python3}   # Debian's python3: it has pymysql
 TESTDIR="$SRCDIR/tests/integration"
+TESTLIB="$TESTDIR/lib"                  # python helpers and sub-tests
 DATADIR="$SRCDIR/tests/data"
 export SRCDIR SHOAL_BIN MDB_PORT MDB_SOCK MDB_DIR SHOAL_FAKE_DIRECT SHOAL_QUICK \
-  BUILD_TEST SHOAL_LOG_DIR PY TESTDIR DATADIR
-export PYTHONPATH="$TESTDIR${PYTHONPATH:+:$PYTHONPATH}"
+  BUILD_TEST SHOAL_LOG_DIR PY TESTDIR TESTLIB DATADIR
+export PYTHONPATH="$TESTLIB${PYTHONPATH:+:$PYTHONPATH}"
 mkdir -p "$SHOAL_LOG_DIR"
 
 fake_mode() { [ "$SHOAL_FAKE_DIRECT" = 1 ]; }

@@ -15,7 +15,6 @@
 #include "client.h"
 
 #include <arpa/inet.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>

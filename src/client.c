@@ -24,6 +24,7 @@
 #include "cache/session.h"
 #include "config.h"
 #include "health.h"
+#include "ident.h"
 #include "idle.h"
 #include "log.h"
 #include "monitor.h"
@@ -50,6 +51,7 @@ enum hc_result {
 	HC_CLOSED,     /* the session was closed (and freed) */
 	HC_FORWARD,    /* it goes upstream: borrow a connection, sync, forward */
 	HC_SETTINGS,   /* the cache needs the settings: borrow, sync, read them */
+	HC_GRANT_CHECK, /* the cache needs the user's grant verdict: borrow, sync, check */
 };
 
 static int64_t now_ms(const struct client *c)
@@ -62,7 +64,7 @@ static struct cache_ctx cache_ctx_of(struct client *c)
 {
 	struct cache_ctx x = {
 		.out = &c->io.out, .caps = c->caps, .status = c->server_status, .now_ms = now_ms(c),
-		.monitor = c->is_monitor, .up_lost = c->up_lost, .stmts = &c->stmts,
+		.monitor = c->is_monitor, .up_lost = c->up_lost, .stmts = &c->stmts, .ident = c->ident,
 	};
 
 	return x;
@@ -170,6 +172,7 @@ void client_close(struct client *c, const char *why)
 	stmts_free(&c->stmts);
 	pbuf_free(&c->scratch);
 	mux_free(c);
+	ident_destroy(&c->ident);
 	if (c->pinned_counted)
 		STAT_DEC(upstream_pinned);
 	sbuf_close(&c->io);
@@ -256,7 +259,8 @@ static void drop_front(struct client *c)
 	} else if (sbuf_packet_ready(&c->io, &len, &s)) {
 		sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
 	}
-	if (c->pass_pending || c->st == CS_RELAYING || (c->st == CS_INTERNAL && c->upcmd == UPCMD_SETTINGS))
+	if (c->pass_pending || c->st == CS_RELAYING ||
+	    (c->st == CS_INTERNAL && (c->upcmd == UPCMD_SETTINGS || c->upcmd == UPCMD_GRANT_CHECK)))
 		abort_cache(c);
 	c->pass_pending = false;
 	free(c->delta);
@@ -516,17 +520,25 @@ static void note_status(struct client *c)
 static void internal_done(struct client *c)
 {
 	enum upcmd_kind kind = c->upcmd;
+	struct cache_ctx x;
+	uint32_t stmt_id;
 
 	c->st = CS_READY;
 	c->upcmd = UPCMD_NONE;
+	if (kind == UPCMD_SETTINGS || kind == UPCMD_REFRESH || kind == UPCMD_GRANT_CHECK)
+		note_status(c);
+	x = cache_ctx_of(c);
 	switch (kind) {
 	case UPCMD_SETTINGS:
-		note_status(c);
 		cache_settings_done(&c->cs, &c->relay, &c->scratch);
 		break;
 	case UPCMD_REFRESH:
-		note_status(c);
-		cache_refresh_done(&c->cs, &c->relay, &c->scratch, cache_now_us() - c->cmd_start_us, now_ms(c));
+		cache_refresh_done(&c->cs, &x, &c->relay, &c->scratch, cache_now_us() - c->cmd_start_us);
+		break;
+	case UPCMD_GRANT_CHECK:
+		stmt_id = cache_grant_check_done(&c->cs, &x, &c->relay, &c->scratch);
+		if (stmt_id && c->up)
+			mux_close_upstream_stmt(c->up, stmt_id); /* the check's statement */
 		break;
 	default: /* UPCMD_SYNC_*: the connection brought to the session's state */
 		if (!mux_sync_done(c, kind)) {
@@ -541,14 +553,27 @@ static void internal_done(struct client *c)
 	pbuf_shrink(&c->scratch, kind == UPCMD_REFRESH ? 65536 : 4096);
 }
 
-/* CSTEP_SETTINGS, with a connection in the session's state: read the
- * settings the cache keys depend on; the command waits in the input. */
-static enum hc_result send_settings(struct client *c)
+/* CSTEP_SETTINGS or CSTEP_GRANT_CHECK, with a connection in the session's
+ * state: read the settings the cache keys depend on, or check the user's
+ * grant verdict (COM_STMT_PREPARE of the statement, as the user); the
+ * command waits in the input. HC_FORWARD: not sent, forward the command. */
+static enum hc_result send_for_cache(struct client *c, enum hc_result what)
 {
+	struct cache_ctx x;
+	const char *sql;
 	size_t n;
-	const char *sql = cache_settings_sql(&c->cs, upstream_mariadb(), &n);
 
-	return upcmd_send(c, CMD_QUERY, sql, n, UPCMD_SETTINGS) ? HC_STOP : HC_FORWARD;
+	if (what == HC_SETTINGS) {
+		sql = cache_settings_sql(&c->cs, upstream_mariadb(), &n);
+		return upcmd_send(c, CMD_QUERY, sql, n, UPCMD_SETTINGS) ? HC_STOP : HC_FORWARD;
+	}
+	if (!upcmd_send(c, CMD_STMT_PREPARE, c->cs.check_text, c->cs.check_len, UPCMD_GRANT_CHECK)) {
+		cache_grant_check_failed(&c->cs);
+		return HC_FORWARD;
+	}
+	x = cache_ctx_of(c);
+	cache_grant_check_sent(&c->cs, &x);
+	return HC_STOP;
 }
 
 /* CSTEP_REFRESH: the hit was served; its entry is refreshed in the
@@ -592,12 +617,14 @@ static void answer_complete(struct client *c)
 	if (c->st == CS_INTERNAL) {
 		internal_done(c);
 	} else {
+		struct cache_ctx x;
+
 		c->st = CS_READY;
 		note_status(c);
 		if (c->relay.cmd == CMD_STMT_PREPARE && c->relay.prep_ok)
 			mux_prepared(c);
-		cache_answer_done(&c->cs, &c->relay, cache_now_us() - c->cmd_start_us, c->server_status,
-				  now_ms(c));
+		x = cache_ctx_of(c);
+		cache_answer_done(&c->cs, &x, &c->relay, cache_now_us() - c->cmd_start_us);
 		mux_answer_done(c);
 	}
 	if (c->up)
@@ -818,13 +845,15 @@ static enum hc_result ask_cache(struct client *c, uint32_t len)
 		return HC_STOP;
 	case CSTEP_SETTINGS:
 		return HC_SETTINGS;
+	case CSTEP_GRANT_CHECK:
+		return HC_GRANT_CHECK;
 	default:
 		return HC_FORWARD;
 	}
 }
 
-/* Everything answered without an upstream connection. HC_FORWARD or
- * HC_SETTINGS when one is needed. */
+/* Everything answered without an upstream connection. HC_FORWARD,
+ * HC_SETTINGS or HC_GRANT_CHECK when one is needed. */
 static enum hc_result local_command(struct client *c, uint32_t len)
 {
 	const uint8_t *pl = sbuf_in_ptr(&c->io) + PKT_HEADER_LEN;
@@ -906,6 +935,17 @@ static enum hc_result forward_command(struct client *c, uint32_t len)
 	return HC_NEXT;
 }
 
+/* LOAD USERS or SIGHUP removed or deactivated the login. */
+static enum hc_result close_revoked(struct client *c)
+{
+	STAT_INC(user_sessions_revoked);
+	pkt_put_errf(&c->io.out, 1, ERR_ACCESS_DENIED_ERROR, "28000",
+		     "Access denied for user '%s'@'%s': the user was removed or deactivated "
+		     "on this node; the session is closed", c->user, c->peer);
+	c->st = CS_CLOSING;
+	return HC_STOP;
+}
+
 /* One whole command packet is at the front of the input. */
 static enum hc_result handle_command(struct client *c, uint32_t len)
 {
@@ -916,11 +956,13 @@ static enum hc_result handle_command(struct client *c, uint32_t len)
 		client_close(c, "COM_QUIT");
 		return HC_CLOSED;
 	}
+	if (ident_revoked(c->ident))
+		return close_revoked(c);
 	if (hits_only(c) && cmd != CMD_QUERY && cmd != CMD_STMT_EXECUTE)
 		return HC_STOP; /* only cache hits while a refresh is upstream */
 	if (!c->pass_pending) {
 		r = local_command(c, len);
-		if (r != HC_FORWARD && r != HC_SETTINGS)
+		if (r != HC_FORWARD && r != HC_SETTINGS && r != HC_GRANT_CHECK)
 			return r;
 		c->pass_pending = r == HC_FORWARD;
 	}
@@ -950,8 +992,8 @@ static enum hc_result handle_command(struct client *c, uint32_t len)
 	default:
 		break;
 	}
-	if (r == HC_SETTINGS && send_settings(c) == HC_STOP)
-		return HC_STOP; /* the cache is asked again once they are read */
+	if ((r == HC_SETTINGS || r == HC_GRANT_CHECK) && send_for_cache(c, r) == HC_STOP)
+		return HC_STOP; /* the cache is asked again once it has its answer */
 	return forward_command(c, len);
 }
 

@@ -19,8 +19,9 @@
  *   CS_RELAYING      a client's command is upstream; its answer is relayed
  *   CS_INTERNAL      a command of the node's own is upstream (upcmd_send;
  *                    its kind in c->upcmd says what for and where its answer
- *                    goes): a sync step, the settings query, or a background
- *                    refresh (during which the session still answers hits)
+ *                    goes): a sync step, the settings query, a grant check,
+ *                    or a background refresh (during which the session still
+ *                    answers hits)
  *   CS_WAITING       waiting for another session to load the same cache key
  *   CS_CLOSING       flushing a last error (or, when draining, the last
  *                    answer), then closing
@@ -45,6 +46,7 @@
 #include "stmts.h"
 
 struct worker;
+struct ident;
 
 enum client_state {
 	CS_HANDSHAKE,
@@ -68,6 +70,7 @@ enum upcmd_kind {
 	UPCMD_SYNC_PREPARE,   /* the front execute's statement prepared there: mux_sync_done */
 	UPCMD_SETTINGS,       /* the cache's settings query: cache_settings_done */
 	UPCMD_REFRESH,        /* a cache entry's background refresh: cache_refresh_done */
+	UPCMD_GRANT_CHECK,    /* the user's grant verdict (a PREPARE as the user): cache_grant_check_done */
 };
 
 struct client {
@@ -88,6 +91,7 @@ struct client {
 	uint16_t collation;
 	char user[HS_USER_MAX];
 	char db[HS_DB_MAX];
+	struct ident *ident;          /* whom the session acts as upstream (ident.h) */
 	bool is_monitor;
 	bool changing_user;           /* login states entered from CMD_CHANGE_USER */
 	bool login_pending;           /* CS_CONNECTING for a login: OK follows */

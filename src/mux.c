@@ -89,7 +89,7 @@ static void add_stmt(struct client *c, uint32_t id, uint16_t nparams, uint64_t s
 	struct stmt_info *s = stmts_add(&c->stmts, id, nparams, serial);
 
 	if (s)
-		cache_stmt_prepared(&c->cs, s);
+		cache_stmt_prepared(&c->cs, c->ident, s);
 }
 
 /* A PREPARE the registry knows: answered with its recorded answer. */
@@ -274,7 +274,7 @@ void mux_relayed(struct client *c, struct pbuf *out, size_t from)
 		c->prep_resp.len = 0;
 }
 
-static void close_upstream_stmt(struct upstream *u, uint32_t up_id)
+void mux_close_upstream_stmt(struct upstream *u, uint32_t up_id)
 {
 	size_t start;
 	int rc = pkt_begin(&u->io.out, &start);
@@ -298,7 +298,7 @@ void mux_prepared(struct client *c)
 	if (c->up) {
 		upstream_stmt_add(c->up, serial, c->relay.stmt_id, &evict);
 		if (evict)
-			close_upstream_stmt(c->up, evict);
+			mux_close_upstream_stmt(c->up, evict);
 	}
 	add_stmt(c, c->prep_id, c->relay.prep_params, serial);
 	c->prep_resp.len = 0;
@@ -463,7 +463,7 @@ bool mux_sync_done(struct client *c, enum upcmd_kind kind)
 	} else if ((s = stmt_needed(c)) != NULL) {
 		upstream_stmt_add(u, s->serial, c->relay.stmt_id, &evict);
 		if (evict)
-			close_upstream_stmt(u, evict);
+			mux_close_upstream_stmt(u, evict);
 	}
 	return true;
 }

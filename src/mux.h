@@ -42,6 +42,9 @@ bool mux_fix_forwarded(struct client *c, size_t at);
 void mux_relayed(struct client *c, struct pbuf *out, size_t from);
 /* COM_STMT_PREPARE succeeded upstream (client.c's answer handling). */
 void mux_prepared(struct client *c);
+/* Close statement up_id on connection u (COM_STMT_CLOSE, no answer comes);
+ * out of memory: u is marked dirty (never lent again). */
+void mux_close_upstream_stmt(struct upstream *u, uint32_t up_id);
 /* The answer to the forwarded command is complete. */
 void mux_answer_done(struct client *c);
 

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "log.h"
@@ -32,6 +33,8 @@ static const struct rt_field fields[] = {
 	RT("cache_empty", cache_empty, RT_BOOL),
 	RT("auto_cache", auto_cache, RT_BOOL),
 	RT("read_your_writes_ms", read_your_writes_ms, RT_INT),
+	RT("cache_scope", cache_scope, RT_INT),
+	RT("grant_check_ms", grant_check_ms, RT_INT),
 	RT("max_client_connections", max_client_connections, RT_INT),
 	RT("metrics_max_queries", metrics_max_queries, RT_INT),
 	RT("upstream_connect_timeout_ms", upstream_connect_timeout_ms, RT_INT),

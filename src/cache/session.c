@@ -9,8 +9,10 @@
  * A cache key is, byte for byte: the protocol ('Q' text, 'B' binary), the
  * client capability bits that change the encoding (DEPRECATE_EOF,
  * SESSION_TRACK), the session's settings as the upstream reports them (see
- * SETTINGS_SQL; the schema is among them), and the exact query bytes (or the
- * statement text and the bound parameter block). Keys are compared in full.
+ * SETTINGS_SQL; the schema is among them), the upstream user's identity
+ * (grants.h: cache_scope), and the exact query bytes (or the statement text
+ * and the bound parameter block). Keys are compared in full. A hit is
+ * served only when the user's grant verdict allows it (grants.h).
  */
 #include "cache/session.h"
 
@@ -20,6 +22,7 @@
 
 #include "cache/cache_metrics.h"
 #include "cache/commands.h"
+#include "cache/grants.h"
 #include "cache/registry.h"
 #include "cache/rules.h"
 #include "cache/settings.h"
@@ -68,6 +71,7 @@ void cache_worker_free(struct cache_worker *cw)
 {
 	free(cw->tok);
 	cw->tok = NULL;
+	grants_worker_free(&cw->grants);
 }
 
 uint64_t cache_now_us(void)
@@ -112,6 +116,7 @@ void cache_abort(struct cache_session *cs)
 		store_abandon(cs->refresh);
 		cs->refresh = NULL;
 	}
+	grants_abort(&cs->grants);
 }
 
 void cache_session_reset(struct cache_session *cs)
@@ -156,13 +161,14 @@ static bool ryw_active(const struct cache_session *cs, int64_t now)
 
 static bool caching_possible(const struct cache_session *cs, const struct cache_ctx *x)
 {
-	return !x->monitor && !cs->settings_broken && !x->up_lost;
+	return !x->monitor && !cs->settings_broken && !x->up_lost && grants_session_may_cache(x->ident);
 }
 
-static bool build_key(struct cache_session *cs, uint32_t caps, char kind, const void *a, size_t alen,
-		      const void *b, size_t blen)
+static bool build_key(struct cache_session *cs, const struct cache_ctx *x, char kind, const void *a,
+		      size_t alen, const void *b, size_t blen)
 {
-	uint8_t head[6];
+	uint32_t caps = x->caps;
+	uint8_t head[10];
 	struct pbuf *k = &cs->keybuf;
 	int rc;
 
@@ -170,6 +176,7 @@ static bool build_key(struct cache_session *cs, uint32_t caps, char kind, const 
 	head[1] = (uint8_t)(((caps & CAP_DEPRECATE_EOF) ? 1 : 0) | ((caps & CAP_SESSION_TRACK) ? 2 : 0) |
 			    ((caps & CAP_X_EXT_METADATA) ? 4 : 0));
 	wr_u32(head + 2, cs->settings_id);
+	wr_u32(head + 6, grants_key_id(x->ident));
 	k->len = 0;
 	rc = pbuf_append(k, head, sizeof(head));
 	rc |= pbuf_append(k, a, alen);
@@ -240,34 +247,87 @@ void cache_refresh_cancel(struct cache_session *cs)
 	}
 }
 
+/* A hit found e: may this session have it (transaction, grant verdict)?
+ * Else e is let go. */
+static enum grant_gate hit_allowed(struct cache_session *cs, const struct cache_ctx *x,
+				   struct cache_entry *e, enum store_lookup r)
+{
+	bool txn_ok = txn_allows(cs, x, e->def);
+	enum grant_gate g = txn_ok ? grants_gate(&cs->grants, &cs->cw->grants, x->ident, e->def, x->now_ms,
+						 stale_window() > 0)
+				   : GRANT_REFUSED;
+
+	if (g == GRANT_OK)
+		return g;
+	if (g == GRANT_CHECK)
+		cs->grants.def = e->def;
+	else if (txn_ok)
+		cs->grants.refused = true; /* EXPLAIN LAST STATEMENT says why */
+	if (r == SL_REFRESH)
+		store_abandon(e);
+	store_release(e);
+	return g;
+}
+
 /* Look the key in cs->keybuf up, hits only. 1 served (*step: SERVED or
- * REFRESH), 0 not found, -1 found but this session may not use it. */
+ * REFRESH), 0 not found, -1 found but this session may not use it, -2 the
+ * user's grant verdict must be checked first (cs->grants.def). */
 static int try_hit(struct cache_session *cs, const struct cache_ctx *x, uint64_t t0,
 		   enum cache_step *step)
 {
 	struct cache_entry *e;
 	enum store_lookup r = store_lookup(cs->keybuf.data, cs->keybuf.len, cs->key_hash, x->now_ms,
 					   stale_window(), NULL, NULL, &e);
+	enum grant_gate g;
 
 	if (r != SL_HIT && r != SL_REFRESH)
 		return 0;
-	if (!txn_allows(cs, x, e->def)) {
-		if (r == SL_REFRESH)
-			store_abandon(e);
-		store_release(e);
-		return -1;
-	}
+	g = hit_allowed(cs, x, e, r);
+	if (g != GRANT_OK)
+		return g == GRANT_CHECK ? -2 : -1;
 	serve_hit(cs, x, e, t0);
 	*step = r == SL_REFRESH ? want_refresh(cs, e) : CSTEP_SERVED;
 	return 1;
 }
 
-/* The fast path of a query or an execute, before any parsing: with try
- * (the key is built), a hit ends the command (SERVED, REFRESH). Else PASS:
- * carry on with the miss path (*bypass set when an entry exists that this
- * session may not use); BLOCKED while a refresh is upstream. */
+/* Check the user's grant verdict for cs->grants.def upstream before the
+ * hit, by preparing the statement (text q) as the user. */
+static enum cache_step check_grant(struct cache_session *cs, const char *q, size_t n)
+{
+	if (cs->refresh)
+		return CSTEP_BLOCKED;
+	if (n == 0) {
+		grants_abort(&cs->grants);
+		return CSTEP_PASS;
+	}
+	cs->check_text = q;
+	cs->check_len = n;
+	return CSTEP_GRANT_CHECK;
+}
+
+void cache_grant_check_sent(struct cache_session *cs, const struct cache_ctx *x)
+{
+	grants_check_sent(&cs->grants, &cs->cw->grants, x->ident, x->now_ms);
+}
+
+void cache_grant_check_failed(struct cache_session *cs)
+{
+	grants_abort(&cs->grants);
+}
+
+uint32_t cache_grant_check_done(struct cache_session *cs, const struct cache_ctx *x,
+				const struct relay *r, const struct pbuf *answer)
+{
+	return grants_check_done(&cs->grants, &cs->cw->grants, x->ident, r, answer, x->now_ms, cs->id);
+}
+
+/* The fast path of a query or an execute (text q, n), before any parsing:
+ * with try (the key is built), a hit ends the command (SERVED, REFRESH), or
+ * the grant verdict is checked first (GRANT_CHECK). Else PASS: carry on
+ * with the miss path (*bypass set when an entry exists that this session
+ * may not use); BLOCKED while a refresh is upstream. */
 static enum cache_step first_look(struct cache_session *cs, const struct cache_ctx *x, bool try,
-				  bool *bypass)
+				  bool *bypass, const char *q, size_t n)
 {
 	enum cache_step step;
 
@@ -276,6 +336,8 @@ static enum cache_step first_look(struct cache_session *cs, const struct cache_c
 
 		if (h > 0)
 			return step;
+		if (h == -2)
+			return check_grant(cs, q, n);
 		*bypass = h < 0;
 	}
 	return cs->refresh ? CSTEP_BLOCKED : CSTEP_PASS;
@@ -413,22 +475,27 @@ void cache_wait_over(struct cache_session *cs, bool timed_out)
 	cs->waiting = false;
 }
 
+/* q, n: the statement's text (for a grant check). */
 static enum cache_step lookup_or_load(struct cache_session *cs, const struct cache_ctx *x,
-				      struct cache_def *d)
+				      struct cache_def *d, const char *q, size_t n)
 {
 	struct cache_entry *e;
 	enum store_lookup r;
+	enum grant_gate g;
 
 	cs->waiter.gen++;
 	r = store_lookup(cs->keybuf.data, cs->keybuf.len, cs->key_hash, x->now_ms, stale_window(), d,
 			 &cs->waiter, &e);
 	switch (r) {
 	case SL_HIT:
-		serve_hit(cs, x, e, cache_now_us());
-		return CSTEP_SERVED;
 	case SL_REFRESH:
+		g = hit_allowed(cs, x, e, r);
+		if (g == GRANT_CHECK)
+			return check_grant(cs, q, n);
+		if (g == GRANT_REFUSED)
+			return CSTEP_PASS;
 		serve_hit(cs, x, e, cache_now_us());
-		return want_refresh(cs, e);
+		return r == SL_REFRESH ? want_refresh(cs, e) : CSTEP_SERVED;
 	case SL_WAIT:
 		cs->waiting = true;
 		cs->wait_ms = atomic_load(&d->coalesce_ms);
@@ -454,7 +521,9 @@ static enum cache_step cached_shape(struct cache_session *cs, const struct cache
 {
 	cs->last_dest = DEST_UPSTREAM;
 	if (bypass || !txn_allows(cs, x, d)) {
-		cs->last_reason = status_in_txn(x->status) ? "inside a transaction" : "read-your-writes window";
+		cs->last_reason = cs->grants.refused ? "the upstream refused this user's grant check" :
+				  !grants_session_may_cache(x->ident) ? "SET ROLE: the session has its own privileges" :
+				  status_in_txn(x->status) ? "inside a transaction" : "read-your-writes window";
 		return CSTEP_PASS;
 	}
 	if (cs->settings_dirty)
@@ -512,10 +581,12 @@ static enum cache_step not_cacheable(struct cache_session *cs, const struct cach
 	if (hidden_statement(x, tok)) {
 		/* the digest may not show all the server runs: never cached */
 		note_statement(cs, SQL_KW_OTHER, true);
+		grants_note_statement(x->ident, tok);
 		cs->last_reason = "multiple statements";
 		return CSTEP_PASS;
 	}
 	note_statement(cs, tok->keyword, (tok->flags & SQL_TOK_MULTI_STATEMENT) != 0);
+	grants_note_statement(x->ident, tok);
 	if (d)
 		classify_once(d, tok);
 	cs->last_reason = d ? atomic_load(&d->skip_reason) : "not a SELECT";
@@ -533,8 +604,8 @@ static enum cache_step on_query(struct cache_session *cs, const struct cache_ctx
 	enum cache_step step;
 
 	cs->bypass_once = false;
-	step = first_look(cs, x, !bypass && !cs->settings_dirty && build_key(cs, x->caps, 'Q', q, n, NULL, 0),
-			  &bypass);
+	step = first_look(cs, x, !bypass && !cs->settings_dirty && build_key(cs, x, 'Q', q, n, NULL, 0),
+			  &bypass, q, n);
 	if (step != CSTEP_PASS)
 		return step;
 	tok = tokenize(cs, q, n);
@@ -553,14 +624,14 @@ static enum cache_step on_query(struct cache_session *cs, const struct cache_ctx
 	step = verdict(cs, x, d, bypass);
 	if (step != CSTEP_SERVED)
 		return step;
-	if (!build_key(cs, x->caps, 'Q', q, n, NULL, 0))
+	if (!build_key(cs, x, 'Q', q, n, NULL, 0))
 		return CSTEP_PASS;
-	return lookup_or_load(cs, x, d);
+	return lookup_or_load(cs, x, d, q, n);
 }
 
 /* ---- prepared statements ----------------------------------------------- */
 
-void cache_stmt_prepared(struct cache_session *cs, struct stmt_info *s)
+void cache_stmt_prepared(struct cache_session *cs, struct ident *ident, struct stmt_info *s)
 {
 	struct sql_tok_result *tok;
 
@@ -573,6 +644,8 @@ void cache_stmt_prepared(struct cache_session *cs, struct stmt_info *s)
 		s->def = registry_get(tok->digest, tok->text, tok->text_len, s->text, s->text_len);
 		if (s->def)
 			classify_once(s->def, tok);
+		if (!is_read_keyword(tok->keyword))
+			grants_note_statement(ident, tok);
 	}
 }
 
@@ -580,7 +653,7 @@ void cache_stmt_prepared(struct cache_session *cs, struct stmt_info *s)
  * prepared under, and its parameter block, with the types of the previous
  * execute when the client did not resend them (stmts_note_command kept
  * them). */
-static bool exec_key(struct cache_session *cs, uint32_t caps, const struct stmt_info *s,
+static bool exec_key(struct cache_session *cs, const struct cache_ctx *x, const struct stmt_info *s,
 		     const uint8_t *pl, uint32_t len)
 {
 	size_t nb = ((size_t)s->nparams + 7) / 8, off = 10;
@@ -590,7 +663,7 @@ static bool exec_key(struct cache_session *cs, uint32_t caps, const struct stmt_
 	if (rd_u32(s->prep_settings) == 0)
 		return false;
 	if (s->nparams == 0)
-		return build_key(cs, caps, 'B', s->text, s->text_len + 1, s->prep_settings, 4);
+		return build_key(cs, x, 'B', s->text, s->text_len + 1, s->prep_settings, 4);
 	if (len < off + nb + 1)
 		return false;
 	if (pl[off + nb]) {
@@ -602,7 +675,7 @@ static bool exec_key(struct cache_session *cs, uint32_t caps, const struct stmt_
 	}
 	if (!s->have_types)
 		return false;
-	if (!build_key(cs, caps, 'B', s->text, s->text_len + 1, s->prep_settings, 4))
+	if (!build_key(cs, x, 'B', s->text, s->text_len + 1, s->prep_settings, 4))
 		return false;
 	rc = pbuf_append(&cs->keybuf, pl + off, nb);
 	rc |= pbuf_append(&cs->keybuf, s->types, 2u * s->nparams);
@@ -624,9 +697,9 @@ static enum cache_step on_execute(struct cache_session *cs, const struct cache_c
 	cs->bypass_once = false;
 	if (!s)
 		return cs->refresh ? CSTEP_BLOCKED : CSTEP_PASS;
-	if (!s->def || pl[5] != 0 || s->long_data || !exec_key(cs, x->caps, s, pl, len))
+	if (!s->def || pl[5] != 0 || s->long_data || !exec_key(cs, x, s, pl, len))
 		bypass = true;
-	step = first_look(cs, x, !bypass && !cs->settings_dirty, &bypass);
+	step = first_look(cs, x, !bypass && !cs->settings_dirty, &bypass, s->text, s->text_len);
 	if (step != CSTEP_PASS)
 		return step;
 	cs->cur_def = s->def;
@@ -638,9 +711,9 @@ static enum cache_step on_execute(struct cache_session *cs, const struct cache_c
 	step = verdict(cs, x, s->def, bypass);
 	if (step != CSTEP_SERVED)
 		return step;
-	if (!exec_key(cs, x->caps, s, pl, len))
+	if (!exec_key(cs, x, s, pl, len))
 		return CSTEP_PASS;
-	return lookup_or_load(cs, x, s->def);
+	return lookup_or_load(cs, x, s->def, s->text, s->text_len);
 }
 
 /* Can this session's keys be built without asking the upstream? */
@@ -669,7 +742,7 @@ bool cache_serve_only(struct cache_session *cs, const struct cache_ctx *x, const
 	struct stmt_info *s;
 
 	if (pl[0] == CMD_QUERY) {
-		if (serve_possible(cs, x) && build_key(cs, x->caps, 'Q', pl + 1, len - 1, NULL, 0) &&
+		if (serve_possible(cs, x) && build_key(cs, x, 'Q', pl + 1, len - 1, NULL, 0) &&
 		    hit_only(cs, x, t0))
 			return true;
 		tok = tokenize(cs, (const char *)pl + 1, len - 1);
@@ -679,7 +752,7 @@ bool cache_serve_only(struct cache_session *cs, const struct cache_ctx *x, const
 		return false;
 	s = stmts_find(x->stmts, rd_u32(pl + 1));
 	return s && s->def && pl[5] == 0 && !s->long_data && serve_possible(cs, x) &&
-	       exec_key(cs, x->caps, s, pl, len) && hit_only(cs, x, t0);
+	       exec_key(cs, x, s, pl, len) && hit_only(cs, x, t0);
 }
 
 enum cache_step cache_command(struct cache_session *cs, const struct cache_ctx *x,
@@ -689,6 +762,7 @@ enum cache_step cache_command(struct cache_session *cs, const struct cache_ctx *
 
 	cs->cur_def = NULL;
 	cs->cur_dirty = cs->cur_write = false;
+	cs->grants.refused = false;
 	if (cmd == CMD_QUERY)
 		return on_query(cs, x, pl, len);
 	if (cmd == CMD_STMT_EXECUTE)
@@ -775,11 +849,16 @@ static void finish_fill(struct cache_session *cs, const struct relay *r, uint64_
 	pbuf_shrink(&cs->fill_buf, 65536);
 }
 
-void cache_answer_done(struct cache_session *cs, const struct relay *r, uint64_t us,
-		       uint16_t status, int64_t now_ms)
+void cache_answer_done(struct cache_session *cs, const struct cache_ctx *x, const struct relay *r,
+		       uint64_t us)
 {
+	uint16_t status = x->status;
+	int64_t now_ms = x->now_ms;
+
 	if (cs->cur_def)
 		def_account(cs->cur_def, us, r->rows, r->affected);
+	if (cs->cur_def && !r->saw_err && r->results > 0) /* the user just read it upstream */
+		grants_note_allowed(&cs->cw->grants, x->ident, cs->cur_def, now_ms);
 	cache_metrics_observe(false, us);
 	if (cs->fill)
 		finish_fill(cs, r, us, now_ms);
@@ -848,9 +927,10 @@ void cache_settings_done(struct cache_session *cs, const struct relay *r, const 
 	cs->settings_dirty = false;
 }
 
-void cache_refresh_done(struct cache_session *cs, const struct relay *r, const struct pbuf *answer,
-			uint64_t us, int64_t now_ms)
+void cache_refresh_done(struct cache_session *cs, const struct cache_ctx *x, const struct relay *r,
+			const struct pbuf *answer, uint64_t us)
 {
+	int64_t now_ms = x->now_ms;
 	struct cache_entry *e = cs->refresh;
 	struct cache_def *d;
 	uint16_t off[ENTRY_MAX_STATUS];
@@ -866,6 +946,7 @@ void cache_refresh_done(struct cache_session *cs, const struct relay *r, const s
 		return;
 	}
 	status_offsets(answer, off);
+	grants_note_allowed(&cs->cw->grants, x->ident, d, now_ms);
 	changed = store_fill(e, answer->data, answer->len, off, clamp_us(us), (uint32_t)r->rows, now_ms,
 			     atomic_load(&d->ttl_ms), def_refresh_ms(d));
 	atomic_fetch_add(changed > 0 ? &d->refresh_changed : changed == 0 ? &d->refresh_unchanged

@@ -7,8 +7,9 @@
  * key (coalescing), or run a background refresh. The cache never touches a
  * socket, an upstream connection, a timer or the session core's state: it
  * is handed what it needs (struct cache_ctx) and the core does the rest.
- * It keeps what cache keys depend on: the session's settings, and its
- * transaction and write state.
+ * It keeps what cache keys depend on: the session's settings, its upstream
+ * identity (grants.h: cache_scope), and its transaction and write state; a
+ * hit is served only when the user's grant verdict allows it (grants.h).
  *
  * Layering: this file and everything in src/cache/ stand below the session
  * core (client.c, mux.c, pool.c, ...); they must not include client.h,
@@ -21,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cache/grants.h"
 #include "cache/store.h"
 #include "packet.h"
 #include "relay.h"
@@ -40,6 +42,10 @@ enum cache_step {
 	CSTEP_SETTINGS,  /* the session's settings must be read first: send
 			  * cache_settings_sql() upstream (UPCMD_SETTINGS, answer to
 			  * cache_settings_done), then ask again */
+	CSTEP_GRANT_CHECK, /* the user's grant verdict for the shape must be
+			  * checked first: send COM_STMT_PREPARE of cs->check_text
+			  * upstream (UPCMD_GRANT_CHECK, cache_grant_check_sent, answer
+			  * to cache_grant_check_done), then ask again */
 	CSTEP_WAIT,      /* another session loads this key: keep the command
 			  * queued and wait, at most cs->wait_ms, for a wake-up
 			  * (then cache_wait_over), and ask again */
@@ -50,6 +56,7 @@ enum cache_step {
 /* The cache's per-worker state, embedded in struct worker. */
 struct cache_worker {
 	struct tok_scratch *tok;      /* tokenizer scratch, made on first use */
+	struct grant_worker grants;   /* the grant verdicts (grants.h) */
 };
 
 /* The cache's per-session state, embedded in struct client (as cs). */
@@ -77,6 +84,9 @@ struct cache_session {
 	bool waiting;
 	int wait_ms;                  /* CSTEP_WAIT: how long at most */
 	const char *last_dest, *last_reason;  /* EXPLAIN LAST STATEMENT */
+	struct grant_session grants;  /* the grant check of this command (grants.h) */
+	const char *check_text;       /* CSTEP_GRANT_CHECK: the statement to prepare */
+	size_t check_len;
 };
 
 /* What the cache is handed of the session, for one call. */
@@ -89,6 +99,7 @@ struct cache_ctx {
 	bool up_lost;                 /* the session lost its upstream state:
 				       * cache_serve_only() only */
 	struct stmt_table *stmts;     /* the session's prepared statements */
+	struct ident *ident;          /* whom the session acts as upstream (ident.h) */
 };
 
 /* Process-wide: the store, the registry. wake is how a session waiting on
@@ -122,9 +133,9 @@ bool cache_serve_only(struct cache_session *cs, const struct cache_ctx *x, const
  * entry being filled, if any. */
 void cache_tee(struct cache_session *cs, const uint8_t *p, size_t n);
 /* The answer to the command forwarded after CSTEP_PASS is complete (r), in
- * `us` microseconds; status is the session's status after it. */
-void cache_answer_done(struct cache_session *cs, const struct relay *r, uint64_t us,
-		       uint16_t status, int64_t now_ms);
+ * `us` microseconds; x->status is the session's status after it. */
+void cache_answer_done(struct cache_session *cs, const struct cache_ctx *x, const struct relay *r,
+		       uint64_t us);
 
 /* CSTEP_SETTINGS: the query to send (COM_QUERY text), for a MariaDB or a
  * MySQL upstream. */
@@ -135,8 +146,17 @@ void cache_settings_done(struct cache_session *cs, const struct relay *r, const 
 /* CSTEP_REFRESH: the refresh could not start. */
 void cache_refresh_cancel(struct cache_session *cs);
 /* Its answer, `us` microseconds after it was sent. */
-void cache_refresh_done(struct cache_session *cs, const struct relay *r, const struct pbuf *answer,
-			uint64_t us, int64_t now_ms);
+void cache_refresh_done(struct cache_session *cs, const struct cache_ctx *x, const struct relay *r,
+			const struct pbuf *answer, uint64_t us);
+
+/* CSTEP_GRANT_CHECK: the check was sent, or could not be (then the command
+ * goes upstream without a hit). */
+void cache_grant_check_sent(struct cache_session *cs, const struct cache_ctx *x);
+void cache_grant_check_failed(struct cache_session *cs);
+/* Its answer. Returns the upstream id of the statement it prepared, to be
+ * closed on the connection (0: none). */
+uint32_t cache_grant_check_done(struct cache_session *cs, const struct cache_ctx *x,
+				const struct relay *r, const struct pbuf *answer);
 
 /* CSTEP_WAIT: is gen the wait in progress (a wake-up may be stale)? */
 bool cache_wait_current(const struct cache_session *cs, uint32_t gen);
@@ -144,8 +164,9 @@ bool cache_wait_current(const struct cache_session *cs, uint32_t gen);
 void cache_wait_over(struct cache_session *cs, bool timed_out);
 
 /* A statement was added to the session's table: its cache shape and the
- * settings it was prepared under. */
-void cache_stmt_prepared(struct cache_session *cs, struct stmt_info *s);
+ * settings it was prepared under (ident: the session's identity, for a
+ * statement that changes privileges or roles). */
+void cache_stmt_prepared(struct cache_session *cs, struct ident *ident, struct stmt_info *s);
 
 /* Monotonic clock in microseconds, for cache timing. */
 uint64_t cache_now_us(void);

@@ -22,6 +22,7 @@
 #include "config.h"
 #include "config_table.h"
 #include "duration.h"
+#include "hex.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -334,17 +335,6 @@ int config_parse_addr(const char *s, struct shoal_addr *out)
 	return parse_addr(s, strlen(s), out, NULL, 0);
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Percent-decode s[0..len) into out. what names the part in messages; the
  * messages never quote the text itself (it may be a password). */
 static int pct_decode(const char *s, size_t len, char *out, size_t outsize, const char *what,
@@ -356,8 +346,8 @@ static int pct_decode(const char *s, size_t len, char *out, size_t outsize, cons
 		int c = (unsigned char)s[i];
 
 		if (c == '%') {
-			int hi = i + 2 < len ? hexval(s[i + 1]) : -1;
-			int lo = i + 2 < len ? hexval(s[i + 2]) : -1;
+			int hi = i + 2 < len ? hex_value(s[i + 1]) : -1;
+			int lo = i + 2 < len ? hex_value(s[i + 2]) : -1;
 
 			if (hi < 0 || lo < 0)
 				return fail(err, errlen, "bad percent-encoding in %s", what);

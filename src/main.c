@@ -199,7 +199,7 @@ int main(int argc, char **argv)
 	}
 	tls = setup_tls();
 	setup_upstream();
-	if (cache_global_init() < 0) {
+	if (cache_global_init(worker_wake) < 0) {
 		log_error("cannot set up the cache");
 		return 1;
 	}

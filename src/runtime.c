@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "admin/admin.h"
 #include "log.h"
 
 enum rt_kind { RT_INT, RT_U32, RT_BOOL, RT_STR, RT_LOG };
@@ -60,22 +59,6 @@ static const struct rt_field *find(const char *key)
 bool runtime_setting(const char *key)
 {
 	return find(key) != NULL;
-}
-
-void runtime_apply_users(const struct shoal_config *src)
-{
-	struct shoal_config *old = malloc(sizeof *old);
-
-	if (!old) {
-		log_error("allowed_users: out of memory; not applied");
-		return;
-	}
-	memcpy(old, &g_config, sizeof *old);
-	memcpy(g_config.allowed_users, src->allowed_users, sizeof g_config.allowed_users);
-	g_config.n_allowed_users = src->n_allowed_users;
-	admin_users_config_changed(old);
-	explicit_bzero(old, sizeof *old);
-	free(old);
 }
 
 bool runtime_apply(const char *key, const struct shoal_config *src)

@@ -20,9 +20,11 @@
 
 #include <mysql.h>
 
+#include "health.h"
 #include "log.h"
 
-#define PXADMIN_TIMEOUT_S 3 /* connect, read and write timeout of each admin connection */
+#define PXADMIN_TIMEOUT_S 3   /* connect, read and write timeout of each admin connection */
+#define PXADMIN_RETRY_MS 2000 /* going ONLINE: a ProxySQL not up yet is tried again this often */
 
 static struct shoal_mysql_url admins[PXADMIN_MAX];
 static int n_admins = -1; /* -1: not parsed yet */
@@ -34,6 +36,7 @@ static atomic_int succeeded;
 struct job {
 	const struct shoal_mysql_url *admin;
 	char status[16];
+	bool retry; /* try again while the admin cannot be reached (going ONLINE) */
 };
 
 int pxadmin_parse(const char *list, struct shoal_mysql_url *out, int max, char *err, size_t errlen)
@@ -204,18 +207,21 @@ static long long move_rows(MYSQL *m, const char *from, const char *to, char *err
  * returned). Coming back: first out as well, so that idle connections to
  * this node's previous process (closed by it, or by its crash) are dropped
  * even when its rows are still ONLINE; then OFFLINE_SOFT -> ONLINE. */
-static bool apply_status(const struct job *j, char *err, size_t errlen, long long *changed)
+static bool apply_status(const struct job *j, char *err, size_t errlen, long long *changed,
+			 bool *connected)
 {
 	bool online = strcmp(j->status, "ONLINE") == 0;
 	MYSQL *m = admin_connect(j->admin, err, errlen);
 	bool ok = false;
 
+	*connected = m != NULL;
 	if (!m)
 		return false;
 	*changed = move_rows(m, "ONLINE", "OFFLINE_SOFT", err, errlen);
 	if (*changed < 0 || run(m, drop_idle_sql, err, errlen) < 0)
 		goto out;
-	if (online && (*changed = move_rows(m, "OFFLINE_SOFT", "ONLINE", err, errlen)) < 0)
+	/* (a drain that began meanwhile wants the node out: it stays out) */
+	if (online && !health_draining() && (*changed = move_rows(m, "OFFLINE_SOFT", "ONLINE", err, errlen)) < 0)
 		goto out;
 	ok = true;
 out:
@@ -223,29 +229,56 @@ out:
 	return ok;
 }
 
+/* Wait ms unless the node starts to drain (then false). */
+static bool retry_wait(int ms)
+{
+	struct timespec ts = { 0, 100 * 1000 * 1000 };
+
+	for (int waited = 0; waited < ms; waited += 100) {
+		if (health_draining())
+			return false;
+		nanosleep(&ts, NULL);
+	}
+	return !health_draining();
+}
+
 static void *job_main(void *arg)
 {
 	struct job *j = arg;
+	const struct shoal_mysql_url *a = j->admin;
 	char err[600] = "";
 	long long changed = 0;
+	bool ok, connected;
+	int attempts = 0;
 
 	mysql_thread_init();
-	if (apply_status(j, err, sizeof err, &changed)) {
-		if (changed > 0)
-			log_info("proxysql_admin %s@%s:%u: %s:%u set %s (%lld row%s), loaded to runtime",
-				 j->admin->user.name, j->admin->host, (unsigned)j->admin->port, node_host,
-				 (unsigned)node_port, j->status, changed, changed == 1 ? "" : "s");
-		else
-			log_info("proxysql_admin %s@%s:%u: no row for %s:%u to set %s (already so, or "
-				 "not in mysql_servers under that name: see proxysql_node_address)",
-				 j->admin->user.name, j->admin->host, (unsigned)j->admin->port, node_host,
-				 (unsigned)node_port, j->status);
-		atomic_fetch_add(&succeeded, 1);
-	} else {
-		log_warn("proxysql_admin %s@%s:%u: could not set %s:%u %s: %s", j->admin->user.name,
-			 j->admin->host, (unsigned)j->admin->port, node_host, (unsigned)node_port, j->status,
-			 err);
+	/* A node may start before ProxySQL (a host's reboot, compose's order):
+	 * going ONLINE waits for it, however long, unless a drain begins. */
+	for (;;) {
+		attempts++;
+		ok = apply_status(j, err, sizeof err, &changed, &connected);
+		if (ok || connected || !j->retry)
+			break;
+		if (attempts == 1)
+			log_warn("proxysql_admin %s@%s:%u: cannot connect (%s); trying again every %d ms to set "
+				 "%s:%u %s", a->user.name, a->host, (unsigned)a->port, err, PXADMIN_RETRY_MS,
+				 node_host, (unsigned)node_port, j->status);
+		if (!retry_wait(PXADMIN_RETRY_MS))
+			break;
 	}
+	if (ok && changed > 0)
+		log_info("proxysql_admin %s@%s:%u: %s:%u set %s (%lld row%s), loaded to runtime%s", a->user.name,
+			 a->host, (unsigned)a->port, node_host, (unsigned)node_port, j->status, changed,
+			 changed == 1 ? "" : "s", attempts > 1 ? " (ProxySQL is up now)" : "");
+	else if (ok)
+		log_info("proxysql_admin %s@%s:%u: no row for %s:%u to set %s (already so, or not in "
+			 "mysql_servers under that name: see proxysql_node_address)", a->user.name, a->host,
+			 (unsigned)a->port, node_host, (unsigned)node_port, j->status);
+	else
+		log_warn("proxysql_admin %s@%s:%u: could not set %s:%u %s: %s", a->user.name, a->host,
+			 (unsigned)a->port, node_host, (unsigned)node_port, j->status, err);
+	if (ok)
+		atomic_fetch_add(&succeeded, 1);
 	free(j);
 	mysql_thread_end();
 	atomic_fetch_sub(&pending, 1);
@@ -274,6 +307,7 @@ int pxadmin_set_status(const char *status)
 		}
 		j->admin = &admins[i];
 		snprintf(j->status, sizeof j->status, "%s", status);
+		j->retry = strcmp(status, "ONLINE") == 0;
 		atomic_fetch_add(&pending, 1);
 		rc = pthread_create(&t, &attr, job_main, j);
 		if (rc != 0) {

@@ -40,8 +40,10 @@ bool pxadmin_host_ok(const char *host);
 bool pxadmin_enabled(void);
 
 /* Start setting this node's rows to status ("OFFLINE_SOFT" or "ONLINE") on
- * every admin. Returns the number of admins being updated (0 when not
- * enabled), or -1 if a thread could not be started (logged). */
+ * every admin. Going ONLINE, an admin that cannot be reached is tried again
+ * every 2 s until it answers or the node drains. Returns the number of
+ * admins being updated (0 when not enabled), or -1 if a thread could not be
+ * started (logged). */
 int pxadmin_set_status(const char *status);
 
 /* Admins still being updated by the last pxadmin_set_status(). */

@@ -25,7 +25,7 @@ if fake_mode; then
   exit 0
 fi
 need_proxysql
-plan 51
+plan 50
 "$PY" "$TESTLIB/94-proxysql.py"
 [ $? -eq 0 ] || not_ok "94-proxysql.py crashed (see above)"
 done_testing

@@ -271,6 +271,27 @@ def fallback(px, nodes):
     is_(rows, (("OFFLINE_SOFT",), ("OFFLINE_SOFT",)), "  the nodes set themselves OFFLINE_SOFT")
 
 
+def late_proxysql():
+    """A node that starts before its ProxySQL (a host's reboot, compose's
+    start order) puts its row ONLINE once ProxySQL answers."""
+    n = Node("94-proxysql.n4", WORK, URL, [])
+    px3 = ProxySQL("px3", WORK, servers=[{"hostgroup_id": HG, "hostname": "127.0.0.1", "port": n.port,
+                                          "status": "OFFLINE_SOFT", "comment": "left out by a drain"}])
+    n.extra += ["--proxysql-admin", "mysql://admin:admin@127.0.0.1:%d" % px3.admin_port]
+    try:
+        n.start()
+        time.sleep(2.5)
+        px3.start()
+        t0 = time.time()
+        st = wait_for(lambda: px3.admin_rows("SELECT status FROM runtime_mysql_servers WHERE port = %d"
+                                             % n.port) == (("ONLINE",),), 20, 0.2)
+        ok(st, "a node started before its ProxySQL sets its OFFLINE_SOFT row ONLINE once ProxySQL answers "
+           "(%.1f s after)" % (time.time() - t0))
+    finally:
+        n.stop()
+        px3.stop()
+
+
 def cluster(px1, px2):
     t0 = time.time()
     px1.admin_rows("INSERT INTO mysql_query_rules (rule_id, active, match_digest, destination_hostgroup, apply, "
@@ -382,6 +403,7 @@ def main():
         shun_and_back(pxs[0], nodes)
         agent(pxs[0], nodes, digest)
         fallback(pxs[0], nodes)
+        late_proxysql()
     finally:
         for p in pxs:
             p.stop()

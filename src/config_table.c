@@ -206,7 +206,7 @@ const struct setting config_settings[] = {
 	{ .key = "proxysql_node_address", .env = "PROXYSQL_NODE_ADDRESS",
 	  .flag = "proxysql-node-address", .type = T_STR, .off = OFF(proxysql_node_address),
 	  .size = SZ(proxysql_node_address), .metavar = "HOST:PORT",
-	  .def = "(the first listen address; with 0.0.0.0 or ::, the host name)",
+	  .def = "(none: the first listen_address; with 0.0.0.0 or ::, the host name)",
 	  .help = "This node's hostname and port as they are written in ProxySQL's "
 		  "mysql_servers, for proxysql_admin." },
 	{ .key = "upstream_down_policy", .env = "UPSTREAM_DOWN_POLICY", .flag = "upstream-down-policy",

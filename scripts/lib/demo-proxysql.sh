@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# shellcheck disable=SC2154 # the ports, pids and helpers are the demo's (scripts/demo sources this)
 # scripts/lib/demo-proxysql.sh: step 6 of scripts/demo, sourced by it: the
 # story's ProxySQL part on the demo's MariaDB and two nodes. It uses the
 # demo's variables and helpers (ports, pick_port, section/say/shown/indent,

@@ -295,7 +295,11 @@ int pxadmin_set_status(const char *status)
 	atomic_store(&succeeded, 0);
 	if (pthread_attr_init(&attr) != 0)
 		return -1;
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	if (pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) != 0) {
+		pthread_attr_destroy(&attr);
+		log_error("proxysql_admin: cannot make detached threads");
+		return -1;
+	}
 	for (int i = 0; i < n; i++) {
 		struct job *j = calloc(1, sizeof *j);
 		pthread_t t;

@@ -777,6 +777,12 @@ static void send_upstream_down(struct client *c, const char *what)
  * session without an upstream connection. false: forward it. */
 static bool answer_ping(struct client *c)
 {
+	if (health_draining()) {
+		/* ProxySQL drops a pooled connection whose ping fails, and its
+		 * monitor shuns a server after failed pings (drain.h) */
+		client_send_err(c, 1, ERR_SERVER_SHUTDOWN, "08S01", "Server shutdown in progress");
+		return true;
+	}
 	if (health_upstream_down_too_long()) {
 		send_upstream_down(c, "the node is out of rotation");
 		return true;

@@ -42,6 +42,8 @@ static const struct rt_field fields[] = {
 	RT("upstream_wait_timeout_ms", upstream_wait_timeout_ms, RT_INT),
 	RT("upstream_max_idle_ms", upstream_max_idle_ms, RT_INT),
 	RT("drain_timeout_ms", drain_timeout_ms, RT_INT),
+	RT("drain_handoff_ms", drain_handoff_ms, RT_INT),
+	RT("drain_quiet_ms", drain_quiet_ms, RT_INT),
 	RT("max_allowed_packet", max_allowed_packet, RT_U32),
 	RT("cache_max_entry_size", cache_max_entry_size, RT_U32),
 	RT("admin_user", admin_user.name, RT_STR),

@@ -780,7 +780,7 @@ static bool answer_ping(struct client *c)
 	if (health_draining()) {
 		/* ProxySQL drops a pooled connection whose ping fails, and its
 		 * monitor shuns a server after failed pings (drain.h) */
-		client_send_err(c, 1, ERR_SERVER_SHUTDOWN, "08S01", "Server shutdown in progress");
+		pkt_put_errf(&c->io.out, 1, ERR_SERVER_SHUTDOWN, "08S01", "Server shutdown in progress");
 		return true;
 	}
 	if (health_upstream_down_too_long()) {

@@ -10,6 +10,7 @@
  *
  * Memory stays bounded: while INFILE_HIGH bytes wait to be written to the
  * upstream, the client is not read (client_arm asks infile_blocked).
+ * A leaf module: the session core passes it the buffers it works on.
  */
 #ifndef SHOAL_INFILE_H
 #define SHOAL_INFILE_H
@@ -17,18 +18,21 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct client;
+#include "relay.h"
+#include "sbuf.h"
 
 #define INFILE_HIGH (1024 * 1024)
 
 /* The capability bit offered in the greeting: CAP_LOCAL_FILES or 0. */
 uint32_t infile_caps(void);
-/* The session is sending a file to the upstream. */
-bool infile_active(const struct client *c);
-/* ... and must not read the client until the upstream takes more. */
-bool infile_blocked(const struct client *c);
-/* Forward the client's whole file packets that are buffered, while the
- * upstream keeps up. false: the session was closed (out of memory). */
-bool infile_pump(struct client *c);
+/* The answer being relayed waits for the client's file, and up (the
+ * upstream connection's buffer) has INFILE_HIGH bytes or more to write:
+ * do not read the client. */
+bool infile_blocked(const struct relay *r, const struct sbuf *up);
+/* Move the client's whole file packets buffered in in to up, renumbered
+ * to the upstream's sequence, while the relay waits for the file and up
+ * keeps up; *cont carries "the last packet was a full one" between calls.
+ * -1 out of memory (the session must end), else 0. */
+int infile_pump(struct relay *r, struct sbuf *in, struct sbuf *up, bool *cont);
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * kill.c: KILL intercepted (see kill.h): the session table, reading the
- * KILL statement, the answer to the killer, the delivery to the session's
- * worker, and the upstream KILL, on a connection of its own.
+ * KILL statement, finding the session it names, and the upstream KILL, on
+ * a connection of its own. The answers and the delivery to the session's
+ * worker are the session core's (client.c).
  */
 #include "kill.h"
 
@@ -12,17 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client.h"
+#include "handshake.h"
 #include "log.h"
 #include "packet.h"
 #include "upstream.h"
-#include "worker.h"
 
-#define ERR_NO_SUCH_THREAD 1094
-#define ERR_KILL_DENIED 1095
-#define ERR_NOT_SUPPORTED_YET 1235
-#define ERR_QUERY_INTERRUPTED 1317
-#define ERR_CONNECTION_KILLED 1927
 
 #define NBUCKETS 1024
 
@@ -133,12 +128,6 @@ void kill_free_all(void)
 
 /* ---- reading the statement --------------------------------------------- */
 
-struct kill_req {
-	enum kill_kind kind;
-	bool unsupported;         /* KILL QUERY ID n, KILL USER name */
-	uint64_t id;
-};
-
 static const char *skip_space(const char *p, const char *e)
 {
 	while (p < e && isspace((unsigned char)*p))
@@ -202,16 +191,22 @@ static bool parse_kill(const char *q, size_t n, struct kill_req *r)
 	return true;
 }
 
-/* ---- answering ----------------------------------------------------------- */
-
-static void reply_ok(struct client *c)
+bool kill_parse(const uint8_t *pl, uint32_t len, struct kill_req *r)
 {
-	pkt_put_ok(&c->io.out, 1, 0, 0, c->server_status & SESSION_STATUS_BITS, 0, c->caps);
+	if (pl[0] == CMD_PROCESS_KILL) {
+		if (len < 5)
+			return false;
+		*r = (struct kill_req){ .kind = KK_CONNECTION, .id = rd_u32(pl + 1) };
+		return true;
+	}
+	return pl[0] == CMD_QUERY && parse_kill((const char *)pl + 1, len - 1, r);
 }
+
+/* ---- finding the session ------------------------------------------------ */
 
 /* The session a KILL names: by its node session id, else by the upstream
  * thread its last command ran on. 0 when none (or two) match. */
-static uint32_t find_target(uint64_t id, struct worker **w, char *user, size_t cap)
+uint32_t kill_find(uint64_t id, struct worker **w, char *user, size_t cap)
 {
 	struct sess *s;
 	uint32_t found = 0;
@@ -227,51 +222,6 @@ static uint32_t find_target(uint64_t id, struct worker **w, char *user, size_t c
 	}
 	pthread_mutex_unlock(&lock);
 	return found;
-}
-
-bool kill_command(struct client *c, const uint8_t *pl, uint32_t len)
-{
-	struct kill_req r;
-	struct worker *w = NULL;
-	char user[HS_USER_MAX] = "";
-	uint32_t target;
-
-	if (pl[0] == CMD_PROCESS_KILL) {
-		if (len < 5)
-			return false;
-		r = (struct kill_req){ .kind = KK_CONNECTION, .id = rd_u32(pl + 1) };
-	} else if (pl[0] != CMD_QUERY || !parse_kill((const char *)pl + 1, len - 1, &r)) {
-		return false;
-	}
-	if (r.unsupported) {
-		client_send_err(c, 1, ERR_NOT_SUPPORTED_YET, "42000",
-				"This version of MariaDB doesn't yet support '%s'",
-				"KILL QUERY ID and KILL USER through Shoal (use KILL [QUERY] <connection id>)");
-		return true;
-	}
-	target = r.id == c->id ? c->id : find_target(r.id, &w, user, sizeof(user));
-	if (target == c->id && r.kind == KK_QUERY) {
-		client_send_err(c, 1, ERR_QUERY_INTERRUPTED, "70100", "Query execution was interrupted");
-		return true;
-	}
-	if (target == c->id) {
-		client_send_err(c, 1, ERR_CONNECTION_KILLED, "70100", "Connection was killed");
-		c->st = CS_CLOSING;
-		return true;
-	}
-	if (!target) {
-		client_send_err(c, 1, ERR_NO_SUCH_THREAD, "HY000", "Unknown thread id: %llu",
-				(unsigned long long)r.id);
-		return true;
-	}
-	if (strcmp(user, c->user) != 0) {
-		client_send_err(c, 1, ERR_KILL_DENIED, "HY000", "You are not owner of thread %llu",
-				(unsigned long long)r.id);
-		return true;
-	}
-	worker_post(w, target, 0, r.kind == KK_QUERY ? WAKE_KILL_QUERY : WAKE_KILL_CONNECTION);
-	reply_ok(c);
-	return true;
 }
 
 /* ---- the killed session's side -------------------------------------------- */
@@ -338,47 +288,17 @@ static void upstream_kill_event(struct upstream *u, enum upstream_event ev, void
 	upstream_want(u, true, sbuf_out_pending(&u->io) > 0);
 }
 
-/* Have the upstream kill what runs on the session's connection, on a
- * connection of its own opened on the session's worker as the session's
- * identity. The session's connection is never lent to another session
- * after this, so that a KILL arriving late cannot reach anyone else. */
-static void kill_upstream(struct client *c, bool query_only)
+void kill_upstream(struct ev_loop *loop, const struct ident *id, unsigned long thread_id, bool query_only)
 {
 	struct upstream_kill *k = malloc(sizeof(*k));
-	struct upstream_params p = { .check = true, .ident = c->ident };
+	struct upstream_params p = { .check = true, .ident = id };
 
-	c->up->dirty = true;
 	if (!k)
 		return;
-	k->thread_id = mysql_thread_id(c->up->mysql);
+	k->thread_id = thread_id;
 	k->query_only = query_only;
-	if (!upstream_open(c->w->loop, &p, upstream_kill_event, k)) {
+	if (!upstream_open(loop, &p, upstream_kill_event, k)) {
 		log_warn("KILL: out of memory for the upstream KILL");
 		free(k);
 	}
-}
-
-/* A command of the session is upstream (its answer not complete). */
-static bool busy_upstream(const struct client *c)
-{
-	return c->up && (c->st == CS_RELAYING || c->st == CS_SETTINGS || c->st == CS_REFRESHING ||
-			 c->st == CS_SYNCING);
-}
-
-void kill_deliver(struct worker *w, uint32_t id, enum kill_kind kind)
-{
-	struct client *c = w->clients;
-
-	while (c && c->id != id)
-		c = c->next;
-	if (!c)
-		return; /* ended meanwhile */
-	if (kind == KK_QUERY) {
-		if (busy_upstream(c))
-			kill_upstream(c, true);
-		return;
-	}
-	if (busy_upstream(c))
-		kill_upstream(c, false);
-	client_close(c, "killed (KILL CONNECTION)");
 }

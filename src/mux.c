@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cache/session.h"
 #include "client.h"
 #include "config.h"
 #include "kill.h"
@@ -19,8 +18,6 @@
 #include "stats.h"
 #include "stmtreg.h"
 #include "upstream.h"
-
-enum { SYNC_DB = 1, SYNC_SET, SYNC_PREPARE };
 
 void mux_login(struct client *c)
 {
@@ -39,7 +36,7 @@ void mux_free(struct client *c)
 
 bool mux_holds_state(const struct client *c)
 {
-	return c->pin_forever || c->pin_lock || client_in_txn(c) || cache_stmt_holds_conn(c);
+	return c->pin_forever || c->pin_lock || client_in_txn(c) || stmts_hold_conn(&c->stmts);
 }
 
 bool mux_pinned(const struct client *c)
@@ -84,9 +81,19 @@ static struct stmtreg_key reg_key(const struct client *c, const struct pbuf *ctx
 {
 	struct stmtreg_key k = {
 		.user = c->user, .caps = shape_caps(c), .ctx = ctx->data, .ctx_len = ctx->len,
-		.text = (const char *)c->prep_text.data, .text_len = c->prep_text.len,
+		.text = (const char *)c->stmts.prep_text.data, .text_len = c->stmts.prep_text.len,
 	};
 	return k;
+}
+
+/* A statement joins the session's table (from the PREPARE in flight, in the
+ * session's state of now), and the cache learns its shape. */
+static void add_stmt(struct client *c, uint32_t id, uint16_t nparams, uint64_t serial)
+{
+	struct stmt_info *s = stmts_add(&c->stmts, id, nparams, serial, &c->sv);
+
+	if (s)
+		cache_stmt_prepared(&c->cs, c->ident, s);
 }
 
 static const char *stmt_cmd_name(uint8_t cmd)
@@ -105,14 +112,14 @@ static bool local_stmt(struct client *c, const uint8_t *pl, uint32_t len)
 {
 	uint8_t cmd = pl[0];
 	uint32_t id = len >= 5 ? rd_u32(pl + 1) : 0;
-	struct stmt_info *s = len >= 5 ? cache_stmt_find(c, id) : NULL;
+	struct stmt_info *s = len >= 5 ? stmts_find(&c->stmts, id) : NULL;
 	bool on_conn = s && c->up && upstream_stmt_id(c->up, s->serial);
 
 	if (cmd == CMD_STMT_CLOSE)
 		return true; /* the session forgot it; connections keep theirs */
 	if (!s) {
 		if (cmd != CMD_STMT_SEND_LONG_DATA)
-			client_send_err(c, 1, ERR_UNKNOWN_STMT_HANDLER, "HY000",
+			pkt_put_errf(&c->io.out, 1, ERR_UNKNOWN_STMT_HANDLER, "HY000",
 					"Unknown prepared statement handler (%u) given to %s", id,
 					stmt_cmd_name(cmd));
 		return true;
@@ -123,7 +130,7 @@ static bool local_stmt(struct client *c, const uint8_t *pl, uint32_t len)
 		return true;
 	}
 	if (cmd == CMD_STMT_FETCH && (!on_conn || !s->cursor)) {
-		client_send_err(c, 1, ERR_STMT_HAS_NO_OPEN_CURSOR, "HY000",
+		pkt_put_errf(&c->io.out, 1, ERR_STMT_HAS_NO_OPEN_CURSOR, "HY000",
 				"The statement (%u) has no open cursor.", id);
 		return true;
 	}
@@ -160,7 +167,7 @@ void mux_note_command(struct client *c, const uint8_t *pl, uint32_t len)
 	} else if (pl[0] == CMD_STMT_EXECUTE && len >= 5) {
 		/* a prepared SET, CREATE TEMPORARY TABLE, LOCK TABLES, ... does
 		 * to the session what the same text does in a COM_QUERY */
-		struct stmt_info *s = cache_stmt_find(c, rd_u32(pl + 1));
+		struct stmt_info *s = stmts_find(&c->stmts, rd_u32(pl + 1));
 
 		if (s && s->text)
 			c->cur_sv = sv_classify(s->text, s->text_len, &d, upstream_mariadb());
@@ -228,7 +235,7 @@ bool mux_fix_forwarded(struct client *c, size_t at)
 	if (cmd != CMD_STMT_EXECUTE && cmd != CMD_STMT_SEND_LONG_DATA && cmd != CMD_STMT_FETCH &&
 	    cmd != CMD_STMT_RESET)
 		return true;
-	s = cache_stmt_find(c, rd_u32(o->data + at + PKT_HEADER_LEN + 1));
+	s = stmts_find(&c->stmts, rd_u32(o->data + at + PKT_HEADER_LEN + 1));
 	up_id = s ? upstream_stmt_id(c->up, s->serial) : 0;
 	if (!s || !up_id)
 		return true; /* mux_sync_step prepared it; cannot happen */
@@ -248,7 +255,7 @@ void mux_relayed(struct client *c, struct pbuf *out, size_t from)
 		wr_u32(out->data + from + PKT_HEADER_LEN + 1, c->prep_id);
 }
 
-static void close_upstream_stmt(struct upstream *u, uint32_t up_id)
+void mux_close_upstream_stmt(struct upstream *u, uint32_t up_id)
 {
 	size_t start;
 	int rc = pkt_begin(&u->io.out, &start);
@@ -278,26 +285,28 @@ void mux_prepared(struct client *c)
 	if (c->up) {
 		upstream_stmt_add(c->up, serial, c->relay.stmt_id, &evict);
 		if (evict) {
-			close_upstream_stmt(c->up, evict);
+			mux_close_upstream_stmt(c->up, evict);
 			/* written now: a connection with output pending is not
 			 * pooled (pool.c), and the session may give it back next */
 			if (sbuf_flush(&c->up->io) == SBUF_ERROR)
 				c->up->dirty = true;
 		}
 	}
-	cache_stmt_add(c, c->prep_id, c->relay.prep_params, serial);
+	add_stmt(c, c->prep_id, c->relay.prep_params, serial);
 }
 
 static void note_cursor(struct client *c)
 {
 	struct relay *r = &c->relay;
 
-	if (!c->cur_stmt || !r->status_valid)
+	struct stmt_info *s = c->stmts.cur;
+
+	if (!s || !r->status_valid)
 		return;
 	if (r->cmd == CMD_STMT_EXECUTE)
-		c->cur_stmt->cursor = r->cursor_opened;
+		s->cursor = r->cursor_opened;
 	else if (r->cmd == CMD_STMT_FETCH && (r->status & ST_LAST_ROW_SENT))
-		c->cur_stmt->cursor = false;
+		s->cursor = false;
 }
 
 void mux_answer_done(struct client *c)
@@ -350,28 +359,16 @@ static struct stmt_info *stmt_needed(struct client *c)
 	pl = sbuf_in_ptr(&c->io) + PKT_HEADER_LEN;
 	if (pl[0] != CMD_STMT_EXECUTE && pl[0] != CMD_STMT_SEND_LONG_DATA)
 		return NULL;
-	s = cache_stmt_find(c, rd_u32(pl + 1));
+	s = stmts_find(&c->stmts, rd_u32(pl + 1));
 	if (!s || !s->text || upstream_stmt_id(c->up, s->serial))
 		return NULL;
 	return s;
 }
 
-static bool send_step(struct client *c, uint8_t cmd, const void *p, size_t n, uint8_t what)
+static bool send_step(struct client *c, uint8_t cmd, const void *p, size_t n, enum upcmd_kind kind)
 {
-	struct pbuf *o = &c->up->io.out;
-	size_t start;
-	int rc = pkt_begin(o, &start);
-
-	rc |= put_u8(o, cmd);
-	rc |= pbuf_append(o, p, n);
-	if (rc)
+	if (!upcmd_send(c, cmd, p, n, kind))
 		return false;
-	pkt_end(o, start, 0);
-	c->scratch.len = 0;
-	relay_start(&c->relay, cmd, 0);
-	relay_upstream(&c->relay, c->up->progress);
-	c->sync_what = what;
-	c->st = CS_SYNCING;
 	STAT_INC(upstream_syncs);
 	return true;
 }
@@ -399,9 +396,9 @@ static int state_step(struct client *c, const struct sess_state *want)
 	if (sv_sync_sql(&u->sv, want, &init_db, &sql) < 0)
 		rc = -1;
 	else if (init_db)
-		rc = send_step(c, CMD_INIT_DB, want->db, strlen(want->db), SYNC_DB) ? 1 : -1;
+		rc = send_step(c, CMD_INIT_DB, want->db, strlen(want->db), UPCMD_SYNC_DB) ? 1 : -1;
 	else if (sql.len)
-		rc = send_step(c, CMD_QUERY, sql.data, sql.len, SYNC_SET) ? 1 : -1;
+		rc = send_step(c, CMD_QUERY, sql.data, sql.len, UPCMD_SYNC_SET) ? 1 : -1;
 	else if (sv_copy(&u->sv, want) < 0)
 		rc = -1;
 	pbuf_free(&sql);
@@ -431,7 +428,7 @@ static void purge_dropped(struct upstream *u)
 	for (uint16_t i = n; i-- > 0;) {
 		if (held[i])
 			continue;
-		close_upstream_stmt(u, u->stmts[i].up_id);
+		mux_close_upstream_stmt(u, u->stmts[i].up_id);
 		u->stmts[i] = u->stmts[--u->n_stmts]; /* the ones above i are all kept */
 	}
 }
@@ -443,7 +440,6 @@ int mux_sync_step(struct client *c)
 
 	purge_dropped(c->up);
 	kill_note_upstream(c->kill_entry, mysql_thread_id(c->up->mysql));
-
 	if (!sv_equal(&c->up->sv, want)) {
 		int rc = state_step(c, want);
 
@@ -452,7 +448,7 @@ int mux_sync_step(struct client *c)
 	}
 	s = stmt_needed(c);
 	if (s)
-		return send_step(c, CMD_STMT_PREPARE, s->text, s->text_len, SYNC_PREPARE) ? 1 : -1;
+		return send_step(c, CMD_STMT_PREPARE, s->text, s->text_len, UPCMD_SYNC_PREPARE) ? 1 : -1;
 	if (!sv_equal(&c->up->sv, &c->sv))
 		return state_step(c, &c->sv); /* back from the statement's state */
 	return 0;
@@ -470,30 +466,28 @@ static void pass_error(struct client *c)
 
 		memcpy(state, p + 4, 5);
 		state[5] = 0;
-		client_send_err(c, seq, rd_u16(p + 1), state, "%.*s", (int)(n - 9), (const char *)p + 9);
+		pkt_put_errf(&c->io.out, seq, rd_u16(p + 1), state, "%.*s", (int)(n - 9), (const char *)p + 9);
 	} else {
-		client_send_err(c, seq, ERR_NET_READ_ERROR, "08S01",
+		pkt_put_errf(&c->io.out, seq, ERR_NET_READ_ERROR, "08S01",
 				"Lost connection to upstream server during query");
 	}
 }
 
-bool mux_sync_done(struct client *c)
+bool mux_sync_done(struct client *c, enum upcmd_kind kind)
 {
 	struct upstream *u = c->up;
 	struct stmt_info *s;
 	uint32_t evict;
 
-	c->st = CS_READY;
 	if (c->relay.saw_err) {
 		pass_error(c);
-		if (c->sync_what != SYNC_PREPARE)
+		if (kind != UPCMD_SYNC_PREPARE)
 			u->dirty = true; /* a SET may have half-applied */
-		c->scratch.len = 0;
 		return false;
 	}
-	if (c->sync_what == SYNC_DB) {
+	if (kind == UPCMD_SYNC_DB) {
 		memcpy(u->sv.db, sync_target(c)->db, sizeof(u->sv.db));
-	} else if (c->sync_what == SYNC_SET) {
+	} else if (kind == UPCMD_SYNC_SET) {
 		char db[SV_DB_MAX];
 
 		memcpy(db, u->sv.db, sizeof(db));
@@ -503,9 +497,7 @@ bool mux_sync_done(struct client *c)
 	} else if ((s = stmt_needed(c)) != NULL) {
 		upstream_stmt_add(u, s->serial, c->relay.stmt_id, &evict);
 		if (evict)
-			close_upstream_stmt(u, evict);
+			mux_close_upstream_stmt(u, evict);
 	}
-	c->scratch.len = 0;
-	pbuf_shrink(&c->scratch, 4096);
 	return true;
 }

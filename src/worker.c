@@ -12,10 +12,8 @@
 
 #include <mysql.h>
 
-#include "cache/grants.h"
 #include "cache/registry.h"
 #include "client.h"
-#include "kill.h"
 #include "listener.h"
 #include "log.h"
 #include "stats.h"
@@ -69,8 +67,7 @@ static void drain_wakeups(struct worker *w)
 			if (batch[i].kind == WAKE_CACHE)
 				client_wake(w, batch[i].client_id, batch[i].gen);
 			else
-				kill_deliver(w, batch[i].client_id, batch[i].kind == WAKE_KILL_QUERY
-					     ? KK_QUERY : KK_CONNECTION);
+				client_kill(w, batch[i].client_id, batch[i].kind == WAKE_KILL_QUERY);
 		}
 	} while (n == 64);
 }
@@ -231,8 +228,7 @@ void workers_stop(void)
 		pthread_mutex_destroy(&workers[i].lock);
 		free(workers[i].queue);
 		free(workers[i].wakeups);
-		free(workers[i].tok);
-		grants_worker_free(&workers[i]);
+		cache_worker_free(&workers[i].cache);
 	}
 	free(workers);
 	workers = NULL;

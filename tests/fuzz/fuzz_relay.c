@@ -5,13 +5,13 @@
  * Input layout:
  *   [0]      command byte (relay_start's cmd)
  *   [1..4]   client capabilities (little-endian)
- *   [5]      mode: 0x01 call relay_upstream(), 0x02 cache_meta, 0x04 progress,
- *            0x08 meta_in and meta_out are one buffer (as the node passes
- *            them), 0x10 give meta_in, 0x20 give meta_out, 0x40 after a
+ *   [5]      mode: 0x01 call relay_upstream(), 0x02 the execute asked for a
+ *            cursor (relay_execute_flags), 0x04 progress, 0x40 after a
  *            complete response start the same command again on what is left,
- *            0x80 allow one 16 MiB packet (see below)
- *   [6..7]   n: bytes preloaded into meta_in (little-endian, cut to what is
- *            there), then those n bytes
+ *            0x80 allow one 16 MiB packet (see below); 0x08, 0x10, 0x20 are
+ *            unused (they chose the metadata buffers the relay once had)
+ *   [6..7]   n: then n bytes that are skipped (little-endian, cut to what is
+ *            there; they were metadata preloaded for the relay)
  *   rest     upstream packets: a 3-byte length and a sequence id from the
  *            input, then the payload. A length past the input's end is cut
  *            to what is left (the header is rewritten to match, as the node
@@ -20,7 +20,9 @@
  *            (little-endian) say how many input bytes start it, zeros fill
  *            the rest; so the continuation logic is reached (slow: hence
  *            only once, and only when asked).
- * Each packet goes to relay_feed() until it returns != 0.
+ * Each packet goes to relay_feed() until it returns != 0. When the relay
+ * waits for a LOAD DATA LOCAL file, the client is taken to have sent it
+ * (relay_infile_sent) before the next packet.
  *
  * Checked: relay_feed returns -1, 0 or 1; after 1 the relay is RL_DONE; what
  * it appends to the client's output (when it does not fail) is a sequence of
@@ -53,8 +55,7 @@ static void check_framing(const struct pbuf *out, size_t from)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct pbuf out = { 0 }, meta_a = { 0 }, meta_b = { 0 };
-	struct pbuf *meta_in = NULL, *meta_out = NULL;
+	struct pbuf out = { 0 };
 	struct relay r;
 	uint8_t cmd, mode;
 	uint32_t caps;
@@ -70,22 +71,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pos = 8;
 	if (n > size - pos)
 		n = size - pos;
-	if (pbuf_append(&meta_a, data + pos, n) < 0)
-		abort();
 	pos += n;
 
-	if (mode & 0x08) {
-		meta_in = meta_out = &meta_a;
-	} else {
-		if (mode & 0x10)
-			meta_in = &meta_a;
-		if (mode & 0x20)
-			meta_out = &meta_b;
-	}
-
 	relay_start(&r, cmd, caps);
+	relay_execute_flags(&r, (mode & 0x02) ? 1 : 0);
 	if (mode & 0x01)
-		relay_upstream(&r, mode & 0x02, mode & 0x04, meta_in, meta_out);
+		relay_upstream(&r, mode & 0x04);
 
 	while (size - pos >= PKT_HEADER_LEN) {
 		size_t want = rd_u24(data + pos), have = size - pos - PKT_HEADER_LEN, plen, take, mark;
@@ -115,6 +106,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			memset(pkt + PKT_HEADER_LEN + n, 0, plen - n);
 		pos += n;
 
+		if (relay_awaits_infile(&r))
+			relay_infile_sent(&r); /* the client sent its file */
 		mark = out.len;
 		rc = relay_feed(&r, pkt, PKT_HEADER_LEN + plen, &out);
 		free(pkt);
@@ -129,14 +122,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				break;
 			/* the next command on the same connection */
 			relay_start(&r, cmd, caps);
+			relay_execute_flags(&r, (mode & 0x02) ? 1 : 0);
 			if (mode & 0x01)
-				relay_upstream(&r, mode & 0x02, mode & 0x04, meta_in, meta_out);
+				relay_upstream(&r, mode & 0x04);
 			/* keep memory bounded: the client has taken its output */
 			out.len = 0;
 		}
 	}
 	pbuf_free(&out);
-	pbuf_free(&meta_a);
-	pbuf_free(&meta_b);
 	return 0;
 }

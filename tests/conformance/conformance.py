@@ -710,6 +710,7 @@ def main():
     args = ap.parse_args()
     if args.server_port and not args.server_socket:
         ap.error("--server-port needs --server-socket")
+    args.out = os.path.abspath(args.out)  # mariadb-test runs in the mysql-test directory
     if shutil.which("mariadb-test") is None:
         raise SystemExit("conformance: mariadb-test is not installed (Debian package mariadb-test)")
     return cmd_run(args) if args.cmd == "run" else cmd_select(args)

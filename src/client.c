@@ -295,6 +295,8 @@ static bool retry_front(struct client *c)
 {
 	if (c->st != CS_RELAYING || !c->held || c->retried || mux_holds_state(c) || c->login_pending)
 		return false;
+	if (kill_generation() != c->kill_gen)
+		return false; /* a KILL went upstream meanwhile: this connection may be its target */
 	STAT_INC(upstream_retries);
 	pool_discard(c);
 	c->held = 0;
@@ -319,6 +321,14 @@ static void upstream_lost(struct client *c, const char *why)
 	probe_kick();
 	if (retry_front(c))
 		return;
+	if (upstream_busy(c) && kill_generation() != c->kill_gen) {
+		/* most likely KILLed (a KILL went upstream since the command was
+		 * sent): the session ends as the server ended its connection */
+		pool_discard(c);
+		abort_cache(c);
+		client_close(c, "upstream connection killed");
+		return;
+	}
 	pool_discard(c);
 	if (hits_only(c)) {
 		abort_cache(c);
@@ -981,6 +991,19 @@ static bool upstream_known_down(struct client *c)
 	return true;
 }
 
+/* The command runs a KILL upstream (one the node does not answer). */
+static bool forwards_kill(struct client *c, const uint8_t *pl, uint32_t len)
+{
+	struct stmt_info *s;
+
+	if (pl[0] == CMD_QUERY)
+		return kill_statement((const char *)pl + 1, len - 1);
+	if (pl[0] != CMD_STMT_EXECUTE || len < 5)
+		return false;
+	s = stmts_find(&c->stmts, rd_u32(pl + 1));
+	return s && s->text && kill_statement(s->text, s->text_len);
+}
+
 /* Send the front command on c->up and relay its answer. */
 static enum hc_result forward_command(struct client *c, uint32_t len)
 {
@@ -992,6 +1015,9 @@ static enum hc_result forward_command(struct client *c, uint32_t len)
 
 	c->pass_pending = false;
 	mux_note_command(c, pl, len);
+	if (forwards_kill(c, pl, len))
+		kill_went_upstream(); /* KILL <expression>, or a prepared KILL, as written */
+	c->kill_gen = kill_generation();
 	c->cmd_start_us = cache_now_us();
 	if (!forward_packet(c, len, answered && c->up->uses > 0))
 		return HC_CLOSED;

@@ -125,6 +125,7 @@ struct client {
 	struct sess_state sv;         /* the session's upstream state */
 	unsigned globals_gen;         /* sv_globals_gen() when it logged in (or reset) */
 	void *kill_entry;             /* its entry in the KILL session table (kill.h) */
+	unsigned kill_gen;            /* kill_generation() when the front command was sent */
 	struct sv_delta *delta;       /* what the forwarded statement changes */
 	unsigned cur_sv;              /* SV_* flags of the forwarded statement */
 	bool pin_forever, pin_lock;

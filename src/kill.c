@@ -191,6 +191,23 @@ static bool parse_kill(const char *q, size_t n, struct kill_req *r)
 	return true;
 }
 
+bool kill_statement(const char *q, size_t n)
+{
+	return word(skip_space(q, q + n), q + n, "KILL") != NULL;
+}
+
+static atomic_uint kill_gen;
+
+void kill_went_upstream(void)
+{
+	atomic_fetch_add_explicit(&kill_gen, 1, memory_order_relaxed);
+}
+
+unsigned kill_generation(void)
+{
+	return atomic_load_explicit(&kill_gen, memory_order_relaxed);
+}
+
 bool kill_parse(const uint8_t *pl, uint32_t len, struct kill_req *r)
 {
 	if (pl[0] == CMD_PROCESS_KILL) {
@@ -293,6 +310,7 @@ void kill_upstream(struct ev_loop *loop, const struct ident *id, unsigned long t
 	struct upstream_kill *k = malloc(sizeof(*k));
 	struct upstream_params p = { .check = true, .ident = id };
 
+	kill_went_upstream();
 	if (!k)
 		return;
 	k->thread_id = thread_id;

@@ -74,6 +74,15 @@ uint32_t kill_find(uint64_t id, struct worker **w, char *user, size_t cap);
 void kill_upstream(struct ev_loop *loop, const struct ident *id, unsigned long thread_id,
 		   bool query_only);
 
+/* A KILL went upstream (forwarded as written, or the node's own): any
+ * upstream connection may have been killed while it ran a command, so a
+ * command whose connection broke since must not be sent again (client.c's
+ * retry is for connections found stale, never for killed ones). */
+void kill_went_upstream(void);
+unsigned kill_generation(void);
+/* The statement text is a KILL (of any form). */
+bool kill_statement(const char *q, size_t n);
+
 /* Free the table (at exit). */
 void kill_free_all(void);
 

@@ -755,15 +755,25 @@ bool cache_serve_only(struct cache_session *cs, const struct cache_ctx *x, const
 	       exec_key(cs, x, s, pl, len) && hit_only(cs, x, t0);
 }
 
-/* Only a read can be cached: the PREPARE of anything else needs no
- * settings, and no internal query may run ahead of it on the connection
- * (one would, for one, close the session's HANDLER tables when DDL waits
- * for them, as any statement does). */
-static bool prepare_is_read(struct cache_session *cs, const uint8_t *pl, uint32_t len)
+/* Only a statement of a cached shape needs the settings it is prepared
+ * under (for its keys): for any other no internal query may run ahead of
+ * its PREPARE on the connection (one would reset ROW_COUNT(), or close the
+ * session's HANDLER tables while DDL waits for them, as any statement
+ * does). */
+static bool prepare_may_cache(struct cache_session *cs, const uint8_t *pl, uint32_t len)
 {
 	struct sql_tok_result *tok = tokenize(cs, (const char *)pl + 1, len - 1);
+	struct cache_def *d;
 
-	return !tok || (is_read_keyword(tok->keyword) && !(tok->flags & SQL_TOK_MULTI_STATEMENT));
+	if (!tok)
+		return true;
+	if (!is_read_keyword(tok->keyword) || (tok->flags & SQL_TOK_MULTI_STATEMENT))
+		return false;
+	d = registry_get(tok->digest, tok->text, tok->text_len, (const char *)pl + 1, len - 1);
+	if (!d)
+		return true;
+	classify_once(d, tok);
+	return atomic_load(&d->state) == CACHE_CACHED;
 }
 
 enum cache_step cache_command(struct cache_session *cs, const struct cache_ctx *x,
@@ -783,7 +793,7 @@ enum cache_step cache_command(struct cache_session *cs, const struct cache_ctx *
 	switch (cmd) {
 	case CMD_STMT_PREPARE:
 		/* the settings it is prepared under become part of its keys */
-		if (cs->settings_dirty && caching_possible(cs, x) && prepare_is_read(cs, pl, len))
+		if (cs->settings_dirty && caching_possible(cs, x) && prepare_may_cache(cs, pl, len))
 			return CSTEP_SETTINGS;
 		break;
 	case CMD_RESET_CONNECTION:

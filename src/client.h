@@ -38,6 +38,7 @@
 #include "sbuf.h"
 #include "sessvars.h"
 #include "upstream.h"
+#include "cache/consist.h"
 #include "cache/store.h"
 
 struct worker;
@@ -129,6 +130,9 @@ struct client {
 	bool cur_dirty, cur_write;
 	struct cache_entry *fill;     /* the placeholder this session fills */
 	struct cache_entry *refresh;  /* the entry this session refreshes */
+	struct fill_deps fill_deps;   /* what the fill read, snapshot before it went upstream */
+	struct fill_deps refresh_deps;
+	struct consist cons;          /* writes, temporary tables (cache/consist.h) */
 	struct pbuf fill_buf;
 	bool fill_too_big, fill_cont;
 	uint16_t fill_status[ENTRY_MAX_STATUS];

@@ -32,6 +32,8 @@ static const struct rt_field fields[] = {
 	RT("cache_empty", cache_empty, RT_BOOL),
 	RT("auto_cache", auto_cache, RT_BOOL),
 	RT("read_your_writes_ms", read_your_writes_ms, RT_INT),
+	RT("binlog_max_lag_ms", binlog_max_lag_ms, RT_INT),
+	RT("binlog_settle_ms", binlog_settle_ms, RT_INT),
 	RT("max_client_connections", max_client_connections, RT_INT),
 	RT("metrics_max_queries", metrics_max_queries, RT_INT),
 	RT("upstream_connect_timeout_ms", upstream_connect_timeout_ms, RT_INT),

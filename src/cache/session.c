@@ -19,7 +19,10 @@
 #include <time.h>
 
 #include "cache/cache_metrics.h"
+#include "cache/catalog.h"
 #include "cache/commands.h"
+#include "cache/consist.h"
+#include "cache/inval.h"
 #include "cache/registry.h"
 #include "cache/settings.h"
 #include "cache/rules.h"
@@ -40,6 +43,7 @@
 	"@@group_concat_max_len,@@max_sort_length,@@default_week_format," \
 	"@@sql_auto_is_null,DATABASE()"
 #define SETTINGS_COLUMNS 14
+#define SETTINGS_SCHEMA_FIELD 13    /* DATABASE() */
 /* MariaDB has more that change results: appended when the upstream is one. */
 #define SETTINGS_SQL_MARIADB SETTINGS_SQL ",@@default_regex_flags,@@system_versioning_asof,@@old_mode"
 #define SETTINGS_COLUMNS_MARIADB 17
@@ -57,7 +61,7 @@ struct tok_scratch {
 
 int cache_global_init(void)
 {
-	if (registry_init() < 0)
+	if (registry_init() < 0 || inval_init() < 0)
 		return -1;
 	return store_init(g_config.memory_limit, worker_wake);
 }
@@ -65,6 +69,8 @@ int cache_global_init(void)
 void cache_global_free(void)
 {
 	store_destroy();
+	catalog_free();
+	inval_destroy();
 	registry_destroy();
 	settings_free_all();
 }
@@ -102,6 +108,7 @@ void cache_session_init(struct client *c)
 	c->wait_timer.data = c;
 	c->last_dest = DEST_UPSTREAM;
 	c->last_reason = "no statement yet";
+	consist_init(&c->cons);
 }
 
 static void stmts_clear(struct client *c)
@@ -119,6 +126,7 @@ void cache_session_free(struct client *c)
 {
 	cache_abort(c);
 	stmts_clear(c);
+	consist_free(&c->cons);
 	free(c->stmts);
 	c->stmts = NULL;
 	pbuf_free(&c->keybuf);
@@ -179,6 +187,7 @@ void cache_session_reset(struct client *c)
 	c->settings_broken = false;
 	c->server_status = ST_AUTOCOMMIT;
 	c->txn_wrote = false;
+	consist_reset(&c->cons);
 }
 
 /* ---- keys, hits -------------------------------------------------------- */
@@ -201,6 +210,8 @@ static bool txn_allows(const struct client *c, const struct cache_def *d)
 {
 	if (!in_txn(c))
 		return true;
+	if (c->txn_wrote)
+		return false;   /* its own uncommitted writes: only the upstream has them */
 	switch (atomic_load_explicit(&d->txn, memory_order_relaxed)) {
 	case TXN_ALWAYS:
 		return true;
@@ -299,6 +310,7 @@ static void start_refresh(struct client *c, struct cache_entry *e, const uint8_t
 		return;
 	}
 	pkt_end(&c->up->io.out, start, 0);
+	store_entry_deps(e, &c->refresh_deps);   /* before the query goes upstream */
 	c->refresh = e;
 	c->fill_buf.len = 0;
 	c->cmd_start_us = cache_now_us();
@@ -362,7 +374,7 @@ static void decide_cacheable(struct cache_def *d)
 	else if (v > 0) /* refresh 0: half the TTL */
 		registry_set_cached(d, NULL, ttl, 0, g_config.cache_coalesce_ms, TXN_DEFAULT, false);
 	else if (g_config.auto_cache)
-		registry_set_cached(d, NULL, g_config.cache_ttl_ms, g_config.cache_refresh_ms,
+		registry_set_cached(d, NULL, inval_default_ttl_ms(), inval_default_refresh_ms(),
 				    g_config.cache_coalesce_ms, TXN_DEFAULT, false);
 	else if (state != CACHE_PROXIED)
 		registry_set_proxied(d); /* a rule's verdict that no longer holds */
@@ -494,8 +506,11 @@ static enum cache_step lookup_or_load(struct client *c, struct cache_def *d, int
 	enum store_lookup r;
 
 	c->waiter.gen++;
-	r = store_lookup(c->keybuf.data, c->keybuf.len, c->key_hash, now, stale_window(), d,
-			 &c->waiter, &e);
+	/* inside a transaction the upstream answers from the transaction's
+	 * snapshot, which may predate writes other sessions committed since:
+	 * such an answer is never stored */
+	r = store_lookup(c->keybuf.data, c->keybuf.len, c->key_hash, now, stale_window(),
+			 in_txn(c) ? NULL : d, &c->waiter, &e);
 	switch (r) {
 	case SL_HIT:
 		serve_hit(c, e, cache_now_us());
@@ -566,6 +581,36 @@ static bool hidden_statement(const struct client *c, const struct sql_tok_result
 	return (tok->flags & SQL_TOK_BACKSLASH_ESCAPE) && (c->server_status & ST_NO_BACKSLASH_ESCAPES);
 }
 
+/* A SELECT that calls a stored function may write: its writes are treated
+ * as a statement's whose write set the text does not show. */
+static bool calls_routine(const struct cache_def *d)
+{
+	const char *r = atomic_load(&d->skip_reason);
+
+	return atomic_load(&d->state) == CACHE_SKIPPED && r && strcmp(r, SQL_SKIP_UDF) == 0;
+}
+
+/* The tables a fill of this command will read, snapshot before it goes
+ * upstream (c->fill_deps). false: not from the cache this time (the reason
+ * is EXPLAIN LAST STATEMENT's; a view that cannot be cached, or tables that
+ * cannot be determined, make the shape one that is never cached). */
+static bool read_deps(struct client *c, struct cache_def *d, const char *q, size_t n,
+		      const char *schema)
+{
+	const char *reason = consist_read_deps(&c->cons, q, n, schema, &c->fill_deps);
+
+	if (!reason)
+		return true;
+	c->last_dest = DEST_UPSTREAM;
+	c->last_reason = reason;
+	if (strncmp(reason, "view ", 5) == 0 || strcmp(reason, "cannot determine the tables") == 0) {
+		if (!atomic_load(&d->explicit_cache))
+			registry_set_skipped(d, reason);
+		atomic_fetch_add(&d->skips, 1);
+	}
+	return false;
+}
+
 static enum cache_step on_query(struct client *c, const uint8_t *pl, uint32_t len)
 {
 	const char *q = (const char *)pl + 1;
@@ -577,7 +622,10 @@ static enum cache_step on_query(struct client *c, const uint8_t *pl, uint32_t le
 	enum cache_step step;
 
 	c->bypass_once = false;
-	if (!bypass && !c->settings_dirty && build_key(c, 'Q', q, n, NULL, 0)) {
+	/* a session with temporary tables has its queries read first: a name
+	 * may be one of them */
+	if (!bypass && !c->settings_dirty && !consist_has_temps(&c->cons) && inval_serving() &&
+	    build_key(c, 'Q', q, n, NULL, 0)) {
 		int h = try_hit(c, now, pl, len, cache_now_us());
 
 		if (h > 0)
@@ -596,25 +644,31 @@ static enum cache_step on_query(struct client *c, const uint8_t *pl, uint32_t le
 	if (hidden_statement(c, tok)) {
 		/* the digest may not show all the server runs: never cached */
 		note_statement(c, SQL_KW_OTHER, true);
+		consist_statement(&c->cons, q, n, true, c->sv.db);
 		c->last_dest = DEST_UPSTREAM;
 		c->last_reason = "multiple statements";
 		return CSTEP_PASS;
 	}
 	if (!is_read_keyword(tok->keyword) || (tok->flags & SQL_TOK_MULTI_STATEMENT)) {
 		note_statement(c, tok->keyword, (tok->flags & SQL_TOK_MULTI_STATEMENT) != 0);
+		consist_statement(&c->cons, q, n, false, c->sv.db);
 		if (d)
 			classify_once(d, tok);
 		c->last_dest = DEST_UPSTREAM;
 		c->last_reason = d ? atomic_load(&d->skip_reason) : "not a SELECT";
 		return CSTEP_PASS;
 	}
-	if (!d)
+	if (!d) {
+		consist_statement(&c->cons, q, n, false, c->sv.db); /* it may call a stored function */
 		return CSTEP_PASS;
+	}
 	classify_once(d, tok);
+	if (calls_routine(d))
+		consist_statement(&c->cons, q, n, false, c->sv.db);
 	step = verdict(c, d, bypass);
 	if (step != CSTEP_DONE)
 		return step;
-	if (!build_key(c, 'Q', q, n, NULL, 0))
+	if (!read_deps(c, d, q, n, c->cons.schema) || !build_key(c, 'Q', q, n, NULL, 0))
 		return CSTEP_PASS;
 	return lookup_or_load(c, d, now, pl, len);
 }
@@ -764,7 +818,7 @@ static enum cache_step on_execute(struct client *c, const uint8_t *pl, uint32_t 
 		s->long_data = false;
 	if (!s->def || pl[5] != 0 || long_data || !exec_key(c, s, pl, len))
 		bypass = true;
-	if (!bypass && !c->settings_dirty) {
+	if (!bypass && !c->settings_dirty && !consist_has_temps(&c->cons) && inval_serving()) {
 		int h = try_hit(c, now, pl, len, cache_now_us());
 
 		if (h > 0)
@@ -776,20 +830,29 @@ static enum cache_step on_execute(struct client *c, const uint8_t *pl, uint32_t 
 	c->cur_def = s->def;
 	if (!s->def || !is_read_keyword(atomic_load(&s->def->keyword))) {
 		note_statement(c, s->def ? atomic_load(&s->def->keyword) : SQL_KW_OTHER, false);
+		consist_statement(&c->cons, s->text, s->text_len, !s->def, c->sv.db);
 		return CSTEP_PASS;
 	}
+	if (calls_routine(s->def))
+		consist_statement(&c->cons, s->text, s->text_len, false, c->sv.db);
 	step = verdict(c, s->def, bypass);
 	if (step != CSTEP_DONE)
 		return step;
-	if (!exec_key(c, s, pl, len))
-		return CSTEP_PASS;
+	{
+		char schema[CONSIST_SCHEMA_MAX];
+
+		settings_field(rd_u32(s->prep_settings), SETTINGS_SCHEMA_FIELD, schema, sizeof(schema));
+		if (!read_deps(c, s->def, s->text, s->text_len, schema) || !exec_key(c, s, pl, len))
+			return CSTEP_PASS;
+	}
 	return lookup_or_load(c, s->def, now, pl, len);
 }
 
 /* Can this session's keys be built without asking the upstream? */
 static bool serve_possible(const struct client *c, int64_t now)
 {
-	return !c->is_monitor && !c->settings_broken && !c->settings_dirty && !ryw_active(c, now);
+	return !c->is_monitor && !c->settings_broken && !c->settings_dirty && !ryw_active(c, now) &&
+	       !consist_has_temps(&c->cons) && inval_serving();
 }
 
 bool cache_serve_only(struct client *c, const uint8_t *pl, uint32_t len)
@@ -819,6 +882,7 @@ enum cache_step cache_command(struct client *c, const uint8_t *pl, uint32_t len)
 
 	c->cur_def = NULL;
 	c->cur_dirty = c->cur_write = false;
+	c->cons.cur_set = false;
 	if (cmd == CMD_QUERY)
 		return on_query(c, pl, len);
 	if (cmd == CMD_STMT_EXECUTE)
@@ -851,6 +915,7 @@ enum cache_step cache_command(struct client *c, const uint8_t *pl, uint32_t len)
 		break;
 	case CMD_RESET_CONNECTION:
 		stmts_clear(c);
+		consist_reset(&c->cons);
 		c->cur_dirty = true;
 		break;
 	case CMD_INIT_DB:
@@ -921,7 +986,7 @@ static void finish_fill(struct client *c, uint64_t us, int64_t now)
 	}
 	status_offsets(&c->fill_buf, off);
 	store_fill(e, c->fill_buf.data, c->fill_buf.len, off, (uint32_t)(us > UINT32_MAX ? UINT32_MAX : us),
-		   (uint32_t)c->relay.rows, now, atomic_load(&d->ttl_ms), def_refresh_ms(d));
+		   (uint32_t)c->relay.rows, now, atomic_load(&d->ttl_ms), def_refresh_ms(d), &c->fill_deps);
 	c->fill_buf.len = 0;
 	pbuf_shrink(&c->fill_buf, 65536);
 }
@@ -950,6 +1015,7 @@ void cache_answer_done(struct client *c)
 	}
 	if (!in_txn(c))
 		c->txn_wrote = false;
+	consist_done(&c->cons, in_txn(c), !r->saw_err);
 	c->cur_def = NULL;
 	c->cur_dirty = c->cur_write = false;
 }
@@ -991,6 +1057,12 @@ static bool parse_settings(struct client *c)
 			}
 			c->settings_len = (uint16_t)out;
 			c->settings_id = settings_intern(c->settings, out);
+			if (c->settings_id) {
+				char schema[CONSIST_SCHEMA_MAX];
+
+				settings_field(c->settings_id, SETTINGS_SCHEMA_FIELD, schema, sizeof(schema));
+				consist_set_schema(&c->cons, schema);
+			}
 			return c->settings_id != 0;
 		}
 		pos += PKT_HEADER_LEN + len;
@@ -1031,7 +1103,8 @@ void cache_refresh_done(struct client *c)
 		status_offsets(&c->fill_buf, off);
 		changed = store_fill(e, c->fill_buf.data, c->fill_buf.len, off,
 				     (uint32_t)(us > UINT32_MAX ? UINT32_MAX : us), (uint32_t)c->relay.rows,
-				     cache_now_ms(c), atomic_load(&d->ttl_ms), def_refresh_ms(d));
+				     cache_now_ms(c), atomic_load(&d->ttl_ms), def_refresh_ms(d),
+				     &c->refresh_deps);
 		atomic_fetch_add(changed > 0 ? &d->refresh_changed : changed == 0 ? &d->refresh_unchanged
 					     : &d->refresh_failed, 1);
 	}

@@ -387,6 +387,29 @@ static bool is_call(const struct sql_tok *prev, const struct sql_tok *before)
 	return true;
 }
 
+/* Record a stored routine called (schema may be NULL). */
+static void add_routine(struct scan *s, const struct sql_tok *schema, const struct sql_tok *name)
+{
+	struct sql_tables *o = s->out;
+	struct sql_table_ref *r;
+
+	if (o->nroutines == SQL_ROUTINES_MAX || name->len > UINT16_MAX ||
+	    (schema && schema->len > UINT16_MAX)) {
+		o->flags |= SQL_TABLES_ROUTINES_MANY;
+		return;
+	}
+	r = &o->routines[o->nroutines++];
+	memset(r, 0, sizeof(*r));
+	r->name = name->p;
+	r->name_len = (uint16_t)name->len;
+	r->quoted = name->kind == T_QUOTED ? 2 : 0;
+	if (schema) {
+		r->schema = schema->p;
+		r->schema_len = (uint16_t)schema->len;
+		r->quoted |= schema->kind == T_QUOTED ? 1 : 0;
+	}
+}
+
 /* A call of prev: a stored or user-defined function unless a builtin. */
 static void note_call(struct scan *s, const struct sql_tok *prev, const struct sql_tok *before)
 {
@@ -395,12 +418,14 @@ static void note_call(struct scan *s, const struct sql_tok *prev, const struct s
 	if (!s->calls)
 		return;
 	if (sql_is_punct(before, '.')) {
-		s->out->flags |= SQL_TABLES_ROUTINE;   /* db.f( */
+		s->out->flags |= SQL_TABLES_ROUTINE | SQL_TABLES_ROUTINES_MANY; /* db.f( */
 		return;
 	}
 	fn = sql_fn_lookup(prev->p, prev->len);
-	if (!fn || (prev->kind == T_QUOTED && fn->kind == SQL_FN_KEYWORD))
+	if (!fn || (prev->kind == T_QUOTED && fn->kind == SQL_FN_KEYWORD)) {
 		s->out->flags |= SQL_TABLES_ROUTINE;
+		add_routine(s, NULL, prev);
+	}
 }
 
 static void on_word(struct scan *s, const struct sql_tok *t)
@@ -956,7 +981,18 @@ static void dispatch(struct scan *s, const struct sql_tok *t)
 		head_drop(s);
 	} else if (sql_word_is(t, "RENAME")) {
 		head_rename(s);
-	} else if (sql_word_is(t, "CALL") || sql_word_is(t, "EXECUTE") || sql_word_is(t, "BINLOG")) {
+	} else if (sql_word_is(t, "CALL")) {
+		struct sql_tok n, schema, name;
+		bool q;
+
+		s->out->kind = SQL_STMT_OPAQUE;
+		s->out->flags |= SQL_TABLES_CALL;
+		next(s, &n);
+		if (read_name(s, &n, &schema, &name, &q))
+			add_routine(s, q ? &schema : NULL, &name);
+		else
+			s->out->flags |= SQL_TABLES_ROUTINES_MANY;
+	} else if (sql_word_is(t, "EXECUTE") || sql_word_is(t, "BINLOG")) {
 		s->out->kind = SQL_STMT_OPAQUE;
 	} else if (sql_word_is(t, "BEGIN")) {
 		/* BEGIN [WORK] starts a transaction; BEGIN NOT ATOMIC runs a block */

@@ -39,6 +39,8 @@ enum sql_stmt_kind {
 #define SQL_TABLES_CATALOG   0x08 /* changes views, triggers, keys or tables */
 #define SQL_TABLES_DROP      0x10 /* DROP TABLE (temporary or not), the refs */
 #define SQL_TABLES_CREATE    0x20 /* CREATE TABLE, the first ref */
+#define SQL_TABLES_CALL      0x40 /* CALL: routines[0] is the procedure */
+#define SQL_TABLES_ROUTINES_MANY 0x80 /* more routines than recorded, or one not named */
 
 /* Reference flags. */
 #define SQL_TREF_WRITE 0x01
@@ -51,11 +53,16 @@ struct sql_table_ref {
 	uint8_t quoted;     /* bit 0: schema `quoted`, bit 1: name `quoted` */
 };
 
+/* Stored routines called (CALL's procedure, stored functions) recorded. */
+#define SQL_ROUTINES_MAX 4
+
 struct sql_tables {
 	enum sql_stmt_kind kind;
 	unsigned flags;      /* SQL_TABLES_* */
 	unsigned n;
 	struct sql_table_ref refs[SQL_TABLES_MAX];
+	unsigned nroutines;
+	struct sql_table_ref routines[SQL_ROUTINES_MAX]; /* unqualified: the session's schema */
 };
 
 /* Read the statement text[0, len) (comments allowed; strings are read

@@ -100,8 +100,8 @@ static const struct tcase cases[] = {
 	{ "SELECT CAST(a AS CHAR(10) CHARACTER SET utf8), CONVERT(b USING latin1) FROM t", "read t" },
 	{ "SELECT a FROM t1 WHERE b = (SELECT MAX(b) FROM t1 AS x)", "read t1 t1" },
 	{ "SELECT * FROM t WHERE a IN (1, 2, 3)", "read t" },
-	{ "SELECT f(a) FROM t", "read t !routine" },
-	{ "SELECT db.f(a) FROM t", "read t !routine" },
+	{ "SELECT f(a) FROM t", "read t !routine f()" },
+	{ "SELECT db.f(a) FROM t", "read t !routine !many" },
 	{ "SELECT COUNT(*), COALESCE((SELECT 1 FROM u), 0) FROM t", "read u t" },
 	/* CTEs */
 	{ "WITH c AS (SELECT a FROM t1) SELECT * FROM c JOIN t2", "read t1 t2" },
@@ -115,7 +115,7 @@ static const struct tcase cases[] = {
 	{ "WITH c AS (SELECT 1) UPDATE t SET a = 1", "other !unknown" },
 	/* cannot determine */
 	{ "SELECT * FROM ?", "read !unknown" },
-	{ "SELECT * FROM tf(1)", "read !unknown !routine" },
+	{ "SELECT * FROM tf(1)", "read !unknown !routine tf()" },
 	{ "SELECT * FROM", "read !unknown" },
 	{ "SELECT * FROM { OJ t1 LEFT OUTER JOIN t2 ON t1.a = t2.a }", "read t2 !unknown" },
 	{ "SELECT * FROM t1; SELECT * FROM t2", "read t1 t2 !unknown" },
@@ -129,7 +129,7 @@ static const struct tcase cases[] = {
 	{ "INSERT INTO t (a) SELECT b FROM u JOIN v ON u.x = v.x", "write +t u v" },
 	{ "INSERT INTO t SELECT * FROM u ON DUPLICATE KEY UPDATE a = VALUES(a)", "write +t u" },
 	{ "INSERT INTO t (SELECT * FROM u)", "write +t u" },
-	{ "INSERT INTO t VALUES (f(1))", "write +t !routine" },
+	{ "INSERT INTO t VALUES (f(1))", "write +t !routine f()" },
 	{ "INSERT INTO t VALUES (NOW(), UUID())", "write +t" },
 	{ "REPLACE INTO t (a) VALUES (1)", "write +t" },
 	{ "UPDATE t SET a = 1 WHERE id = 2", "write +t" },
@@ -191,7 +191,10 @@ static const struct tcase cases[] = {
 	{ "RENAME TABLE a TO b WAIT 5", "ddl +a +b !catalog" },
 	{ "RENAME USER a TO b", "other" },
 	/* ---- opaque and other ---- */
-	{ "CALL p(1)", "opaque" },
+	{ "CALL p(1)", "opaque !call p()" },
+	{ "CALL db.p", "opaque !call db.p()" },
+	{ "SELECT f(a), g(b), COUNT(*) FROM t", "read t !routine f() g()" },
+	{ "SELECT a(1), b(1), c(1), d(1), e(1) FROM t", "read t !routine !many a() b() c() d()" },
 	{ "EXECUTE stmt USING @a", "opaque" },
 	{ "EXECUTE IMMEDIATE 'UPDATE t SET a = 1'", "opaque" },
 	{ "BEGIN NOT ATOMIC UPDATE t SET a = 1; END", "opaque" },
@@ -200,8 +203,8 @@ static const struct tcase cases[] = {
 	{ "COMMIT", "other" },
 	{ "SET @a = 1", "other" },
 	{ "SET @a = (SELECT MAX(a) FROM t)", "other t" },
-	{ "SET @a = f(1)", "other !routine" },
-	{ "DO f(1)", "other !routine" },
+	{ "SET @a = f(1)", "other !routine f()" },
+	{ "DO f(1)", "other !routine f()" },
 	{ "DO SLEEP(1)", "other" },
 	{ "SHOW TABLES", "other" },
 	{ "USE db", "other" },
@@ -240,7 +243,17 @@ static void describe(const struct sql_tables *t, char *buf, size_t cap)
 	if (o < cap && (t->flags & SQL_TABLES_DROP))
 		o += (size_t)snprintf(buf + o, cap - o, " !drop");
 	if (o < cap && (t->flags & SQL_TABLES_CREATE))
-		snprintf(buf + o, cap - o, " !create");
+		o += (size_t)snprintf(buf + o, cap - o, " !create");
+	if (o < cap && (t->flags & SQL_TABLES_CALL))
+		o += (size_t)snprintf(buf + o, cap - o, " !call");
+	if (o < cap && (t->flags & SQL_TABLES_ROUTINES_MANY))
+		o += (size_t)snprintf(buf + o, cap - o, " !many");
+	for (unsigned i = 0; i < t->nroutines && o < cap; i++) {
+		const struct sql_table_ref *r = &t->routines[i];
+
+		o += (size_t)snprintf(buf + o, cap - o, " %s%.*s%s%.*s()", "", r->schema ? (int)r->schema_len : 0,
+				      r->schema ? r->schema : "", r->schema ? "." : "", (int)r->name_len, r->name);
+	}
 }
 
 static void run(const char *sql, char *buf, size_t cap)

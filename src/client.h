@@ -140,6 +140,8 @@ struct client {
 	struct pbuf scratch;          /* answers to internal queries */
 	struct store_waiter waiter;
 	bool waiting;
+	bool wait_catalog;            /* the wait is for the catalog, not a store entry */
+	bool cat_waited;              /* this command waited for the catalog once */
 	ev_timer wait_timer;
 	struct client *wait_prev, *wait_next; /* the worker's waiting list */
 	const char *last_dest, *last_reason;  /* EXPLAIN LAST STATEMENT */

@@ -616,10 +616,45 @@ static bool ref_schema(const struct sql_table_ref *r, const char *schema, const 
 	return *slen > 0;
 }
 
+/* A digit run at p[*i]: past it; false if none. */
+static bool digits(const char *p, size_t n, size_t *i)
+{
+	size_t start = *i;
+
+	while (*i < n && p[*i] >= '0' && p[*i] <= '9')
+		(*i)++;
+	return *i > start;
+}
+
+static bool word_at(const char *p, size_t n, size_t *i, const char *w)
+{
+	size_t k = strlen(w);
+
+	if (*i + k > n || strncasecmp(p + *i, w, k) != 0)
+		return false;
+	*i += k;
+	return true;
+}
+
+/* seq_<from>_to_<to>[_step_<n>]: the SEQUENCE engine's virtual tables, in
+ * every schema, never in information_schema. */
+static bool sequence_engine_table(const char *p, size_t n)
+{
+	size_t i = 0;
+
+	if (!word_at(p, n, &i, "seq_") || !digits(p, n, &i) || !word_at(p, n, &i, "_to_") ||
+	    !digits(p, n, &i))
+		return false;
+	if (i < n && (!word_at(p, n, &i, "_step_") || !digits(p, n, &i)))
+		return false;
+	return i == n;
+}
+
 /* A quoted name's bytes are used as they are: a doubled backtick inside one
  * is rare enough to be "no known table" (not cached), never a wrong match. */
 static bool resolve_ref(const struct snapshot *s, const struct sql_table_ref *r, const char *schema,
-			struct inval_table **out, unsigned cap, unsigned *n, const char **reason)
+			struct inval_table **out, unsigned cap, unsigned *n, const char **reason,
+			bool *retry)
 {
 	const char *sch;
 	size_t slen;
@@ -630,10 +665,13 @@ static bool resolve_ref(const struct snapshot *s, const struct sql_table_ref *r,
 		return false;
 	}
 	o = snap_find(s, sch, slen, r->name, r->name_len);
+	if (!o && sequence_engine_table(r->name, r->name_len))
+		return true;   /* computed rows that never change: no dependency */
 	if (!o) {
 		*reason = intern("%.*s.%.*s is no known table or view", (int)slen, sch,
 				 (int)r->name_len, r->name);
 		hint_reload();   /* maybe made elsewhere since the last read */
+		*retry = true;
 		return false;
 	}
 	if (o->kind == CAT_VIEW && o->reason) {
@@ -651,9 +689,10 @@ static bool resolve_ref(const struct snapshot *s, const struct sql_table_ref *r,
 }
 
 bool catalog_resolve_reads(const struct sql_tables *t, const char *schema,
-			   struct inval_table **out, unsigned cap, unsigned *n, const char **reason)
+			   struct inval_table **out, unsigned cap, unsigned *n, const char **reason,
+			   bool *retry)
 {
-	bool ok = true;
+	bool ok = true, again = false;
 
 	*n = 0;
 	if (t->flags & SQL_TABLES_UNKNOWN) {
@@ -664,11 +703,59 @@ bool catalog_resolve_reads(const struct sql_tables *t, const char *schema,
 	if (!catalog_ready()) {
 		*reason = current ? "catalog being read again after DDL" : "catalog not read yet";
 		ok = false;
+		again = true;
 	}
 	for (unsigned i = 0; ok && i < t->n; i++)
-		ok = resolve_ref(current, &t->refs[i], schema, out, cap, n, reason);
+		ok = resolve_ref(current, &t->refs[i], schema, out, cap, n, reason, &again);
 	pthread_rwlock_unlock(&snap_lock);
+	if (retry)
+		*retry = again;
 	return ok;
+}
+
+/* ---- waits ----------------------------------------------------------------- */
+
+static pthread_mutex_t waiters_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct store_waiter *waiters;
+static store_wake_fn wake_fn;
+
+void catalog_set_wake(store_wake_fn wake)
+{
+	wake_fn = wake;
+}
+
+void catalog_wait(struct store_waiter *w)
+{
+	pthread_mutex_lock(&waiters_lock);
+	w->next = waiters;
+	waiters = w;
+	pthread_mutex_unlock(&waiters_lock);
+	atomic_store(&hinted, true);
+	wake_reader();
+}
+
+void catalog_cancel_wait(struct store_waiter *w)
+{
+	pthread_mutex_lock(&waiters_lock);
+	for (struct store_waiter **p = &waiters; *p; p = &(*p)->next)
+		if (*p == w) {
+			*p = w->next;
+			break;
+		}
+	pthread_mutex_unlock(&waiters_lock);
+}
+
+/* After a read of the catalog (done or failed): wake everyone waiting. */
+static void wake_waiters(void)
+{
+	pthread_mutex_lock(&waiters_lock);
+	for (struct store_waiter *w = waiters, *next; w; w = next) {
+		next = w->next;
+		if (wake_fn)
+			wake_fn(w->w, w->client_id, w->gen);
+	}
+	waiters = NULL;
+	pthread_mutex_unlock(&waiters_lock);
 }
 
 /* Add one written table and what a write to it also changes. Snapshot read-locked. */
@@ -926,12 +1013,14 @@ static void *reader_main(void *arg)
 			m = reader_connect();
 		atomic_store(&load_want, atomic_load(&requested));
 		if (m && read_catalog(m) == 0) {
+			wake_waiters();
 			if (!logged)
 				log_info("catalog: %zu tables and views read", catalog_objects());
 			logged = true;
 			reader_wait(RELOAD_EVERY_S);
 			continue;
 		}
+		wake_waiters();  /* they go on without: the catalog could not be read */
 		if (m) {
 			mysql_close(m);
 			m = NULL;

@@ -21,6 +21,7 @@
 #include <stddef.h>
 
 #include "cache/inval.h"
+#include "cache/store.h"
 #include "sql/tables.h"
 
 /* Start the reader thread (reads at once) / stop it. */
@@ -38,9 +39,19 @@ bool catalog_ready(void);
  * names are in schema (NULL or "": none selected). Returns true with
  * out[0, *n); false with a reason (static or interned, never freed):
  * a view whose definition is not cacheable, a name that is no known table,
- * the catalog not ready, too many tables. */
+ * the catalog not ready, too many tables. *retry (may be NULL) is set when
+ * reading the catalog again may change the answer (see catalog_wait). */
 bool catalog_resolve_reads(const struct sql_tables *t, const char *schema,
-			   struct inval_table **out, unsigned cap, unsigned *n, const char **reason);
+			   struct inval_table **out, unsigned cap, unsigned *n, const char **reason,
+			   bool *retry);
+
+/* A session waits for the next read of the catalog (which starts now):
+ * when it is done, the wake function is called for w (any thread, as the
+ * store's; see store.h). */
+void catalog_set_wake(store_wake_fn wake);
+void catalog_wait(struct store_waiter *w);
+/* Stop waiting (timeout, the session ends). */
+void catalog_cancel_wait(struct store_waiter *w);
 
 /* The tables a write statement changes: its written tables, the base
  * tables of a written view, and what writes to them also change (foreign

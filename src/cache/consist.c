@@ -306,13 +306,15 @@ void consist_done(struct consist *s, bool in_txn, bool ok)
 /* ---- reads ------------------------------------------------------------------ */
 
 const char *consist_read_deps(const struct consist *s, const char *q, size_t n, const char *schema,
-			      struct fill_deps *out)
+			      struct fill_deps *out, bool *retry)
 {
 	struct sql_tables t;
 	struct inval_table *tables[INVAL_MAX_DEPS];
 	unsigned nt = 0;
 	const char *reason = NULL;
 
+	if (retry)
+		*retry = false;
 	if (!inval_serving())
 		return inval_not_serving_reason();
 	if (s->temps_unknown)
@@ -323,10 +325,21 @@ const char *consist_read_deps(const struct consist *s, const char *q, size_t n, 
 	if (s->ntemps && reads_temp(s, &t, schema))
 		return "reads a temporary table";
 	out->epoch = inval_epoch();
-	if (!catalog_resolve_reads(&t, schema, tables, INVAL_MAX_DEPS, &nt, &reason))
+	if (!catalog_resolve_reads(&t, schema, tables, INVAL_MAX_DEPS, &nt, &reason, retry))
 		return reason;
 	out->n = nt;
 	if (!inval_snapshot(tables, nt, out->d))
 		return "a table it reads was written moments ago";
 	return NULL;
+}
+
+bool consist_txn_wrote_into_slow(const struct consist *s, const struct cache_entry *e)
+{
+	if (s->txn_all)
+		return true;
+	for (unsigned i = 0; i < s->ntxn; i++)
+		for (unsigned k = 0; k < e->ndeps; k++)
+			if (entry_deps(e)[k].t == s->txn[i])
+				return true;
+	return false;
 }

@@ -68,6 +68,14 @@ void consist_statement(struct consist *s, const char *q, size_t n, bool hidden, 
  * transaction. */
 void consist_done(struct consist *s, bool in_txn, bool ok);
 
+/* Does the open transaction's write set hold a table e read (or is it
+ * unknown)? Then only the upstream has the rows this session must see. */
+bool consist_txn_wrote_into_slow(const struct consist *s, const struct cache_entry *e);
+static inline bool consist_txn_wrote_into(const struct consist *s, const struct cache_entry *e)
+{
+	return (s->ntxn || s->txn_all) && consist_txn_wrote_into_slow(s, e);
+}
+
 /* The session has temporary tables (or may have): queries must be read
  * before a cache lookup. */
 static inline bool consist_has_temps(const struct consist *s)
@@ -77,8 +85,9 @@ static inline bool consist_has_temps(const struct consist *s)
 
 /* A cacheable read q[0, n) about to be looked up and maybe filled, with
  * unqualified names in schema: NULL with out filled (its dependencies,
- * snapshot now), or why it must go upstream uncached. */
+ * snapshot now), or why it must go upstream uncached. *retry (may be NULL):
+ * the next read of the catalog may change the answer. */
 const char *consist_read_deps(const struct consist *s, const char *q, size_t n, const char *schema,
-			      struct fill_deps *out);
+			      struct fill_deps *out, bool *retry);
 
 #endif

@@ -63,6 +63,7 @@ int cache_global_init(void)
 {
 	if (registry_init() < 0 || inval_init() < 0)
 		return -1;
+	catalog_set_wake(worker_wake);
 	return store_init(g_config.memory_limit, worker_wake);
 }
 
@@ -163,7 +164,11 @@ static void waiting_unlink(struct client *c)
 void cache_abort(struct client *c)
 {
 	if (c->waiting) {
-		store_cancel_wait(c->keybuf.data, c->keybuf.len, c->key_hash, &c->waiter);
+		if (c->wait_catalog)
+			catalog_cancel_wait(&c->waiter);
+		else
+			store_cancel_wait(c->keybuf.data, c->keybuf.len, c->key_hash, &c->waiter);
+		c->wait_catalog = false;
 		ev_timer_stop(c->w->loop, &c->wait_timer);
 		waiting_unlink(c);
 		c->waiting = false;
@@ -210,8 +215,6 @@ static bool txn_allows(const struct client *c, const struct cache_def *d)
 {
 	if (!in_txn(c))
 		return true;
-	if (c->txn_wrote)
-		return false;   /* its own uncommitted writes: only the upstream has them */
 	switch (atomic_load_explicit(&d->txn, memory_order_relaxed)) {
 	case TXN_ALWAYS:
 		return true;
@@ -290,6 +293,7 @@ static void serve_hit(struct client *c, struct cache_entry *e, uint64_t t0)
 		STAT_INC(cache_stale_hits); /* served past its TTL: the upstream is down */
 	c->last_dest = DEST_CACHE;
 	c->last_reason = "ok";
+	c->cat_waited = false;
 	store_release(e);
 }
 
@@ -328,7 +332,7 @@ static int try_hit(struct client *c, int64_t now, const uint8_t *pl, uint32_t le
 
 	if (r != SL_HIT && r != SL_REFRESH)
 		return 0;
-	if (!txn_allows(c, e->def)) {
+	if (!txn_allows(c, e->def) || consist_txn_wrote_into(&c->cons, e)) {
 		if (r == SL_REFRESH)
 			store_abandon(e);
 		store_release(e);
@@ -464,7 +468,7 @@ static bool start_settings(struct client *c)
 	return true;
 }
 
-static void begin_wait(struct client *c, struct cache_def *d)
+static void begin_wait_for(struct client *c, double seconds)
 {
 	c->waiting = true;
 	c->st = CS_WAITING;
@@ -473,8 +477,25 @@ static void begin_wait(struct client *c, struct cache_def *d)
 	if (c->w->waiting)
 		c->w->waiting->wait_prev = c;
 	c->w->waiting = c;
-	ev_timer_set(&c->wait_timer, atomic_load(&d->coalesce_ms) / 1000.0, 0.);
+	ev_timer_set(&c->wait_timer, seconds, 0.);
 	ev_timer_start(c->w->loop, &c->wait_timer);
+}
+
+static void begin_wait(struct client *c, struct cache_def *d)
+{
+	begin_wait_for(c, atomic_load(&d->coalesce_ms) / 1000.0);
+}
+
+/* Wait (at most CATALOG_WAIT_S) for the catalog to be read again: a new
+ * table or view, or a DDL whose effect is not read yet. Once per command. */
+#define CATALOG_WAIT_S 2.0
+static void begin_catalog_wait(struct client *c)
+{
+	c->cat_waited = true;
+	c->wait_catalog = true;
+	c->waiter.gen++;
+	begin_wait_for(c, CATALOG_WAIT_S);
+	catalog_wait(&c->waiter);
 }
 
 void cache_wait_over(struct client *c, bool timed_out)
@@ -483,7 +504,11 @@ void cache_wait_over(struct client *c, bool timed_out)
 
 	if (!c->waiting)
 		return;
-	if (timed_out) {
+	if (c->wait_catalog) {
+		if (timed_out)
+			catalog_cancel_wait(&c->waiter);
+		c->wait_catalog = false;
+	} else if (timed_out) {
 		store_cancel_wait(c->keybuf.data, c->keybuf.len, c->key_hash, &c->waiter);
 		c->bypass_once = true;
 		if (d)
@@ -511,6 +536,16 @@ static enum cache_step lookup_or_load(struct client *c, struct cache_def *d, int
 	 * such an answer is never stored */
 	r = store_lookup(c->keybuf.data, c->keybuf.len, c->key_hash, now, stale_window(),
 			 in_txn(c) ? NULL : d, &c->waiter, &e);
+	if ((r == SL_HIT || r == SL_REFRESH) && consist_txn_wrote_into(&c->cons, e)) {
+		/* the transaction wrote a table of this entry: only the upstream
+		 * has its uncommitted rows */
+		if (r == SL_REFRESH)
+			store_abandon(e);
+		store_release(e);
+		c->last_dest = DEST_UPSTREAM;
+		c->last_reason = "the transaction wrote a table it reads";
+		return CSTEP_PASS;
+	}
 	switch (r) {
 	case SL_HIT:
 		serve_hit(c, e, cache_now_us());
@@ -594,13 +629,18 @@ static bool calls_routine(const struct cache_def *d)
  * upstream (c->fill_deps). false: not from the cache this time (the reason
  * is EXPLAIN LAST STATEMENT's; a view that cannot be cached, or tables that
  * cannot be determined, make the shape one that is never cached). */
-static bool read_deps(struct client *c, struct cache_def *d, const char *q, size_t n,
-		      const char *schema)
+static enum cache_step read_deps(struct client *c, struct cache_def *d, const char *q, size_t n,
+				 const char *schema)
 {
-	const char *reason = consist_read_deps(&c->cons, q, n, schema, &c->fill_deps);
+	bool retry;
+	const char *reason = consist_read_deps(&c->cons, q, n, schema, &c->fill_deps, &retry);
 
 	if (!reason)
-		return true;
+		return CSTEP_DONE;
+	if (retry && !c->cat_waited) {
+		begin_catalog_wait(c);
+		return CSTEP_PENDING;
+	}
 	c->last_dest = DEST_UPSTREAM;
 	c->last_reason = reason;
 	if (strncmp(reason, "view ", 5) == 0 || strcmp(reason, "cannot determine the tables") == 0) {
@@ -608,7 +648,7 @@ static bool read_deps(struct client *c, struct cache_def *d, const char *q, size
 			registry_set_skipped(d, reason);
 		atomic_fetch_add(&d->skips, 1);
 	}
-	return false;
+	return CSTEP_PASS;
 }
 
 static enum cache_step on_query(struct client *c, const uint8_t *pl, uint32_t len)
@@ -668,7 +708,10 @@ static enum cache_step on_query(struct client *c, const uint8_t *pl, uint32_t le
 	step = verdict(c, d, bypass);
 	if (step != CSTEP_DONE)
 		return step;
-	if (!read_deps(c, d, q, n, c->cons.schema) || !build_key(c, 'Q', q, n, NULL, 0))
+	step = read_deps(c, d, q, n, c->cons.schema);
+	if (step != CSTEP_DONE)
+		return step;
+	if (!build_key(c, 'Q', q, n, NULL, 0))
 		return CSTEP_PASS;
 	return lookup_or_load(c, d, now, pl, len);
 }
@@ -842,7 +885,10 @@ static enum cache_step on_execute(struct client *c, const uint8_t *pl, uint32_t 
 		char schema[CONSIST_SCHEMA_MAX];
 
 		settings_field(rd_u32(s->prep_settings), SETTINGS_SCHEMA_FIELD, schema, sizeof(schema));
-		if (!read_deps(c, s->def, s->text, s->text_len, schema) || !exec_key(c, s, pl, len))
+		step = read_deps(c, s->def, s->text, s->text_len, schema);
+		if (step != CSTEP_DONE)
+			return step;
+		if (!exec_key(c, s, pl, len))
 			return CSTEP_PASS;
 	}
 	return lookup_or_load(c, s->def, now, pl, len);
@@ -1016,6 +1062,7 @@ void cache_answer_done(struct client *c)
 	if (!in_txn(c))
 		c->txn_wrote = false;
 	consist_done(&c->cons, in_txn(c), !r->saw_err);
+	c->cat_waited = false;
 	c->cur_def = NULL;
 	c->cur_dirty = c->cur_write = false;
 }

@@ -56,7 +56,7 @@ static bool reads(const char *sql, const char *schema, struct inval_table **out,
 
 	*reason = NULL;
 	sql_tables(sql, strlen(sql), &t);
-	return catalog_resolve_reads(&t, schema, out, INVAL_MAX_DEPS, n, reason);
+	return catalog_resolve_reads(&t, schema, out, INVAL_MAX_DEPS, n, reason, NULL);
 }
 
 static void test_reads(void)
@@ -80,6 +80,9 @@ static void test_reads(void)
 	   "a view whose definition cannot be read: %s", why);
 	ok(!reads("SELECT * FROM nothere", "db", out, &n, &why) && why && strstr(why, "no known table"),
 	   "a name that is no table: %s", why);
+	ok(reads("SELECT * FROM seq_1_to_10 JOIN t1 JOIN seq_0_to_99_step_3", "db", out, &n, &why) && n == 1,
+	   "the SEQUENCE engine's seq_M_to_N tables: no dependency");
+	ok(!reads("SELECT * FROM seq_1_to", "db", out, &n, &why), "  ... only that pattern");
 	ok(!reads("SELECT * FROM t1", "", out, &n, &why) && why && strcmp(why, "no database selected") == 0,
 	   "no schema selected");
 	ok(!reads("SELECT * FROM ?", "db", out, &n, &why) && why && strcmp(why, "cannot determine the tables") == 0,
@@ -151,25 +154,25 @@ static void test_session(void)
 	statement(&s, "COMMIT", false);
 	ok(atomic_load(&t1->gen) == g + 2, "  ... and again when it ends");
 
-	ok(consist_read_deps(&s, "SELECT * FROM t1", 16, "db", &d) == NULL && d.n == 1,
+	ok(consist_read_deps(&s, "SELECT * FROM t1", 16, "db", &d, NULL) == NULL && d.n == 1,
 	   "a read resolves to its table");
 	statement(&s, "CREATE TEMPORARY TABLE t1 (a INT)", false);
 	ok(consist_has_temps(&s), "CREATE TEMPORARY TABLE: the session has temporary tables");
-	ok(consist_read_deps(&s, "SELECT * FROM t1", 16, "db", &d) != NULL,
+	ok(consist_read_deps(&s, "SELECT * FROM t1", 16, "db", &d, NULL) != NULL,
 	   "a read of the temporary table's name is not resolved");
-	ok(consist_read_deps(&s, "SELECT * FROM db.t1", 19, "db", &d) != NULL, "  ... qualified too");
-	ok(consist_read_deps(&s, "SELECT * FROM t2", 16, "db", &d) == NULL, "another table still is");
+	ok(consist_read_deps(&s, "SELECT * FROM db.t1", 19, "db", &d, NULL) != NULL, "  ... qualified too");
+	ok(consist_read_deps(&s, "SELECT * FROM t2", 16, "db", &d, NULL) == NULL, "another table still is");
 	statement(&s, "RENAME TABLE t1 TO t9", false);
 	catalog_load_rows(rows, sizeof(rows) / sizeof(rows[0]), false); /* the reload DDL asks for */
-	ok(consist_read_deps(&s, "SELECT * FROM t1", 16, "db", &d) == NULL &&
-	   consist_read_deps(&s, "SELECT * FROM t9", 16, "db", &d) != NULL,
+	ok(consist_read_deps(&s, "SELECT * FROM t1", 16, "db", &d, NULL) == NULL &&
+	   consist_read_deps(&s, "SELECT * FROM t9", 16, "db", &d, NULL) != NULL,
 	   "RENAME of the temporary table: the new name is the temporary one");
 	statement(&s, "DROP TABLE t9", false);
 	ok(!consist_has_temps(&s), "DROP TABLE of it: none left");
 	statement(&s, "CALL plain()", false);
 	ok(!consist_has_temps(&s), "CALL of a routine that creates none: still none");
 	statement(&s, "CALL maketemp()", false);
-	ok(consist_has_temps(&s) && consist_read_deps(&s, "SELECT * FROM t2", 16, "db", &d) != NULL,
+	ok(consist_has_temps(&s) && consist_read_deps(&s, "SELECT * FROM t2", 16, "db", &d, NULL) != NULL,
 	   "CALL of one that does: every read goes upstream");
 	consist_reset(&s);
 	ok(!consist_has_temps(&s), "COM_RESET_CONNECTION: none");

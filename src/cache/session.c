@@ -616,15 +616,6 @@ static bool hidden_statement(const struct client *c, const struct sql_tok_result
 	return (tok->flags & SQL_TOK_BACKSLASH_ESCAPE) && (c->server_status & ST_NO_BACKSLASH_ESCAPES);
 }
 
-/* A SELECT that calls a stored function may write: its writes are treated
- * as a statement's whose write set the text does not show. */
-static bool calls_routine(const struct cache_def *d)
-{
-	const char *r = atomic_load(&d->skip_reason);
-
-	return atomic_load(&d->state) == CACHE_SKIPPED && r && strcmp(r, SQL_SKIP_UDF) == 0;
-}
-
 /* The tables a fill of this command will read, snapshot before it goes
  * upstream (c->fill_deps). false: not from the cache this time (the reason
  * is EXPLAIN LAST STATEMENT's; a view that cannot be cached, or tables that
@@ -703,11 +694,13 @@ static enum cache_step on_query(struct client *c, const uint8_t *pl, uint32_t le
 		return CSTEP_PASS;
 	}
 	classify_once(d, tok);
-	if (calls_routine(d))
-		consist_statement(&c->cons, q, n, false, c->sv.db);
 	step = verdict(c, d, bypass);
-	if (step != CSTEP_DONE)
+	if (step != CSTEP_DONE) {
+		/* an uncached read may still call a stored function that writes */
+		if (step == CSTEP_PASS)
+			consist_statement(&c->cons, q, n, false, c->sv.db);
 		return step;
+	}
 	step = read_deps(c, d, q, n, c->cons.schema);
 	if (step != CSTEP_DONE)
 		return step;
@@ -876,11 +869,12 @@ static enum cache_step on_execute(struct client *c, const uint8_t *pl, uint32_t 
 		consist_statement(&c->cons, s->text, s->text_len, !s->def, c->sv.db);
 		return CSTEP_PASS;
 	}
-	if (calls_routine(s->def))
-		consist_statement(&c->cons, s->text, s->text_len, false, c->sv.db);
 	step = verdict(c, s->def, bypass);
-	if (step != CSTEP_DONE)
+	if (step != CSTEP_DONE) {
+		if (step == CSTEP_PASS)  /* it may call a stored function that writes */
+			consist_statement(&c->cons, s->text, s->text_len, false, c->sv.db);
 		return step;
+	}
 	{
 		char schema[CONSIST_SCHEMA_MAX];
 

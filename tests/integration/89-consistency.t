@@ -27,7 +27,7 @@ if fake_mode; then
   exit 0
 fi
 
-plan 86
+plan 87
 work="$BUILD_TEST/t89"
 rm -rf "$work"
 mkdir -p "$work"

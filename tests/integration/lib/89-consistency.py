@@ -188,6 +188,10 @@ def trigger_fk_procedure():
     warm(A, sel)
     do(D, "CALL bump_pt()")
     ok(poll(A, sel, "3") is not None, "CALL on the upstream: seen through the binlog")
+    do(D, "CREATE FUNCTION bump_fn() RETURNS INT DETERMINISTIC BEGIN UPDATE pt SET v = v + 1; RETURN 1; END")
+    warm(A, sel)
+    val(B, "SELECT NOW(), bump_fn()")
+    is_(val(A, sel), "4", "a SELECT (not cacheable) calling a stored function that writes: seen at once")
 
 
 def transaction():

@@ -31,6 +31,7 @@
 
 #include "cache/catalog.h"
 #include "cache/inval.h"
+#include "cache/store.h"
 #include "config.h"
 #include "log.h"
 #include "sql/spooky.h"
@@ -167,11 +168,37 @@ static bool caught_up(void)
 	return true;
 }
 
+/* The applied position, shared with the barrier thread. */
+static pthread_mutex_t pos_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t pos_cond;
+static struct gtid applied[MAX_DOMAINS];
+static unsigned napplied;
+
 static void publish_pos(void)
 {
 	pthread_mutex_lock(&status_lock);
 	format_pos(F.pos, F.npos, status.position, sizeof(status.position));
 	pthread_mutex_unlock(&status_lock);
+	pthread_mutex_lock(&pos_lock);
+	memcpy(applied, F.pos, sizeof(applied));
+	napplied = F.npos;
+	pthread_cond_broadcast(&pos_cond);
+	pthread_mutex_unlock(&pos_lock);
+}
+
+/* Does the applied position cover target? pos_lock held. */
+static bool covers(const struct gtid *target, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		bool found = false;
+
+		for (unsigned k = 0; k < napplied; k++)
+			if (applied[k].domain == target[i].domain && applied[k].seq >= target[i].seq)
+				found = true;
+		if (!found)
+			return false;
+	}
+	return true;
 }
 
 /* ---- the transaction's tables ------------------------------------------------- */
@@ -498,6 +525,135 @@ int binlog_check(char *why, size_t cap)
 	return rc;
 }
 
+/* ---- read-your-writes barrier ------------------------------------------------------ */
+
+#define BARRIER_BATCH 256
+#define BARRIER_WAIT_S 5
+
+struct barrier_req {
+	struct worker *w;
+	uint32_t client_id, gen;
+};
+
+static pthread_mutex_t bar_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t bar_cond;
+static struct store_waiter *bar_pending;
+static pthread_t bar_thread;
+static bool bar_started;
+static void (*bar_wake)(struct worker *w, uint32_t client_id, uint32_t gen);
+
+void binlog_set_wake(void (*wake)(struct worker *w, uint32_t client_id, uint32_t gen))
+{
+	bar_wake = wake;
+}
+
+int binlog_barrier(struct store_waiter *w)
+{
+	if (!bar_started || atomic_load(&cur_state) != BINLOG_STREAMING)
+		return -1;
+	pthread_mutex_lock(&bar_lock);
+	w->next = bar_pending;
+	bar_pending = w;
+	pthread_cond_signal(&bar_cond);
+	pthread_mutex_unlock(&bar_lock);
+	return 0;
+}
+
+void binlog_barrier_cancel(struct store_waiter *w)
+{
+	pthread_mutex_lock(&bar_lock);
+	for (struct store_waiter **p = &bar_pending; *p; p = &(*p)->next)
+		if (*p == w) {
+			*p = w->next;
+			break;
+		}
+	pthread_mutex_unlock(&bar_lock);
+}
+
+/* Take up to BARRIER_BATCH requests (copies: the sessions may go away). */
+static unsigned take_batch(struct barrier_req *out)
+{
+	unsigned n = 0;
+	struct timespec until;
+
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += 1;
+	pthread_mutex_lock(&bar_lock);
+	while (!bar_pending && !atomic_load(&stopping) &&
+	       pthread_cond_timedwait(&bar_cond, &bar_lock, &until) == 0)
+		;
+	while (bar_pending && n < BARRIER_BATCH) {
+		struct store_waiter *w = bar_pending;
+
+		bar_pending = w->next;
+		out[n++] = (struct barrier_req){ w->w, w->client_id, w->gen };
+	}
+	pthread_mutex_unlock(&bar_lock);
+	return n;
+}
+
+/* Wait until the follower covers target (or BARRIER_WAIT_S pass). */
+static bool wait_covered(const struct gtid *target, unsigned n)
+{
+	struct timespec until;
+	bool ok;
+
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += BARRIER_WAIT_S;
+	pthread_mutex_lock(&pos_lock);
+	while (!(ok = covers(target, n)) && !atomic_load(&stopping) &&
+	       pthread_cond_timedwait(&pos_cond, &pos_lock, &until) == 0)
+		;
+	pthread_mutex_unlock(&pos_lock);
+	return ok;
+}
+
+static void *barrier_main(void *arg)
+{
+	static struct barrier_req batch[BARRIER_BATCH];
+	MYSQL *m = NULL;
+
+	(void)arg;
+	mysql_thread_init();
+	while (!atomic_load(&stopping)) {
+		struct gtid target[MAX_DOMAINS];
+		char pos[1024], err[256];
+		unsigned n = take_batch(batch);
+		int nt;
+
+		if (n == 0)
+			continue;
+		if (!m)
+			m = connect_login(err, sizeof(err));
+		if (!m || query_value(m, "SELECT @@gtid_binlog_pos", pos, sizeof(pos)) < 0 ||
+		    (nt = parse_pos(pos, target, MAX_DOMAINS)) < 0) {
+			if (m)
+				mysql_close(m);
+			m = NULL;
+			continue;   /* no wake-ups: the sessions time out and flush */
+		}
+		if (!wait_covered(target, (unsigned)nt))
+			continue;
+		for (unsigned i = 0; i < n; i++)
+			if (bar_wake)
+				bar_wake(batch[i].w, batch[i].client_id, batch[i].gen);
+	}
+	if (m)
+		mysql_close(m);
+	mysql_thread_end();
+	return NULL;
+}
+
+static void cond_init_mono(pthread_cond_t *c)
+{
+	pthread_condattr_t ca;
+
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(c, &ca);
+	pthread_condattr_destroy(&ca);
+}
+
 /* ---- the thread ------------------------------------------------------------------ */
 
 static pthread_mutex_t sock_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -677,10 +833,15 @@ int binlog_start(void)
 {
 	memset(&F, 0, sizeof(F));
 	atomic_store(&stopping, false);
+	cond_init_mono(&pos_cond);
+	cond_init_mono(&bar_cond);
 	set_state(BINLOG_CONNECTING, "");
 	if (pthread_create(&thread, NULL, follower_main, NULL) != 0)
 		return -1;
 	started = true;
+	if (pthread_create(&bar_thread, NULL, barrier_main, NULL) != 0)
+		return 0;   /* no barrier: statements whose writes are unknown flush instead */
+	bar_started = true;
 	return 0;
 }
 
@@ -695,6 +856,16 @@ void binlog_stop(void)
 	pthread_mutex_unlock(&sock_lock);
 	pthread_join(thread, NULL);
 	started = false;
+	if (bar_started) {
+		pthread_mutex_lock(&bar_lock);
+		pthread_cond_signal(&bar_cond);
+		pthread_mutex_unlock(&bar_lock);
+		pthread_mutex_lock(&pos_lock);
+		pthread_cond_broadcast(&pos_cond);
+		pthread_mutex_unlock(&pos_lock);
+		pthread_join(bar_thread, NULL);
+		bar_started = false;
+	}
 	atomic_store(&cur_state, BINLOG_OFF);
 }
 
@@ -705,3 +876,4 @@ void binlog_get_status(struct binlog_status *out)
 	out->state = (enum binlog_state)atomic_load(&cur_state);
 	pthread_mutex_unlock(&status_lock);
 }
+

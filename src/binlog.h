@@ -63,4 +63,18 @@ const char *binlog_state_name(enum binlog_state s);
 /* The server id the follower uses (binlog_server_id, or derived). */
 uint32_t binlog_server_id(void);
 
+/* Read-your-writes barrier. binlog_barrier() asks to be woken (through the
+ * wake function, as the store's waiters are) once the follower has applied
+ * everything the upstream had committed when the request was taken up: a
+ * thread of its own reads @@gtid_binlog_pos and waits for the follower to
+ * reach it (requests are served in batches). -1 when the follower is not
+ * streaming (the caller invalidates everything instead). No wake-up comes
+ * when the position cannot be read or is not reached within the session's
+ * own timeout; binlog_barrier_cancel() withdraws a request not taken up. */
+struct store_waiter;
+struct worker;
+void binlog_set_wake(void (*wake)(struct worker *w, uint32_t client_id, uint32_t gen));
+int binlog_barrier(struct store_waiter *w);
+void binlog_barrier_cancel(struct store_waiter *w);
+
 #endif

@@ -428,6 +428,7 @@ static bool feed_relay(struct client *c)
 			return false;
 		}
 		if (c->st == CS_RELAYING) {
+			c->last_pkt_at = before;   /* the answer's end may be held (cache/session.c) */
 			if (c->fill)
 				cache_tee(c, before);
 			mux_relayed(c, out, before);

@@ -141,6 +141,9 @@ struct client {
 	struct store_waiter waiter;
 	bool waiting;
 	bool wait_catalog;            /* the wait is for the catalog, not a store entry */
+	bool wait_binlog;             /* ... for the binlog follower (read-your-writes hold) */
+	struct pbuf held_ok;          /* the answer's last packet, held meanwhile */
+	size_t last_pkt_at;           /* where the last relayed packet starts in io.out */
 	bool cat_waited;              /* this command waited for the catalog once */
 	ev_timer wait_timer;
 	struct client *wait_prev, *wait_next; /* the worker's waiting list */

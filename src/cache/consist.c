@@ -11,8 +11,11 @@
  * other sessions may read meanwhile) is retired by it.
  *
  * When the text cannot show the writes (CALL, EXECUTE, a stored function,
- * a trigger that calls one, an unreadable text), everything is invalidated:
- * what is read afterwards comes from the upstream, which has the writes.
+ * a trigger that calls one, an unreadable text): in binlog mode the caller
+ * holds the statement's OK (at COMMIT, when in a transaction) until the
+ * binlog follower has applied everything the server had committed by then;
+ * in writes mode everything is invalidated: what is read afterwards comes
+ * from the upstream, which has the writes.
  */
 #include "cache/consist.h"
 
@@ -41,7 +44,7 @@ void consist_reset(struct consist *s)
 	s->temps_unknown = false;
 	s->cur_set = false;
 	s->ntxn = 0;
-	s->txn_all = false;
+	s->txn_all = s->txn_opaque = false;
 }
 
 void consist_set_schema(struct consist *s, const char *schema)
@@ -214,7 +217,8 @@ void consist_statement(struct consist *s, const char *q, size_t n, bool hidden, 
 		if (opaque)
 			s->cur_opaque = true;
 	}
-	if (s->cur_opaque)
+	/* binlog mode waits for the binlog instead (consist_done's caller) */
+	if (s->cur_opaque && inval_mode() != INVAL_BINLOG)
 		s->cur_all = true;
 }
 
@@ -273,9 +277,10 @@ static void apply_temps(struct consist *s)
 	}
 }
 
-void consist_done(struct consist *s, bool in_txn, bool ok)
+bool consist_done(struct consist *s, bool in_txn, bool ok)
 {
 	enum inval_mode m = inval_mode();
+	bool wait = false;
 
 	if (s->cur_set) {
 		s->cur_set = false;
@@ -287,20 +292,26 @@ void consist_done(struct consist *s, bool in_txn, bool ok)
 			bump_set(s->cur, s->ncur);
 			if (s->cur_all)
 				inval_all(INVAL_SRC_FLUSH);
-			if (in_txn)
+			if (in_txn) {
 				txn_add(s);
+				s->txn_opaque |= s->cur_opaque;
+			} else {
+				wait = s->cur_opaque && m == INVAL_BINLOG;
+			}
 		}
 	}
-	if (!in_txn && (s->ntxn || s->txn_all)) {
+	if (!in_txn && (s->ntxn || s->txn_all || s->txn_opaque)) {
 		/* the transaction ended (COMMIT, ROLLBACK, implicit commit) */
 		if (m != INVAL_TTL) {
 			bump_set(s->txn, s->ntxn);
 			if (s->txn_all)
 				inval_all(INVAL_SRC_FLUSH);
+			wait |= s->txn_opaque && m == INVAL_BINLOG;
 		}
 		s->ntxn = 0;
-		s->txn_all = false;
+		s->txn_all = s->txn_opaque = false;
 	}
+	return wait;
 }
 
 /* ---- reads ------------------------------------------------------------------ */
@@ -335,7 +346,7 @@ const char *consist_read_deps(const struct consist *s, const char *q, size_t n, 
 
 bool consist_txn_wrote_into_slow(const struct consist *s, const struct cache_entry *e)
 {
-	if (s->txn_all)
+	if (s->txn_all || s->txn_opaque)
 		return true;
 	for (unsigned i = 0; i < s->ntxn; i++)
 		for (unsigned k = 0; k < e->ndeps; k++)

@@ -48,6 +48,7 @@ struct consist {
 	struct inval_table *txn[CONSIST_MAX_WRITES];
 	unsigned ntxn;
 	bool txn_all;
+	bool txn_opaque;          /* it ran a statement whose writes are unknown (binlog mode) */
 };
 
 void consist_init(struct consist *s);
@@ -65,8 +66,10 @@ void consist_statement(struct consist *s, const char *q, size_t n, bool hidden, 
  * ok: the answer was no error), and not yet written to the client.
  * Invalidates (not in ttl mode), records temporary tables, asks for the
  * catalog after DDL. Called after every answer: it also sees the end of a
- * transaction. */
-void consist_done(struct consist *s, bool in_txn, bool ok);
+ * transaction. True (binlog mode) when writes the text does not show were
+ * committed: the caller must hold the answer until the binlog follower has
+ * applied them, or else invalidate everything. */
+bool consist_done(struct consist *s, bool in_txn, bool ok);
 
 /* Does the open transaction's write set hold a table e read (or is it
  * unknown)? Then only the upstream has the rows this session must see. */

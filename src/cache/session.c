@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "cache/cache_metrics.h"
+#include "binlog.h"
 #include "cache/catalog.h"
 #include "cache/commands.h"
 #include "cache/consist.h"
@@ -64,6 +65,7 @@ int cache_global_init(void)
 	if (registry_init() < 0 || inval_init() < 0)
 		return -1;
 	catalog_set_wake(worker_wake);
+	binlog_set_wake(worker_wake);
 	return store_init(g_config.memory_limit, worker_wake);
 }
 
@@ -135,6 +137,7 @@ void cache_session_free(struct client *c)
 	pbuf_free(&c->scratch);
 	pbuf_free(&c->prep_text);
 	pbuf_free(&c->prep_meta);
+	pbuf_free(&c->held_ok);
 }
 
 void cache_relay_setup(struct client *c, uint8_t cmd)
@@ -166,9 +169,12 @@ void cache_abort(struct client *c)
 	if (c->waiting) {
 		if (c->wait_catalog)
 			catalog_cancel_wait(&c->waiter);
+		else if (c->wait_binlog)
+			binlog_barrier_cancel(&c->waiter);
 		else
 			store_cancel_wait(c->keybuf.data, c->keybuf.len, c->key_hash, &c->waiter);
-		c->wait_catalog = false;
+		c->wait_catalog = c->wait_binlog = false;
+		c->held_ok.len = 0;
 		ev_timer_stop(c->w->loop, &c->wait_timer);
 		waiting_unlink(c);
 		c->waiting = false;
@@ -486,6 +492,51 @@ static void begin_wait(struct client *c, struct cache_def *d)
 	begin_wait_for(c, atomic_load(&d->coalesce_ms) / 1000.0);
 }
 
+/* Read-your-writes for a statement whose writes its text does not show
+ * (binlog mode): its answer's last packet (the OK the client waits for)
+ * is held until the binlog follower has applied everything the upstream had
+ * committed by then, so the session's next read, or anyone's the client
+ * tells about it, is current. If the follower is not streaming, or does not
+ * get there within BINLOG_HOLD_S, everything is invalidated instead. */
+#define BINLOG_HOLD_S 5.0
+static void hold_for_binlog(struct client *c)
+{
+	struct pbuf *out = &c->io.out;
+
+	c->waiter.gen++;
+	if (c->last_pkt_at > out->len || binlog_barrier(&c->waiter) < 0) {
+		inval_all(INVAL_SRC_FLUSH);
+		return;
+	}
+	c->held_ok.len = 0;
+	if (pbuf_append(&c->held_ok, out->data + c->last_pkt_at, out->len - c->last_pkt_at) < 0) {
+		binlog_barrier_cancel(&c->waiter);
+		inval_all(INVAL_SRC_FLUSH);
+		return;
+	}
+	out->len = c->last_pkt_at;
+	c->wait_binlog = true;
+	begin_wait_for(c, BINLOG_HOLD_S);
+}
+
+/* The hold is over: the answer goes to the client. false when it could
+ * not be put back (out of memory): the session must close. */
+static bool release_hold(struct client *c, bool timed_out)
+{
+	bool ok;
+
+	if (timed_out) {
+		binlog_barrier_cancel(&c->waiter);
+		c->waiter.gen++;        /* a late wake-up is ignored */
+		inval_all(INVAL_SRC_FLUSH);
+	}
+	ok = pbuf_append(&c->io.out, c->held_ok.data, c->held_ok.len) == 0;
+	c->held_ok.len = 0;
+	pbuf_shrink(&c->held_ok, 4096);
+	c->wait_binlog = false;
+	return ok;
+}
+
 /* Wait (at most CATALOG_WAIT_S) for the catalog to be read again: a new
  * table or view, or a DDL whose effect is not read yet. Once per command. */
 #define CATALOG_WAIT_S 2.0
@@ -501,10 +552,13 @@ static void begin_catalog_wait(struct client *c)
 void cache_wait_over(struct client *c, bool timed_out)
 {
 	struct cache_def *d = c->cur_def;
+	bool lost = false;
 
 	if (!c->waiting)
 		return;
-	if (c->wait_catalog) {
+	if (c->wait_binlog) {
+		lost = !release_hold(c, timed_out);
+	} else if (c->wait_catalog) {
 		if (timed_out)
 			catalog_cancel_wait(&c->waiter);
 		c->wait_catalog = false;
@@ -521,7 +575,7 @@ void cache_wait_over(struct client *c, bool timed_out)
 	ev_timer_stop(c->w->loop, &c->wait_timer);
 	waiting_unlink(c);
 	c->waiting = false;
-	c->st = CS_READY;
+	c->st = lost ? CS_CLOSING : CS_READY;
 }
 
 static enum cache_step lookup_or_load(struct client *c, struct cache_def *d, int64_t now,
@@ -1055,7 +1109,8 @@ void cache_answer_done(struct client *c)
 	}
 	if (!in_txn(c))
 		c->txn_wrote = false;
-	consist_done(&c->cons, in_txn(c), !r->saw_err);
+	if (consist_done(&c->cons, in_txn(c), !r->saw_err))
+		hold_for_binlog(c);
 	c->cat_waited = false;
 	c->cur_def = NULL;
 	c->cur_dirty = c->cur_write = false;

@@ -696,9 +696,27 @@ static bool is_one_of(const struct sql_tok *t, const char *const *words)
 
 /* Objects whose DDL changes no table data and no catalog fact we keep. */
 static const char *const harmless_objects[] = {
-	"PROCEDURE", "FUNCTION", "EVENT", "USER", "ROLE", "SERVER", "LOGFILE", "TABLESPACE",
-	"PACKAGE", "INSTANCE", NULL,
+	"EVENT", "USER", "ROLE", "SERVER", "LOGFILE", "TABLESPACE", "INSTANCE", NULL,
 };
+
+/* Stored routines: no table data, but the catalog keeps their bodies. */
+static const char *const routine_objects[] = { "PROCEDURE", "FUNCTION", "PACKAGE", NULL };
+
+/* DDL of an object that is not a table: true when it was one of these. */
+static bool other_object(struct scan *s, const struct sql_tok *t)
+{
+	if (is_one_of(t, routine_objects) ||
+	    (sql_word_is(t, "AGGREGATE") && peek_word(s, "FUNCTION"))) {
+		s->out->kind = SQL_STMT_OTHER;
+		s->out->flags |= SQL_TABLES_CATALOG;
+		return true;
+	}
+	if (is_one_of(t, harmless_objects)) {
+		s->out->kind = SQL_STMT_OTHER;
+		return true;
+	}
+	return false;
+}
 
 /* CREATE INDEX / DROP INDEX: ... name ON table */
 static void index_on(struct scan *s, struct sql_tok *t)
@@ -760,10 +778,8 @@ static void head_create(struct scan *s)
 		s->out->flags |= SQL_TABLES_CATALOG | (replace ? SQL_TABLES_UNKNOWN : 0);
 		return;
 	}
-	if (is_one_of(&t, harmless_objects)) {
-		s->out->kind = SQL_STMT_OTHER;
+	if (other_object(s, &t))
 		return;
-	}
 	unknown(s);
 }
 
@@ -809,10 +825,12 @@ static void head_alter(struct scan *s)
 			alter_table_rest(s);
 		return;
 	}
-	if (sql_word_is(&t, "DATABASE") || sql_word_is(&t, "SCHEMA") || is_one_of(&t, harmless_objects)) {
+	if (sql_word_is(&t, "DATABASE") || sql_word_is(&t, "SCHEMA")) {
 		s->out->kind = SQL_STMT_OTHER;
 		return;
 	}
+	if (other_object(s, &t))
+		return;
 	unknown(s);
 }
 
@@ -848,10 +866,8 @@ static void head_drop(struct scan *s)
 		s->out->flags |= SQL_TABLES_CATALOG | SQL_TABLES_UNKNOWN; /* every table in it */
 		return;
 	}
-	if (is_one_of(&t, harmless_objects)) {
-		s->out->kind = SQL_STMT_OTHER;
+	if (other_object(s, &t))
 		return;
-	}
 	unknown(s);
 }
 

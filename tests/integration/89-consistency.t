@@ -27,7 +27,7 @@ if fake_mode; then
   exit 0
 fi
 
-plan 87
+plan 90
 work="$BUILD_TEST/t89"
 rm -rf "$work"
 mkdir -p "$work"

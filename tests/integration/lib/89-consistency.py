@@ -183,15 +183,25 @@ def trigger_fk_procedure():
        "CREATE PROCEDURE bump_pt() UPDATE pt SET v = v + 1")
     sel = "SELECT v FROM pt"
     is_(warm(A, sel), "1", "procedure: the table it writes is cached")
+    other = "SELECT COUNT(*) FROM c1"
+    warm(A, other)
+    flushes = status(A, "Cache Flushes")
     do(B, "CALL bump_pt()")
-    is_(val(A, sel), "2", "CALL through the node: its writes are seen at once")
+    is_(val(A, sel), "2", "CALL through the node: its writes are seen once its OK is back")
+    is_(status(A, "Cache Flushes"), flushes, "  ... the OK was held until the binlog had them: no flush")
+    h0 = hits(A)
+    val(A, other)
+    ok(hits(A) == h0 + 1, "  ... and the other entries are still served")
+    warm(A, sel)
+    do(B, "BEGIN", "CALL bump_pt()", "COMMIT")
+    is_(val(A, sel), "3", "CALL inside a transaction: seen once the COMMIT's OK is back")
     warm(A, sel)
     do(D, "CALL bump_pt()")
-    ok(poll(A, sel, "3") is not None, "CALL on the upstream: seen through the binlog")
+    ok(poll(A, sel, "4") is not None, "CALL on the upstream: seen through the binlog")
     do(D, "CREATE FUNCTION bump_fn() RETURNS INT DETERMINISTIC BEGIN UPDATE pt SET v = v + 1; RETURN 1; END")
     warm(A, sel)
     val(B, "SELECT NOW(), bump_fn()")
-    is_(val(A, sel), "4", "a SELECT (not cacheable) calling a stored function that writes: seen at once")
+    is_(val(A, sel), "5", "a SELECT (not cacheable) calling a stored function that writes: seen at once")
 
 
 def transaction():

@@ -44,6 +44,8 @@ rm -f "$mdir/pid"
 on_exit mdb90_stop
 
 # ------------------------------------------------------------ monitor queries
+# the monitor acts upstream, if at all, as itself (pymysql's SET AUTOCOMMIT)
+mdb_root -e "CREATE USER IF NOT EXISTS 'monitor'@'%' IDENTIFIED BY 'monitor'"
 hport=$(free_port)
 if ! shoal_start mon --metrics-address "127.0.0.1:$hport"; then not_ok "node starts"; done_testing; exit 1; fi
 ok "node starts (port $mon_PORT)"

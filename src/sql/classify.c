@@ -65,31 +65,7 @@ static bool cte_then_select(struct sql_lex *lx)
 {
 	struct sql_tok t;
 
-	sql_lex_next(lx, &t);
-	if (sql_word_is(&t, "RECURSIVE"))
-		sql_lex_next(lx, &t);
-	for (;;) {
-		if (!sql_is_name(&t))
-			return false;
-		sql_lex_next(lx, &t);
-		if (sql_is_punct(&t, '(')) {
-			if (!sql_skip_parens(lx))
-				return false;
-			sql_lex_next(lx, &t);
-		}
-		if (!sql_word_is(&t, "AS"))
-			return false;
-		sql_lex_next(lx, &t);
-		if (!sql_is_punct(&t, '(') || !sql_skip_parens(lx))
-			return false;
-		sql_lex_next(lx, &t);
-		if (!sql_is_punct(&t, ','))
-			break;
-		sql_lex_next(lx, &t);
-	}
-	while (sql_is_punct(&t, '('))
-		sql_lex_next(lx, &t);
-	return sql_word_is(&t, "SELECT");
+	return sql_skip_cte_list(lx, &t) && sql_word_is(&t, "SELECT");
 }
 
 static bool is_select(const char *s, size_t n)

@@ -152,3 +152,49 @@ bool sql_skip_parens(struct sql_lex *lx)
 			return true;
 	}
 }
+
+/* t is a CTE's name: read [(cols)] AS; true when '(' (its body) is next. */
+static bool cte_head(struct sql_lex *lx, struct sql_tok *t)
+{
+	if (!sql_is_name(t))
+		return false;
+	sql_lex_next(lx, t);
+	if (sql_is_punct(t, '(')) {
+		if (!sql_skip_parens(lx))
+			return false;
+		sql_lex_next(lx, t);
+	}
+	if (!sql_word_is(t, "AS"))
+		return false;
+	sql_lex_next(lx, t);
+	return sql_is_punct(t, '(');
+}
+
+bool sql_cte_list_follows(const struct sql_lex *lx)
+{
+	struct sql_lex c = *lx;
+	struct sql_tok t;
+
+	sql_lex_next(&c, &t);
+	if (sql_word_is(&t, "RECURSIVE"))
+		sql_lex_next(&c, &t);
+	return cte_head(&c, &t);
+}
+
+bool sql_skip_cte_list(struct sql_lex *lx, struct sql_tok *t)
+{
+	sql_lex_next(lx, t);
+	if (sql_word_is(t, "RECURSIVE"))
+		sql_lex_next(lx, t);
+	for (;;) {
+		if (!cte_head(lx, t) || !sql_skip_parens(lx))
+			return false;
+		sql_lex_next(lx, t);
+		if (!sql_is_punct(t, ','))
+			break;
+		sql_lex_next(lx, t);
+	}
+	while (sql_is_punct(t, '('))
+		sql_lex_next(lx, t);
+	return true;
+}

@@ -62,4 +62,13 @@ static inline bool sql_word_is(const struct sql_tok *t, const char *w)
 /* After a '(' was read: true once its matching ')' has been read. */
 bool sql_skip_parens(struct sql_lex *lx);
 
+/* lx stands after WITH: is a CTE list next ([RECURSIVE] name [(cols)] AS
+ * '(')? (WITH ROLLUP, WITH CHECK OPTION, ... are something else.) */
+bool sql_cte_list_follows(const struct sql_lex *lx);
+
+/* lx stands after WITH: read [RECURSIVE] name [(cols)] AS (...) [, ...]
+ * and any '(' after it; *t is then the main statement's first word. False
+ * when the text is no CTE list. */
+bool sql_skip_cte_list(struct sql_lex *lx, struct sql_tok *t);
+
 #endif

@@ -267,30 +267,6 @@ static bool cte_header(struct scan *s, bool recursive, size_t with_pos)
 	return true;
 }
 
-/* WITH [RECURSIVE] cte_list: only when the text continues as a CTE list
- * (WITH ROLLUP, WITH CHECK OPTION, ... are something else). */
-static bool is_cte_list(const struct scan *s)
-{
-	struct sql_lex c = s->lx;
-	struct sql_tok t;
-
-	sql_lex_next(&c, &t);
-	if (sql_word_is(&t, "RECURSIVE"))
-		sql_lex_next(&c, &t);
-	if (!sql_is_name(&t))
-		return false;
-	sql_lex_next(&c, &t);
-	if (sql_is_punct(&t, '(')) {
-		if (!sql_skip_parens(&c))
-			return false;
-		sql_lex_next(&c, &t);
-	}
-	if (!sql_word_is(&t, "AS"))
-		return false;
-	sql_lex_next(&c, &t);
-	return sql_is_punct(&t, '(');
-}
-
 static void with_clause(struct scan *s, const struct sql_tok *with)
 {
 	bool rec = peek_word(s, "RECURSIVE");
@@ -455,7 +431,7 @@ static void on_word(struct scan *s, const struct sql_tok *t)
 		} else {
 			l->from = false;
 		}
-	} else if (sql_word_is(t, "WITH") && is_cte_list(s)) {
+	} else if (sql_word_is(t, "WITH") && sql_cte_list_follows(&s->lx)) {
 		with_clause(s, t);
 	} else if (ends_table_list(t)) {
 		l->from = false;
@@ -941,31 +917,7 @@ static bool with_then_select(const struct scan *s)
 	struct sql_lex c = s->lx;
 	struct sql_tok t;
 
-	sql_lex_next(&c, &t);
-	if (sql_word_is(&t, "RECURSIVE"))
-		sql_lex_next(&c, &t);
-	for (;;) {
-		if (!sql_is_name(&t))
-			return false;
-		sql_lex_next(&c, &t);
-		if (sql_is_punct(&t, '(')) {
-			if (!sql_skip_parens(&c))
-				return false;
-			sql_lex_next(&c, &t);
-		}
-		if (!sql_word_is(&t, "AS"))
-			return false;
-		sql_lex_next(&c, &t);
-		if (!sql_is_punct(&t, '(') || !sql_skip_parens(&c))
-			return false;
-		sql_lex_next(&c, &t);
-		if (!sql_is_punct(&t, ','))
-			break;
-		sql_lex_next(&c, &t);
-	}
-	while (sql_is_punct(&t, '('))
-		sql_lex_next(&c, &t);
-	return sql_word_is(&t, "SELECT") || sql_word_is(&t, "VALUES");
+	return sql_skip_cte_list(&c, &t) && (sql_word_is(&t, "SELECT") || sql_word_is(&t, "VALUES"));
 }
 
 static void dispatch(struct scan *s, const struct sql_tok *t)

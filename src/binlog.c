@@ -274,6 +274,31 @@ static bool word_is(const MARIADB_STRING *s, const char *w)
 	return s->length == n && strncasecmp(s->str, w, n) == 0;
 }
 
+/* The tables a statement of the binlog writes, into the transaction. */
+static void query_tables(const struct sql_tables *t, const char *schema, size_t slen,
+			 const MARIADB_STRING *stmt)
+{
+	if ((t->flags & SQL_TABLES_UNKNOWN) || t->kind == SQL_STMT_OPAQUE ||
+	    (stmt->length >= 9 && strncasecmp(stmt->str, "XA COMMIT", 9) == 0)) {
+		F.trx_all = true;  /* (an XA transaction's row events came before XA PREPARE) */
+		return;
+	}
+	if (t->kind != SQL_STMT_WRITE && t->kind != SQL_STMT_DDL)
+		return;
+	for (unsigned i = 0; i < t->n; i++) {
+		const struct sql_table_ref *r = &t->refs[i];
+
+		if (!(r->flags & SQL_TREF_WRITE))
+			continue;
+		if (r->schema)
+			trx_add_written(r->schema, r->schema_len, r->name, r->name_len);
+		else if (slen)
+			trx_add_written(schema, slen, r->name, r->name_len);
+		else
+			F.trx_all = true;
+	}
+}
+
 static void on_query(const MARIADB_RPL_EVENT *ev)
 {
 	const struct st_mariadb_rpl_query_event *q = &ev->event.query;
@@ -290,25 +315,11 @@ static void on_query(const MARIADB_RPL_EVENT *ev)
 	memcpy(schema, q->database.str, slen);
 	schema[slen] = 0;
 	sql_tables(q->statement.str, q->statement.length, &t);
-	if (t.flags & SQL_TABLES_CATALOG)
-		catalog_changed();
-	if ((t.flags & SQL_TABLES_UNKNOWN) || t.kind == SQL_STMT_OPAQUE) {
-		F.trx_all = true;
-	} else if (strncasecmp(q->statement.str, "XA COMMIT", 9) == 0) {
-		F.trx_all = true;  /* its row events came before XA PREPARE */
-	} else if (t.kind == SQL_STMT_WRITE || t.kind == SQL_STMT_DDL) {
-		for (unsigned i = 0; i < t.n; i++) {
-			const struct sql_table_ref *r = &t.refs[i];
-
-			if (!(r->flags & SQL_TREF_WRITE))
-				continue;
-			if (r->schema)
-				trx_add_written(r->schema, r->schema_len, r->name, r->name_len);
-			else if (slen)
-				trx_add_written(schema, slen, r->name, r->name_len);
-			else
-				F.trx_all = true;
-		}
+	/* a session's temporary table (statement format) changes nothing shared */
+	if (!(t.flags & SQL_TABLES_TEMPORARY)) {
+		if (t.flags & SQL_TABLES_CATALOG)
+			catalog_changed();
+		query_tables(&t, schema, slen, &q->statement);
 	}
 	if (!F.in_trx || F.standalone)
 		trx_end();

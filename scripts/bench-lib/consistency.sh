@@ -88,7 +88,7 @@ section_staleness() {
 median_of() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)] }'; }
 
 section_writepath() {
-  local inv t line rep reps=${BENCH_WRITEPATH_REPEAT:-3}
+  local inv t line rep c0 c1 reps=${BENCH_WRITEPATH_REPEAT:-3}
   declare -A W
   binlog_mdb_up
   # interleaved: on, off, on, off, ... so that a change in the machine's load
@@ -98,14 +98,21 @@ section_writepath() {
       bl_node "wp-$inv" --auto-cache --invalidation "$inv"
       for t in oltp_write_only oltp_read_write; do
         log "$t through the node, --invalidation $inv, 8 threads, $SB_DUR s ($rep/$reps)"
+        c0=$(proc_cpu_ticks "$node_pid")
         line=$(sysbench "$t" "${SB_CONN[@]}" --mysql-port="$NODE_PORT" --threads=8 --time="$SB_DUR" \
           --percentile=95 --db-ps-mode=disable run 2>&1) || log "sysbench $t failed: $(echo "$line" | grep -m1 FATAL)"
+        c1=$(proc_cpu_ticks "$node_pid")
         line=$(sysbench_summary "$line")
+        # the node's CPU per transaction: its own work, less sensitive than
+        # throughput to what else the shared machine runs
+        line="$line node_cpu_us_per_txn=$(awk -v a="$c0" -v b="$c1" -v t="$(getconf CLK_TCK)" \
+          -v n="$(kv tps "$line")" -v d="$SB_DUR" 'BEGIN { if (n + 0 == 0) print "n/a"; else printf "%.1f", (b - a) / t * 1e6 / (n * d) }')"
         echo "writepath $rep $inv $t $line" | tee -a "$LOGS/writepath.txt" >&2
         W[$inv.$t.tps]+=" $(kv tps "$line")"
         W[$inv.$t.qps]+=" $(kv qps "$line")"
         W[$inv.$t.p95]+=" $(kv p95_ms "$line")"
         W[$inv.$t.err]+=" $(kv errors "$line")"
+        W[$inv.$t.cpu]+=" $(kv node_cpu_us_per_txn "$line")"
       done
       stop_node
     done
@@ -115,16 +122,19 @@ section_writepath() {
     echo "node with \`--auto-cache\`, on MariaDB with its binlog on: invalidation on (\`--invalidation"
     echo "binlog\`: every write's tables, and the triggers' and cascades', are invalidated before its OK,"
     echo "and the binlog follower runs) and off (\`--invalidation ttl\`). $reps runs of each, interleaved"
-    echo "(on, off, on, off, ...); the median, and every run's tps."
+    echo "(on, off, on, off, ...); the median, and every run's tps. Node CPU per transaction: the"
+    echo "node process's CPU time over the run divided by the transactions (its own work, which the"
+    echo "load of the shared machine moves less than throughput)."
     echo
-    echo "| workload | invalidation | tps (median) | tps of each run | qps | p95 ms | errors |"
-    echo "|---|---|---|---|---|---|---|"
+    echo "| workload | invalidation | tps (median) | tps of each run | qps | p95 ms | node CPU µs/txn (median) | errors |"
+    echo "|---|---|---|---|---|---|---|---|"
     for t in oltp_write_only oltp_read_write; do
       for inv in binlog ttl; do
         # shellcheck disable=SC2086 # word lists
-        printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$t" "$([ $inv = binlog ] && echo "on (binlog)" || echo "off (ttl)")" \
+        printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$t" "$([ $inv = binlog ] && echo "on (binlog)" || echo "off (ttl)")" \
           "$(fmt "$(median_of ${W[$inv.$t.tps]})" 0)" "$(echo ${W[$inv.$t.tps]} | xargs -n1 printf '%.0f ' | sed 's/ $//')" \
-          "$(fmt "$(median_of ${W[$inv.$t.qps]})" 0)" "$(median_of ${W[$inv.$t.p95]})" "$(printf '%s' "${W[$inv.$t.err]# }")"
+          "$(fmt "$(median_of ${W[$inv.$t.qps]})" 0)" "$(median_of ${W[$inv.$t.p95]})" \
+          "$(median_of ${W[$inv.$t.cpu]})" "$(printf '%s' "${W[$inv.$t.err]# }")"
       done
     done
   } >"$B/block-writepath.md"

@@ -7,7 +7,8 @@ SHOAL_PACKAGES=(build-essential autoconf automake libtool pkg-config libev-dev
   libjansson-dev libmicrohttpd-dev mariadb-server mariadb-client sysbench
   python3-pymysql python3-cryptography libdbd-mariadb-perl openssl clang
   iproute2 curl libclang-rt-dev haproxy valgrind
-  debhelper dpkg-dev fakeroot python3-yaml) # the last line: scripts/package, deploy tests
+  debhelper dpkg-dev fakeroot python3-yaml # scripts/package, deploy tests
+  libgnutls30 libuuid1 docker.io docker-compose debootstrap iptables) # the real ProxySQL (94-*), Docker (99)
 
 log() { printf '== %s\n' "$*" >&2; }
 

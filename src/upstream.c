@@ -162,14 +162,11 @@ static void learn_info(MYSQL *m)
 	pthread_mutex_unlock(&info_lock);
 }
 
-/* local_infile: negotiate CLIENT_LOCAL_FILES (the client did, and the node
- * relays its file: infile.h). Without it the upstream refuses LOAD DATA
- * LOCAL INFILE with its own error, as for any client that disabled it. */
-static void set_common_options(MYSQL *m, bool local_infile)
+void upstream_set_common_options(MYSQL *m)
 {
 	unsigned timeout = (unsigned)(g_config.upstream_connect_timeout_ms + 999) / 1000;
 	my_bool on = 1, verify = g_config.upstream_tls_verify;
-	unsigned int infile = local_infile ? 1 : 0;
+	unsigned int infile = 0; /* upstream_open turns it on for its clients that have it */
 
 	mysql_options(m, MYSQL_OPT_CONNECT_TIMEOUT, &timeout);
 	mysql_options(m, MYSQL_OPT_LOCAL_INFILE, &infile);
@@ -191,7 +188,7 @@ int upstream_probe(char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	set_common_options(m, false);
+	upstream_set_common_options(m);
 	if (!mysql_real_connect(m, g_config.upstream_host, u->name, u->password, NULL,
 				g_config.upstream_port, NULL, 0)) {
 		snprintf(err, errlen, "%s", mysql_error(m));
@@ -477,7 +474,16 @@ struct upstream *upstream_open(struct ev_loop *loop, const struct upstream_param
 	sv_names_from_collation(&u->sv, p->collation);
 	sbuf_init(&u->io, -1);
 	mysql_options(u->mysql, MYSQL_OPT_NONBLOCK, 0);
-	set_common_options(u->mysql, (u->key & CAP_LOCAL_FILES) != 0);
+	upstream_set_common_options(u->mysql);
+	if (u->key & CAP_LOCAL_FILES) {
+		/* the client negotiated CLIENT_LOCAL_FILES: so does this connection,
+		 * and the node relays the client's file (infile.h). Without it the
+		 * upstream refuses LOAD DATA LOCAL INFILE with its own error, as for
+		 * any client that disabled it. */
+		unsigned int on = 1;
+
+		mysql_options(u->mysql, MYSQL_OPT_LOCAL_INFILE, &on);
+	}
 	if (cs)
 		mysql_optionsv(u->mysql, MYSQL_SET_CHARSET_NAME, cs->csname);
 	ev_io_init(&u->watcher, on_io, -1, 0);

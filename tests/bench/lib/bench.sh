@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# scripts/bench-lib/bench.sh: helpers for scripts/bench. Source it after
+# tests/bench/lib/bench.sh: helpers for scripts/bench. Source it after
 # scripts/lib/common.sh; it defines functions only (no side effects).
 
 # kv KEY LINE: the value of KEY=value in a line of key=value pairs.

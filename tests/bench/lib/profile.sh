@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# scripts/bench-lib/profile.sh: the profile section of scripts/bench, the
+# tests/bench/lib/profile.sh: the profile section of scripts/bench, the
 # node's hot functions while it serves cached text point selects (perf
 # record -g, or valgrind --tool=callgrind where perf cannot sample).
 # Sourced by scripts/bench; writes $B/block-profile.md.
@@ -80,7 +80,7 @@ run_callgrind() {
     --auto-cache --cache-ttl-ms 600000 >"$LOGS/node-callgrind.log" 2>&1 &
   cg_pid=$!
   wait_mysql "$cg_port" "$cg_pid" 600 || { stop_pid "$cg_pid" 10; return 1; }
-  sysbench scripts/bench-lib/warm.lua --mysql-host=127.0.0.1 --mysql-user=app --mysql-password=pw \
+  sysbench tests/bench/warm.lua --mysql-host=127.0.0.1 --mysql-user=app --mysql-password=pw \
     --mysql-db=sbtest --tables=1 --table-size=$small --mysql-port="$cg_port" \
     --threads=8 --db-ps-mode=disable warm >"$LOGS/warm-callgrind.log" 2>&1
   callgrind_control -i on "$cg_pid" >"$LOGS/callgrind-control.log" 2>&1 || return 1

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# scripts/bench-lib/sections.sh: sections 2 to 5 of scripts/bench
+# tests/bench/lib/sections.sh: sections 2 to 5 of scripts/bench
 # (passthrough overhead, miss storm, memory, the seed 004 leaderboard).
 # Sourced by scripts/bench, which sets the variables used here. Each section
 # writes $B/block-NAME.md and adds its target rows to $B/targets.md.

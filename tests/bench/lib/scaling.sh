@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# scripts/bench-lib/scaling.sh: section 1 of scripts/bench, cached point
+# tests/bench/lib/scaling.sh: section 1 of scripts/bench, cached point
 # selects at many client connections (tests/bench/loadgen.c) on the node,
 # the floor server and MariaDB direct, plus the sysbench cross-check at 8
 # threads (tests/bench/cpu-per-query). Sourced by scripts/bench, which sets
@@ -161,7 +161,7 @@ section_sysbench() {
   cache_node_up
   for mode in disable auto; do
     log "warming the node's cache for sysbench's sessions: every id once, --db-ps-mode=$mode"
-    sysbench scripts/bench-lib/warm.lua "${SB_CONN[@]}" --mysql-port="$CACHE_NODE_PORT" \
+    sysbench tests/bench/warm.lua "${SB_CONN[@]}" --mysql-port="$CACHE_NODE_PORT" \
       --threads=8 --db-ps-mode=$mode warm >"$LOGS/warm-sysbench-$mode.log" 2>&1 ||
       log "sysbench warm-up ($mode) failed: see build-bench/logs/warm-sysbench-$mode.log"
   done
@@ -184,7 +184,7 @@ section_sysbench() {
     echo "\`sysbench oltp_point_select\` through \`tests/bench/cpu-per-query\` (8 threads, $SB_DUR s,"
     echo "each line run $REPEAT time(s), interleaved, median CPU per query shown). sysbench's"
     echo "sessions have other settings than the load generator's (so other cache keys): the"
-    echo "cache was warmed again with every id through sysbench (\`scripts/bench-lib/warm.lua\`)."
+    echo "cache was warmed again with every id through sysbench (\`tests/bench/warm.lua\`)."
     echo
     echo "| protocol | server | qps | p95 ms | errors | server CPU µs/query | vs floor |"
     echo "|---|---|---|---|---|---|---|"

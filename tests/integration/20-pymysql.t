@@ -6,8 +6,10 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-if ! load_types; then not_ok "load types.sql"; done_testing; exit 1; fi
-if ! shoal_start node; then not_ok "node starts"; done_testing; exit 1; fi
+# node starts, 58 checks of the python part, node still running
+plan 60
+load_types || bail "load types.sql"
+shoal_start node || bail "node starts"
 ok "node starts (port $node_PORT)"
 on_exit "mdb -e 'DROP TABLE IF EXISTS shoal_py_tx, shoal_py_blob, shoal_py_many'"
 

@@ -15,19 +15,22 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-if fake_mode; then echo "1..0 # SKIP node-only checks"; exit 0; fi
+if fake_mode; then skip_all "node-only checks"; fi
+# node 1, python part 11, admin 3, TLS 7, caching_sha2 3, start failures 5,
+# secrets 12, node still running 1
+plan 43
 work="$BUILD_TEST/security"
 rm -rf "$work"; mkdir -p "$work"
 
 MPORT=$(free_port)
 if ! shoal_start sec --auth-failure-threshold 3 --auth-failure-delay 1s \
   --metrics-address "127.0.0.1:$MPORT"; then
-  not_ok "node starts"; done_testing; exit 1
+  bail "node starts"
 fi
 ok "node starts (failure threshold 3, delay 1 s)"
 SHA2_PORT=""
 
-PORT=$sec_PORT MPORT=$MPORT SHA2_PORT=$SHA2_PORT "$PY" - <<'PY'
+PORT=$sec_PORT MPORT=$MPORT SHA2_PORT=$SHA2_PORT "$PY" - <<'PY' || not_ok "python part crashed"
 import os, threading, time, urllib.request
 import rawmysql as r
 from taplib import ok, is_, diag, run, skip, done_testing

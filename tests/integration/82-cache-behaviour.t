@@ -16,14 +16,11 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-if fake_mode; then
-  plan 1
-  skip "cache behaviour" "needs a node (SHOAL_FAKE_DIRECT=1)"
-  exit 0
-fi
+if fake_mode; then skip_all "cache behaviour: needs a node (SHOAL_FAKE_DIRECT=1)"; fi
+plan 64
 
 on_exit "mdb -e 'DROP TABLE IF EXISTS t82, t82w; DROP FUNCTION IF EXISTS t82_fn'"
-if ! mdb <<'SQL'; then not_ok "create the test tables"; done_testing; exit 1; fi
+mdb <<'SQL' || bail "create the test tables"
 DROP TABLE IF EXISTS t82, t82w;
 DROP FUNCTION IF EXISTS t82_fn;
 CREATE TABLE t82 (id INT PRIMARY KEY, v VARCHAR(20)) ENGINE=InnoDB;
@@ -34,13 +31,13 @@ SQL
 
 DD=$(mktemp -d); mkdir -p "$DD/ttl" "$DD/refresh" "$DD/main" "$DD/ryw"
 on_exit "rm -rf '$DD'"
-ok_start() { if shoal_start "$@"; then ok "node $1 starts"; else not_ok "node $1 starts"; done_testing; exit 1; fi; }
+ok_start() { if shoal_start "$@"; then ok "node $1 starts"; else bail "node $1 starts"; fi; }
 ok_start ttl --auto-cache --cache-ttl-ms 1000 --data-dir "$DD/ttl"
 ok_start refresh --auto-cache --cache-ttl-ms 4000 --cache-refresh-ms 1000 --data-dir "$DD/refresh"
 ok_start main --auto-cache --cache-ttl-ms 60000 --data-dir "$DD/main"
 ok_start ryw --auto-cache --cache-ttl-ms 60000 --read-your-writes-ms 2000 --data-dir "$DD/ryw"
 
-TTL_PORT=$ttl_PORT REFRESH_PORT=$refresh_PORT MAIN_PORT=$main_PORT RYW_PORT=$ryw_PORT "$PY" - <<'PY'
+TTL_PORT=$ttl_PORT REFRESH_PORT=$refresh_PORT MAIN_PORT=$main_PORT RYW_PORT=$ryw_PORT "$PY" - <<'PY' || not_ok "python part crashed"
 import os
 import time
 import rawmysql as r
@@ -337,6 +334,5 @@ def stored_part():
 run("stored-or-not part runs", stored_part)
 done_testing(always_zero=True)
 PY
-[ $? -eq 0 ] || not_ok "python part crashed"
 for n in ttl refresh main ryw; do check "node $n still running" shoal_alive $n; done
 done_testing

@@ -19,13 +19,12 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 if fake_mode; then
-  echo "1..0 # SKIP HA behaviour is node-only (fake mode)"
-  exit 0
+  skip_all "HA behaviour is node-only (fake mode)"
 fi
 
+plan 96
 work="$BUILD_TEST/ha"
 mkdir -p "$work"
-export PYTHONPATH="$TESTDIR:$PYTHONPATH"
 mdir="$BUILD_TEST/mdb90"
 mport=$(free_port)
 export MDIR="$mdir" MPORT="$mport" WORK="$work"
@@ -45,10 +44,10 @@ on_exit mdb90_stop
 
 # ------------------------------------------------------------ monitor queries
 hport=$(free_port)
-if ! shoal_start mon --metrics-address "127.0.0.1:$hport"; then not_ok "node starts"; done_testing; exit 1; fi
+shoal_start mon --metrics-address "127.0.0.1:$hport" || bail "node starts"
 ok "node starts (port $mon_PORT)"
 
-PORT=$mon_PORT HPORT=$hport "$PY" - <<'PY'
+PORT=$mon_PORT HPORT=$hport "$PY" - <<'PY' || not_ok "python part (monitor queries) crashed"
 import os
 import pymysql
 import rawmysql as r
@@ -110,14 +109,13 @@ def pymysql_reads_zero_rows():
 run("pymysql", pymysql_reads_zero_rows)
 done_testing(always_zero=True)
 PY
-[ $? -eq 0 ] || not_ok "python part (monitor queries) crashed"
 shoal_stop mon
 
 # a node whose upstream is dead (threshold far away: not shunned here)
 dead=$(free_port)
 if SHOAL_WAIT=greeting shoal_start dead --upstream-db-url "mysql://app:pw@127.0.0.1:$dead/shoaltest" \
   --upstream-down-after-ms 600000; then
-  PORT=$dead_PORT DEAD=$dead "$PY" - <<'PY'
+  PORT=$dead_PORT DEAD=$dead "$PY" - <<'PY' || not_ok "python part (dead upstream) crashed"
 import os
 import rawmysql as r
 from ha_help import MONITOR_TEXTS, query, status_map, ping
@@ -143,7 +141,6 @@ def dead_upstream():
 run("dead upstream", dead_upstream)
 done_testing(always_zero=True)
 PY
-  [ $? -eq 0 ] || not_ok "python part (dead upstream) crashed"
   shoal_stop dead
 else
   not_ok "node on a dead upstream starts"
@@ -152,7 +149,7 @@ fi
 # ------------------------------------------------------------------- drain
 hport=$(free_port)
 if shoal_start drain --metrics-address "127.0.0.1:$hport" --drain-timeout-ms 5000; then
-  PORT=$drain_PORT HPORT=$hport PID=$drain_PID "$PY" - <<'PY'
+  PORT=$drain_PORT HPORT=$hport PID=$drain_PID "$PY" - <<'PY' || not_ok "python part (drain) crashed"
 import os
 import signal
 import time
@@ -206,7 +203,6 @@ def drain():
 run("drain", drain)
 done_testing(always_zero=True)
 PY
-  [ $? -eq 0 ] || not_ok "python part (drain) crashed"
   wait "$drain_PID" 2>/dev/null
   is "$?" 0 "drain: the node exits with status 0"
   drain_PID=""
@@ -222,7 +218,7 @@ fi
 hport=$(free_port)
 if SHOAL_WAIT=none shoal_start shun --upstream-db-url "mysql://app:pw@127.0.0.1:$mport/shoaltest" \
   --upstream-down-after-ms 1000 --metrics-address "127.0.0.1:$hport"; then
-  PORT=$shun_PORT HPORT=$hport "$PY" - <<'PY'
+  PORT=$shun_PORT HPORT=$hport "$PY" - <<'PY' || not_ok "python part (shun) crashed"
 import os
 import time
 import pymysql
@@ -283,7 +279,6 @@ def shun():
 run("shun", shun)
 done_testing(always_zero=True)
 PY
-  [ $? -eq 0 ] || not_ok "python part (shun) crashed"
   check "the shun node keeps running" shoal_alive shun
   shoal_stop shun
   is "${shun_STATUS:-}" 0 "  ... and stops with status 0"
@@ -295,7 +290,7 @@ fi
 hport=$(free_port)
 if [ -s "$mdir/pid" ] && shoal_start stale --upstream-db-url "mysql://app:pw@127.0.0.1:$mport/shoaltest" \
   --upstream-down-policy serve-stale --cache-ttl-ms 1000 --auto-cache --metrics-address "127.0.0.1:$hport"; then
-  PORT=$stale_PORT HPORT=$hport "$PY" - <<'PY'
+  PORT=$stale_PORT HPORT=$hport "$PY" - <<'PY' || not_ok "python part (serve-stale) crashed"
 import os
 import time
 import rawmysql as r
@@ -372,7 +367,6 @@ def serve_stale():
 run("serve-stale", serve_stale)
 done_testing(always_zero=True)
 PY
-  [ $? -eq 0 ] || not_ok "python part (serve-stale) crashed"
   shoal_stop stale
 else
   not_ok "node for the serve-stale test starts (with the private MariaDB up)"

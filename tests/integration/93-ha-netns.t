@@ -29,7 +29,6 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-skip_all() { echo "1..0 # SKIP $*"; exit 0; }
 fake_mode && skip_all "HA scenarios are node-only (fake mode)"
 [ "$(id -u)" = 0 ] || skip_all "needs root for network namespaces"
 command -v ip >/dev/null || skip_all "ip (iproute2) is missing"
@@ -49,7 +48,7 @@ T0=$(date +%s)
 # ------------------------------------------------------------ cleanup
 PIDS=()  # every process this test started (servers, HAProxy, loads)
 netns_cleanup() {
-  local p ns i
+  local p q ns i
   touch "$work"/*.stop 2>/dev/null
   for p in "${PIDS[@]}"; do is_pid "$p" && kill -KILL "$p" 2>/dev/null; done
   for p in "${PIDS[@]}"; do is_pid "$p" && wait "$p" 2>/dev/null; done
@@ -58,7 +57,7 @@ netns_cleanup() {
     for i in 1 2 3; do
       p=$(ip netns pids "$ns" 2>/dev/null) || break
       [ -n "$p" ] || break
-      for i in $p; do is_pid "$i" && kill -KILL "$i" 2>/dev/null; done
+      for q in $p; do is_pid "$q" && kill -KILL "$q" 2>/dev/null; done
       sleep 0.2
     done
     ip netns del "$ns" 2>/dev/null
@@ -70,12 +69,13 @@ netns_cleanup() {
 }
 on_exit netns_cleanup
 ip netns add "$NS_LB" 2>/dev/null || skip_all "ip netns add does not work here"
+plan 41
 
 inns() { local ns=$1; shift; ip netns exec "$ns" "$@"; }
 # for background jobs: `ip netns exec` execs the program, so $! is its pid
 inns_exec() { local ns=$1; shift; exec ip netns exec "$ns" "$@"; }
 inlb() { inns "$NS_LB" "$@"; }
-die() { not_ok "$*"; done_testing; exit 1; }
+die() { bail "$*"; }
 # wait_until SECONDS CMD...: poll CMD every 0.1 s
 wait_until() {
   local end=$((SECONDS + $1)); shift
@@ -119,7 +119,7 @@ mdb_start_ns() { # NS DIR SERVER_ID BIND EXTRA...
     --bind-address="$bind" --pid-file="$dir/pid" --user=root --log-error="$dir/error.log" \
     --innodb-buffer-pool-size=64M --max-connections=1000 --skip-name-resolve \
     --innodb-flush-log-at-trx-commit=2 --server-id="$sid" "$@" </dev/null >/dev/null 2>&1 &
-  PIDS+=($!)
+  PIDS+=("$!")
 }
 msql() { mariadb --no-defaults --socket="$1/sock" -uroot -N -B -e "$2"; }
 mdb_up() { mariadb-admin --no-defaults --socket="$1/sock" -uroot ping >/dev/null 2>&1; }
@@ -161,7 +161,7 @@ node_start() { # NAME EXTRA-ARGS...
     --data-dir "$work/$n.data" --workers 2 --auto-cache --cache-ttl-ms 60000 --upstream-down-after-ms 1000 \
     --upstream-connect-timeout-ms 1000 --drain-timeout-ms 5000 "$@" </dev/null >>"$log" 2>&1 &
   NODE_PID[$n]=$!
-  PIDS+=($!)
+  PIDS+=("$!")
   if ! wait_until 20 node_login "$n"; then
     diag "node $n did not come up; log tail:"; diag_file "$log" 20; return 1
   fi
@@ -220,7 +220,7 @@ listen hg30
 EOF
 inns_exec "$NS_LB" haproxy -f "$work/haproxy.cfg" -db </dev/null >>"$work/93-ha-netns.haproxy.log" 2>&1 &
 HAP_PID=$!
-PIDS+=($HAP_PID)
+PIDS+=("$HAP_PID")
 # hap SERVER FIELD: a field of HAProxy's "show stat" for hg30/SERVER
 hap() {
   "$PY" - "$work/haproxy.sock" "$1" "$2" <<'PY' 2>/dev/null
@@ -260,7 +260,7 @@ load_start() {
     --progress-file "$work/$n.progress" \
     --duration 90 "$@" >"$work/$n.json" 2>"$work/$n.err" </dev/null &
   LOAD_PID=$!
-  PIDS+=($LOAD_PID)
+  PIDS+=("$LOAD_PID")
   wait_until 20 test -e "$work/$n.ready"
 }
 phase() { echo "$2" >"$work/$1.phase"; sleep 0.1; }
@@ -286,16 +286,6 @@ load_report() { # NAME: the counts as diagnostics
   return 0
 }
 THREADS=6
-# todo_ok 1|0 DESC REASON: a known gap of the node, reported as TAP TODO
-# (shown, not counted as a failure)
-todo_ok() {
-  local n f
-  read -r n f <"$TAP_STATE"
-  n=$((n + 1))
-  if [ "$1" = 1 ]; then printf 'ok %d - %s # TODO %s\n' $n "$2" "$3"; else
-    printf 'not ok %d - %s # TODO %s\n' $n "$2" "$3"; fi
-  echo "$n $f" >"$TAP_STATE"
-}
 run_for() { local end=$((SECONDS + $1)); while [ $SECONDS -lt $end ]; do sleep 0.2; done; }
 
 # ============================================================ 1: two nodes
@@ -460,7 +450,7 @@ sess_lines() { [ "$(wc -l <"$work/sess.out" 2>/dev/null)" -ge "$1" ]; }
 inns_exec "$NS_LB" "$PY" "$TESTLIB/netns_session.py" 10.77.1.21 3307 "$work/sess.cmd" "$work/sess.out" 4 \
   </dev/null >>"$work/sess.err" 2>&1 &
 SESS_PID=$!
-PIDS+=($SESS_PID)
+PIDS+=("$SESS_PID")
 wait_until 10 sess_lines 1
 is "$(sess_last)" "login ok" "5. serve-stale: a session held open on n1"
 sess_cmd "SELECT v FROM kv WHERE id = 44"

@@ -48,10 +48,10 @@ normalize() { # strip timings
 }
 
 run_cli() { # port sqlfile args outbase
-  local port=$1 sql=$2 args=$3 out=$4
-  # shellcheck disable=SC2086
+  local port=$1 sql=$2 cli_args=$3 out=$4
+  # shellcheck disable=SC2086 # the group's client options, blank-separated
   timeout 120 mariadb --no-defaults -h127.0.0.1 -P"$port" -uapp -ppw shoaltest \
-    --column-type-info --show-warnings -vvv --force $args <"$sql" >"$out.raw" 2>"$out.err.raw"
+    --column-type-info --show-warnings -vvv --force $cli_args <"$sql" >"$out.raw" 2>"$out.err.raw"
   echo "exit status $?" >>"$out.err.raw"
   normalize "$out.raw" >"$out.out"
   normalize "$out.err.raw" >"$out.err"
@@ -61,9 +61,9 @@ ngroups=0
 for sql in "$work"/*.sql; do
   base=${sql%.sql}
   name=$(basename "$base")
-  args=$(cat "$base.args")
-  run_cli "$MDB_PORT" "$sql" "$args" "$base.direct"
-  run_cli "$node_PORT" "$sql" "$args" "$base.via"
+  group_args=$(cat "$base.args")
+  run_cli "$MDB_PORT" "$sql" "$group_args" "$base.direct"
+  run_cli "$node_PORT" "$sql" "$group_args" "$base.via"
   ngroups=$((ngroups + 1))
   nstmt=$(grep -c ';' "$sql" || true)
   if cmp -s "$base.direct.out" "$base.via.out" && cmp -s "$base.direct.err" "$base.via.err"; then

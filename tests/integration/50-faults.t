@@ -205,7 +205,10 @@ mdb2_start() {
   "$SRCDIR/scripts/start-mariadb" "$mdb2_dir" "$mdb2_port" >"$work/mdb2-start.out" 2>&1 </dev/null || return 1
   # (the pid file, not the script's output, where mariadbd's warnings land too)
   mdb2_pid=$(cat "$mdb2_dir/pid" 2>/dev/null || true)
-  is_pid "$mdb2_pid" && grep -q mariadbd "/proc/$mdb2_pid/cmdline" 2>/dev/null || { mdb2_pid=""; return 1; }
+  if ! is_pid "$mdb2_pid" || ! grep -q mariadbd "/proc/$mdb2_pid/cmdline" 2>/dev/null; then
+    mdb2_pid=""
+    return 1
+  fi
 }
 mdb2_kill() { # signal
   local i

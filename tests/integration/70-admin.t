@@ -283,8 +283,7 @@ REMOTE_RUN=()
 cleanup_net=()
 setup_remote() {
   local ns="shoaladm$$" va="vsa$$" vb="vsb$$" out
-  out=$(ip addr add 10.200.0.1/32 dev lo 2>&1)
-  if [ $? = 0 ]; then
+  if out=$(ip addr add 10.200.0.1/32 dev lo 2>&1); then
     cleanup_net+=("ip addr del 10.200.0.1/32 dev lo")
     REMOTE_IP=10.200.0.1
     return 0

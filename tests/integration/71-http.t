@@ -216,6 +216,7 @@ PY
 start_http() {
   local name=$1 port=$2 wrap="$work/shoal-with-metrics"
   shift 2
+  # shellcheck disable=SC2016 # "$@" and $SHOAL_TEST_METRICS are the wrapper's own
   printf '#!/bin/sh\nexec %q "$@" --metrics-address "$SHOAL_TEST_METRICS"\n' "$SHOAL_BIN" >"$wrap"
   chmod +x "$wrap"
   SHOAL_BIN=$wrap SHOAL_TEST_METRICS="127.0.0.1:$port" shoal_start "$name" \

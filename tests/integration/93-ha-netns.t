@@ -131,8 +131,9 @@ mariadb-install-db --no-defaults --datadir="$work/pri/data" --user=root \
 cp -a "$work/pri/data" "$work/rep/data"
 mdb_start_ns "$NS_PRI" "$work/pri" 1 10.77.2.10 --log-bin=binlog --binlog-format=ROW
 mdb_start_ns "$NS_REP" "$work/rep" 2 0.0.0.0 --read-only=1 --relay-log=relay
-wait_until 60 mdb_up "$work/pri" && wait_until 60 mdb_up "$work/rep" || {
-  diag_file "$work/pri/error.log"; diag_file "$work/rep/error.log"; die "primary and replica start"; }
+if ! wait_until 60 mdb_up "$work/pri" || ! wait_until 60 mdb_up "$work/rep"; then
+  diag_file "$work/pri/error.log"; diag_file "$work/rep/error.log"; die "primary and replica start"
+fi
 msql "$work/pri" "
   CREATE USER 'app'@'%' IDENTIFIED BY 'pw'; GRANT ALL ON *.* TO 'app'@'%';
   CREATE USER 'repl'@'%' IDENTIFIED BY 'replpw'; GRANT REPLICATION SLAVE ON *.* TO 'repl'@'%';
@@ -184,7 +185,7 @@ node_wait_exit() {
   EXIT_STATUS=$?
 }
 
-node_start n1 && node_start n2 || die "two Shoal nodes start in their namespaces"
+{ node_start n1 && node_start n2; } || die "two Shoal nodes start in their namespaces"
 ok "two Shoal nodes up (10.77.1.21, 10.77.1.22; upstream the replica 10.77.2.11)"
 
 # ------------------------------------------------------------ HAProxy
@@ -244,8 +245,9 @@ for l in lines[1:]:
 PY
 }
 hap_is() { [ "$(hap "$1" status)" = "$2" ]; }
-wait_until 20 hap_is n1 UP && wait_until 20 hap_is n2 UP || {
-  diag_file "$work/93-ha-netns.haproxy.log"; die "HAProxy sees both nodes UP"; }
+if ! wait_until 20 hap_is n1 UP || ! wait_until 20 hap_is n2 UP; then
+  diag_file "$work/93-ha-netns.haproxy.log"; die "HAProxy sees both nodes UP"
+fi
 ok "HAProxy 10.77.1.1:6033 (TCP, httpchk GET /health, replica as backup): n1 UP, n2 UP"
 
 # ------------------------------------------------------------ load
@@ -385,8 +387,8 @@ ok_if "$([ $((stot1 - stot0)) -ge "$(pok s4 backup)" ] && [ "$(pok s4 backup)" -
   "4. the replica (HAProxy backup) took $((stot1 - stot0)) sessions"
 
 # ============================================================ 5a: shun
-node_start n1 && node_start n2 || die "both nodes start again (policy shun)"
-wait_until 20 hap_is n1 UP && wait_until 20 hap_is n2 UP || die "HAProxy sees both UP"
+{ node_start n1 && node_start n2; } || die "both nodes start again (policy shun)"
+{ wait_until 20 hap_is n1 UP && wait_until 20 hap_is n2 UP; } || die "HAProxy sees both UP"
 load_start s5 --threads $THREADS || die "scenario 5 (shun): load starts"
 phase s5 before
 run_for 1

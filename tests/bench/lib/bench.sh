@@ -207,6 +207,7 @@ sampler_stop() {
     wait "$SAMPLER_PID" 2>/dev/null || true
     SAMPLER_PID=""
   fi
+  # shellcheck disable=SC2034 # read by the sections (scaling.sh)
   SAMPLER_PEAK=$(cat "$SAMPLER_FILE" 2>/dev/null || echo n/a)
 }
 

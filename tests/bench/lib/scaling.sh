@@ -5,6 +5,7 @@
 # threads (tests/bench/cpu-per-query). Sourced by scripts/bench, which sets
 # the variables used here (B, LOGS, LOADGEN, ports and pids, DUR, WARM,
 # CONNS, SIZE, ...). Writes $B/block-scaling.md and adds to $B/targets.md.
+# shellcheck disable=SC2154 # node_pid, floor_pid, mdb_pid: set by scripts/bench
 
 # wait_mdb_quiet: wait (up to 20 s) until MariaDB has few client threads
 # left, so that the sessions of the previous run do not count against
@@ -70,7 +71,7 @@ one_point_run() {
 
 # scaling_row MODE CONNS: one markdown row of the connection-scaling table.
 scaling_row() {
-  local m=$1 n=$2 nl fl ml cell
+  local m=$1 n=$2 nl fl ml
   nl=${S[$m.node.$n]} fl=${S[$m.floor.$n]} ml=${S[$m.mariadb.$n]}
   cell() { # LINE: "qps / p95 / CPU"
     if [ "$(kv skipped "$1")" = 1 ]; then echo "skipped (over max_connections $MDB_MAXCONN)"; return; fi
@@ -132,10 +133,10 @@ section_scaling() {
   } >"$B/block-scaling.md"
   for m in ps text; do
     local lim label nr fr
-    [ $m = ps ] && lim=1.2 label=prepared || { lim=1.1; label=text; }
+    if [ $m = ps ]; then lim=1.2 label=prepared; else lim=1.1 label=text; fi
     cpu_lo=$(ratio "$(kv server_cpu_us_per_query "${S[$m.node.64]:-}")" "$(kv server_cpu_us_per_query "${S[$m.floor.64]:-}")")
     cpu_hi=$(for n in $CONNS; do ratio "$(kv server_cpu_us_per_query "${S[$m.node.$n]}")" "$(kv server_cpu_us_per_query "${S[$m.floor.$n]}")"; done | grep -v n/a | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { if (NR) printf "%s–%s", lo, hi }')
-    echo "| 1 | cached point select, $label: node CPU/query ÷ floor's, at 64 connections (range over all levels: ${cpu_hi:-n/a}) | ${cpu_lo}× | ≤ ${lim}× | $(verdict "$cpu_lo" '<=' $lim) |" >>"$B/targets.md"
+    echo "| 1 | cached point select, $label: node CPU/query ÷ floor's, at 64 connections (range over all levels: ${cpu_hi:-n/a}) | ${cpu_lo}× | ≤ ${lim}× | $(verdict "$cpu_lo" '<=' "$lim") |" >>"$B/targets.md"
     nr=$(scaling_ratio $m node) fr=$(scaling_ratio $m floor)
     echo "| 1 | $label: node qps(4096)/qps(64) = $nr, floor's = $fr; node's ÷ floor's | $(ratio "$nr" "$fr")× | ≥ 0.85× | $(verdict "$(ratio "$nr" "$fr")" '>=' 0.85) |" >>"$B/targets.md"
   done

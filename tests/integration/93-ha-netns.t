@@ -126,7 +126,7 @@ mdb_up() { mariadb-admin --no-defaults --socket="$1/sock" -uroot ping >/dev/null
 
 mkdir -p "$work/pri" "$work/rep"
 mariadb-install-db --no-defaults --datadir="$work/pri/data" --user=root \
-  --auth-root-authentication-method=normal --skip-test-db >"$work/93-ha-netns.install.log" 2>&1 ||
+  --auth-root-authentication-method=normal --skip-test-db --force >"$work/93-ha-netns.install.log" 2>&1 ||
   die "mariadb-install-db"
 cp -a "$work/pri/data" "$work/rep/data"
 mdb_start_ns "$NS_PRI" "$work/pri" 1 10.77.2.10 --log-bin=binlog --binlog-format=ROW

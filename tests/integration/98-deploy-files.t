@@ -202,7 +202,7 @@ mstart() { # DIR PORT ARGS...
   shift 2
   mkdir -p "$dir"
   mariadb-install-db --no-defaults --datadir="$dir/data" --user="$(id -un)" \
-    --auth-root-authentication-method=normal --skip-test-db >"$dir/install.log" 2>&1 || return 1
+    --auth-root-authentication-method=normal --skip-test-db --force >"$dir/install.log" 2>&1 || return 1
   mariadbd --no-defaults --datadir="$dir/data" --socket="$dir/sock" --port="$port" \
     --bind-address=127.0.0.1 --pid-file="$dir/pid" --user="$(id -un)" \
     --log-error="$dir/error.log" --innodb-buffer-pool-size=64M --skip-name-resolve \

@@ -26,7 +26,7 @@ for spec in "app:wrong:YES" "nobody:whatever:YES" "app::NO"; do
   if [ -n "$p" ]; then what="a wrong password"; else what="no password"; fi
   cli "$node_PORT" "$u" "$p" -e 'select 1'; via_out=$CLI_OUT; via_rc=$CLI_RC
   cli "$MDB_PORT" "$u" "$p" -e 'select 1'; direct_out=$CLI_OUT
-  is "$via_out" "ERROR 1045 (28000): Access denied for user '$u'@'127.0.0.1' (using password: $using)" \
+  node_is "$via_out" "$direct_out" "ERROR 1045 (28000): Access denied for user '$u'@'127.0.0.1' (using password: $using)" \
     "user '$u' with $what: ERROR 1045 (28000) with MariaDB's text"
   is "$via_out" "$direct_out" "  ... identical to MariaDB's own error"
   if [ "$via_rc" -ne 0 ]; then ok "  ... and mariadb exits non-zero"; else not_ok "  ... and mariadb exits non-zero"; fi

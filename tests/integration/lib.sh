@@ -28,6 +28,7 @@
 #   TAP: plan N (first: before any check), skip_all REASON, ok DESC,
 #        not_ok DESC, skip DESC REASON, skip_n N DESC REASON, check DESC CMD...,
 #        is GOT WANT DESC, like / unlike GOT REGEX DESC, cmp_files A B DESC,
+#        node_is VIA DIRECT WANT DESC (direct path first: see docs/testing.md),
 #        diag MSG..., diag_file FILE [N], bail DESC (a failed check, then exit:
 #        the checks left of the plan count as failed), done_testing (status 1
 #        if anything failed or the count differs from the plan)
@@ -133,6 +134,17 @@ unlike() { # unlike GOT EXTENDED-REGEX DESC
   if printf '%s' "$1" | grep -Eq -- "$2"; then
     not_ok "$3"; diag "$(printf '     got: %s\n    expected NOT to match: /%s/' "${1:0:2000}" "$2")"
   else ok "$3"; fi
+}
+# node_is VIA DIRECT WANT DESC: a fixed expectation (WANT) on what the node
+# answered (VIA), checked on MariaDB's own answer (DIRECT, same client) first:
+# when that differs from WANT too, the client or the server is at fault, not
+# the node, and the check is a skip that says so.
+node_is() {
+  if [ "$2" != "$3" ]; then
+    skip "$4" "fails without a node too (direct: ${2:0:200}): the client or the server, not the node"
+  else
+    is "$1" "$3" "$4"
+  fi
 }
 # cmp_files A B DESC: ok when identical, else diff as diagnostics.
 cmp_files() {

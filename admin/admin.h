@@ -26,6 +26,13 @@
  * message in err (the admin address cannot be bound, SQLite fails). */
 int admin_start(struct ev_loop *loop, char *err, size_t errlen);
 
+/* allowed_users changed (SIGHUP, LOAD SHOAL VARIABLES): old is the
+ * configuration before. The users that left it are removed, new and changed
+ * ones written to the users table, and the users loaded to the runtime (or,
+ * with the admin disabled, the runtime store is seeded again). Main thread. */
+struct shoal_config;
+void admin_users_config_changed(const struct shoal_config *old);
+
 /* Close the admin sessions, the listener and the database. */
 void admin_stop(void);
 

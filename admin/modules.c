@@ -16,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "admin.h"
 #include "config.h"
 #include "internal.h"
 #include "log.h"
@@ -274,14 +275,21 @@ void modules_reset(void)
 
 /* --------------------------------------------------------------- USERS */
 
+#define USERS_COLUMNS "username, password, active, default_schema, max_connections, " \
+	"is_monitor, comment"
+#define USERS_NCOLS 7
+
 static void entry_from_config(struct users_entry *e, const struct shoal_user *u, bool monitor,
 			      const char *comment)
 {
 	memset(e, 0, sizeof *e);
 	snprintf(e->name, sizeof e->name, "%s", u->name);
 	e->has_password = u->password[0] != '\0' && users_native_hash(u->password, e->hash) == 0;
+	e->has_clear = e->has_password;
+	snprintf(e->clear, sizeof e->clear, "%s", u->password);
 	e->active = true;
 	e->is_monitor = monitor;
+	e->max_connections = USERS_DEFAULT_MAX_CONNECTIONS;
 	snprintf(e->comment, sizeof e->comment, "%s", comment);
 }
 
@@ -293,10 +301,10 @@ static bool seen(const struct users_entry *list, size_t n, const char *name)
 	return false;
 }
 
-/* The configuration's login users, in config_find_user()'s order. */
-static size_t config_users(struct users_entry *list)
+/* The configuration's login users (the upstream_db_url user, allowed_users,
+ * the monitor), the first of a name winning. */
+static size_t config_users(const struct shoal_config *c, struct users_entry *list)
 {
-	const struct shoal_config *c = &g_config;
 	size_t n = 0;
 
 	if (c->upstream_user.name[0])
@@ -309,6 +317,23 @@ static size_t config_users(struct users_entry *list)
 	return n;
 }
 
+/* The configured users' clear passwords, for the rows whose hash is theirs:
+ * the tables hold hashes only, the runtime gets the clear password back
+ * where the configuration has it (for caching_sha2_password logins and
+ * upstream users of any plugin). */
+static void attach_clear(struct users_entry *e, const struct users_entry *cfg, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(cfg[i].name, e->name) != 0)
+			continue;
+		if (e->has_password && cfg[i].has_password && memcmp(cfg[i].hash, e->hash, sizeof e->hash) == 0) {
+			e->has_clear = true;
+			memcpy(e->clear, cfg[i].clear, sizeof e->clear);
+		}
+		break;
+	}
+}
+
 int modules_seed_users_from_config(void)
 {
 	struct users_entry *list = calloc(SHOAL_MAX_USERS + 2, sizeof *list);
@@ -317,16 +342,44 @@ int modules_seed_users_from_config(void)
 
 	if (!list)
 		return -1;
-	n = config_users(list);
+	n = config_users(&g_config, list);
 	rc = users_replace(list, n);
-	free(list);
+	users_snapshot_free(list, SHOAL_MAX_USERS + 2);
+	return rc;
+}
+
+static int insert_user(sqlite3 *db, const char *table, const struct users_entry *e, bool replace)
+{
+	char hash[USERS_HASH_TEXT_LEN + 1], maxc[16];
+	const char *v[USERS_NCOLS];
+	char *sql;
+	int rc;
+
+	if (e->has_password)
+		users_hash_to_text(e->hash, hash);
+	else
+		hash[0] = '\0';
+	snprintf(maxc, sizeof maxc, "%d", e->max_connections);
+	v[0] = e->name;
+	v[1] = hash;
+	v[2] = e->active ? "1" : "0";
+	v[3] = e->default_schema;
+	v[4] = maxc;
+	v[5] = e->is_monitor ? "1" : "0";
+	v[6] = e->comment;
+	if (!replace)
+		return admin_insert_row(db, table, USERS_NCOLS, v);
+	sql = sqlite3_mprintf("INSERT OR REPLACE INTO %s (" USERS_COLUMNS ") VALUES "
+			      "(%Q, %Q, %s, %Q, %s, %s, %Q)", table, v[0], v[1], v[2], v[3], v[4],
+			      v[5], v[6]);
+	rc = sql ? adb_exec(sql, NULL, 0) : -1;
+	sqlite3_free(sql);
 	return rc;
 }
 
 static int users_save(sqlite3 *db, const char *table, char *err, size_t errlen)
 {
 	struct users_entry *list;
-	char hash[USERS_HASH_TEXT_LEN + 1];
 	size_t n;
 	int rc = 0;
 
@@ -334,21 +387,9 @@ static int users_save(sqlite3 *db, const char *table, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	for (size_t i = 0; i < n && rc == 0; i++) {
-		const char *v[5];
-
-		if (list[i].has_password)
-			users_hash_to_text(list[i].hash, hash);
-		else
-			hash[0] = '\0';
-		v[0] = list[i].name;
-		v[1] = hash;
-		v[2] = list[i].active ? "1" : "0";
-		v[3] = list[i].is_monitor ? "1" : "0";
-		v[4] = list[i].comment;
-		rc = admin_insert_row(db, table, 5, v);
-	}
-	free(list);
+	for (size_t i = 0; i < n && rc == 0; i++)
+		rc = insert_user(db, table, &list[i], false);
+	users_snapshot_free(list, n);
 	if (rc < 0)
 		snprintf(err, errlen, "%s", sqlite3_errmsg(db));
 	return rc;
@@ -390,11 +431,15 @@ static int users_prepare(const char *table, char *err, size_t errlen)
 	return rc;
 }
 
-static int user_row(sqlite3_stmt *st, struct users_entry *e, char *err, size_t errlen)
+/* One row of the users table; cfg (n entries): the configured users. */
+static int user_row(sqlite3_stmt *st, struct users_entry *e, const struct users_entry *cfg,
+		    size_t n, char *err, size_t errlen)
 {
 	const char *name = (const char *)sqlite3_column_text(st, 0);
 	const char *pw = (const char *)sqlite3_column_text(st, 1);
-	const char *comment = (const char *)sqlite3_column_text(st, 4);
+	const char *schema = (const char *)sqlite3_column_text(st, 3);
+	const char *comment = (const char *)sqlite3_column_text(st, 6);
+	sqlite3_int64 maxc = sqlite3_column_int64(st, 4);
 
 	memset(e, 0, sizeof *e);
 	if (!name || !*name || strlen(name) >= sizeof e->name) {
@@ -407,26 +452,42 @@ static int user_row(sqlite3_stmt *st, struct users_entry *e, char *err, size_t e
 		snprintf(err, errlen, "user '%s': the password is not a hash", name);
 		return -1;
 	}
+	if (schema && strlen(schema) >= sizeof e->default_schema) {
+		snprintf(err, errlen, "user '%s': default_schema is longer than %zu bytes", name,
+			 sizeof e->default_schema - 1);
+		return -1;
+	}
+	if (sqlite3_column_type(st, 4) != SQLITE_INTEGER || maxc < 0 || maxc > 1000000) {
+		snprintf(err, errlen, "user '%s': max_connections must be an integer 0..1000000", name);
+		return -1;
+	}
 	e->has_password = pw && *pw;
 	e->active = sqlite3_column_int(st, 2) != 0;
-	e->is_monitor = sqlite3_column_int(st, 3) != 0;
+	snprintf(e->default_schema, sizeof e->default_schema, "%s", schema ? schema : "");
+	e->max_connections = (int)maxc;
+	e->is_monitor = sqlite3_column_int(st, 5) != 0;
 	snprintf(e->comment, sizeof e->comment, "%s", comment ? comment : "");
+	attach_clear(e, cfg, n);
 	return 0;
 }
 
 static int users_load(sqlite3 *db, const char *table, struct admin_reply *r, char *err,
 		      size_t errlen)
 {
-	char *sql = sqlite3_mprintf("SELECT username, password, active, is_monitor, comment "
-				    "FROM %s ORDER BY rowid", table);
+	char *sql = sqlite3_mprintf("SELECT " USERS_COLUMNS " FROM %s ORDER BY rowid", table);
 	sqlite3_stmt *st = sql ? adb_prepare(sql, err, errlen) : NULL;
-	struct users_entry *list = NULL, *grown;
-	size_t n = 0, cap = 0;
+	struct users_entry *list = NULL, *grown, *cfg = calloc(SHOAL_MAX_USERS + 2, sizeof *cfg);
+	size_t n = 0, cap = 0, n_cfg = cfg ? config_users(&g_config, cfg) : 0;
 	int rc = 0;
 
 	sqlite3_free(sql);
-	if (!st)
+	if (!st || !cfg) {
+		if (!cfg)
+			snprintf(err, errlen, "out of memory");
+		sqlite3_finalize(st);
+		free(cfg);
 		return -1;
+	}
 	while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
 		if (n == cap) {
 			cap = cap ? cap * 2 : 16;
@@ -438,7 +499,7 @@ static int users_load(sqlite3 *db, const char *table, struct admin_reply *r, cha
 			}
 			list = grown;
 		}
-		rc = user_row(st, &list[n], err, errlen);
+		rc = user_row(st, &list[n], cfg, n_cfg, err, errlen);
 		n += rc == 0;
 	}
 	sqlite3_finalize(st);
@@ -446,8 +507,50 @@ static int users_load(sqlite3 *db, const char *table, struct admin_reply *r, cha
 		snprintf(err, errlen, "out of memory");
 		rc = -1;
 	}
-	free(list);
+	users_snapshot_free(list, cap);
+	users_snapshot_free(cfg, SHOAL_MAX_USERS + 2);
 	return rc;
+}
+
+/* SIGHUP or LOAD SHOAL VARIABLES changed allowed_users (old: the list
+ * before): the rows of users that left the configuration go, new and
+ * changed ones are written (a changed user keeps its default_schema and
+ * max_connections), and the users are loaded to the runtime. */
+void admin_users_config_changed(const struct shoal_config *old)
+{
+	struct users_entry *was = calloc(SHOAL_MAX_USERS + 2, sizeof *was);
+	struct users_entry *now = calloc(SHOAL_MAX_USERS + 2, sizeof *now);
+	size_t n_was = was ? config_users(old, was) : 0, n_now = now ? config_users(&g_config, now) : 0;
+	char err[1024];
+
+	if (!was || !now) {
+		log_error("users: out of memory; the new allowed_users are not applied");
+	} else if (!g_adb.db) {
+		if (modules_seed_users_from_config() < 0)
+			log_error("users: out of memory; the new allowed_users are not applied");
+	} else {
+		for (size_t i = 0; i < n_was; i++)
+			if (!seen(now, n_now, was[i].name))
+				adb_execf(NULL, 0, "DELETE FROM main.users WHERE username = %Q", was[i].name);
+		for (size_t i = 0; i < n_now; i++) {
+			char hash[USERS_HASH_TEXT_LEN + 1] = "";
+
+			if (now[i].has_password)
+				users_hash_to_text(now[i].hash, hash);
+			if (adb_execf(NULL, 0, "UPDATE main.users SET password = %Q, active = 1 WHERE "
+				      "username = %Q", hash, now[i].name) < 0 ||
+			    sqlite3_changes(g_adb.db) == 0)
+				insert_user(g_adb.db, "main.users", &now[i], true);
+		}
+		if (users_prepare("main.users", err, sizeof err) < 0 ||
+		    users_load(g_adb.db, "main.users", NULL, err, sizeof err) < 0)
+			log_error("users: LOAD SHOAL USERS TO RUNTIME after the configuration changed "
+				  "failed: %s", err);
+		else
+			log_info("users: allowed_users changed: users loaded to the runtime");
+	}
+	users_snapshot_free(was, SHOAL_MAX_USERS + 2);
+	users_snapshot_free(now, SHOAL_MAX_USERS + 2);
 }
 
 /* ----------------------------------------------------------- VARIABLES */
@@ -510,25 +613,16 @@ static void boot_variables(void)
 static void boot_users(void)
 {
 	struct users_entry *list = calloc(SHOAL_MAX_USERS + 2, sizeof *list);
-	char hash[USERS_HASH_TEXT_LEN + 1], err[1024];
-	size_t n = list ? config_users(list) : 0;
+	char err[1024];
+	size_t n = list ? config_users(&g_config, list) : 0;
 
 	adb_exec("DELETE FROM main.users", NULL, 0);
-	for (size_t i = 0; i < n; i++) {
-		const char *v[5] = { list[i].name, hash, "1", list[i].is_monitor ? "1" : "0",
-				     list[i].comment };
-
-		if (list[i].has_password)
-			users_hash_to_text(list[i].hash, hash);
-		else
-			hash[0] = '\0';
-		admin_insert_row(g_adb.db, "main.users", 5, v);
-	}
-	free(list);
+	for (size_t i = 0; i < n; i++)
+		insert_user(g_adb.db, "main.users", &list[i], false);
+	users_snapshot_free(list, SHOAL_MAX_USERS + 2);
 	if (adb_count("disk.users") > 0 &&
-	    adb_exec("INSERT OR REPLACE INTO main.users (" "username, password, active, is_monitor, "
-		     "comment) SELECT username, password, active, is_monitor, comment FROM "
-		     "disk.users", err, sizeof err) < 0)
+	    adb_exec("INSERT OR REPLACE INTO main.users (" USERS_COLUMNS ") SELECT " USERS_COLUMNS
+		     " FROM disk.users", err, sizeof err) < 0)
 		log_warn("admin: reading disk.users: %s", err);
 	if (users_prepare("main.users", err, sizeof err) < 0 ||
 	    users_load(g_adb.db, "main.users", NULL, err, sizeof err) < 0)

@@ -50,6 +50,8 @@ static const struct {
 	{ "Client_Connections_refused", offsetof(struct shoal_stats, client_connections_refused) },
 	{ "Access_Denied_Wrong_Password", offsetof(struct shoal_stats, auth_failures) },
 	{ "Access_Denied_Delayed", offsetof(struct shoal_stats, auth_failures_delayed) },
+	{ "Access_Denied_Max_User_Connections", offsetof(struct shoal_stats, user_connections_refused) },
+	{ "Client_Connections_revoked", offsetof(struct shoal_stats, user_sessions_revoked) },
 	{ "Client_Connections_idle_timeout", offsetof(struct shoal_stats, client_idle_timeouts) },
 	{ "Admin_Connections_refused", offsetof(struct shoal_stats, admin_connections_refused) },
 	{ "Admin_Access_Denied", offsetof(struct shoal_stats, admin_auth_failures) },
@@ -69,6 +71,8 @@ static const struct {
 	{ "Query_Cache_count_MISS", offsetof(struct shoal_stats, cache_misses) },
 	{ "Query_Cache_count_COALESCED", offsetof(struct shoal_stats, cache_coalesced) },
 	{ "Query_Cache_count_GET_STALE", offsetof(struct shoal_stats, cache_stale_hits) },
+	{ "Query_Cache_grant_checks", offsetof(struct shoal_stats, grant_checks) },
+	{ "Query_Cache_grant_denied", offsetof(struct shoal_stats, grant_denied) },
 };
 
 static struct timespec started;

@@ -13,13 +13,20 @@
 	"variable_name VARCHAR NOT NULL PRIMARY KEY, variable_value VARCHAR NOT NULL"
 #define VARS_NAMES "variable_name, variable_value"
 
+/* ProxySQL's mysql_users, cut down to what a cache node uses (the columns
+ * keep ProxySQL's names, defaults and order), plus is_monitor */
+#define USERS_COL_DEFAULT_SCHEMA "default_schema VARCHAR NOT NULL DEFAULT ''"
+#define USERS_COL_MAX_CONNECTIONS \
+	"max_connections INT CHECK (max_connections >= 0) NOT NULL DEFAULT 10000"
 #define USERS_COLS \
 	"username VARCHAR NOT NULL PRIMARY KEY, " \
 	"password VARCHAR NOT NULL DEFAULT '', " \
 	"active INT CHECK (active IN (0,1)) NOT NULL DEFAULT 1, " \
+	USERS_COL_DEFAULT_SCHEMA ", " \
+	USERS_COL_MAX_CONNECTIONS ", " \
 	"is_monitor INT CHECK (is_monitor IN (0,1)) NOT NULL DEFAULT 0, " \
 	"comment VARCHAR NOT NULL DEFAULT ''"
-#define USERS_NAMES "username, password, active, is_monitor, comment"
+#define USERS_NAMES "username, password, active, default_schema, max_connections, is_monitor, comment"
 
 #define CACHES_COLS \
 	"query_id VARCHAR NOT NULL PRIMARY KEY, " \
@@ -114,6 +121,49 @@ static int create_in(sqlite3 *db, const char *schema, const struct admin_table *
 	return 0;
 }
 
+/* Columns added since a table was first written to disk: a shoal.db from an
+ * older node gets them (with their defaults) when it is opened. */
+static const struct { const char *table, *column, *definition; } added_columns[] = {
+	{ "users", "default_schema", USERS_COL_DEFAULT_SCHEMA },
+	{ "users", "max_connections", USERS_COL_MAX_CONNECTIONS },
+};
+
+static bool has_column(sqlite3 *db, const char *schema, const char *table, const char *column)
+{
+	char *sql = sqlite3_mprintf("SELECT 1 FROM pragma_table_info(%Q, %Q) WHERE name = %Q",
+				    table, schema, column);
+	sqlite3_stmt *st = NULL;
+	bool found = false;
+
+	if (sql && sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK)
+		found = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	sqlite3_free(sql);
+	return found;
+}
+
+static int upgrade_disk(sqlite3 *db, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < sizeof added_columns / sizeof added_columns[0]; i++) {
+		char *sql, *msg = NULL;
+		int rc;
+
+		if (has_column(db, "disk", added_columns[i].table, added_columns[i].column))
+			continue;
+		sql = sqlite3_mprintf("ALTER TABLE disk.%w ADD COLUMN %s", added_columns[i].table,
+				      added_columns[i].definition);
+		rc = sql ? sqlite3_exec(db, sql, NULL, NULL, &msg) : SQLITE_NOMEM;
+		sqlite3_free(sql);
+		if (rc != SQLITE_OK) {
+			snprintf(err, errlen, "upgrading disk.%s: %s", added_columns[i].table,
+				 msg ? msg : sqlite3_errstr(rc));
+			sqlite3_free(msg);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int schema_create(sqlite3 *db, char *err, size_t errlen)
 {
 	static const struct { unsigned bit; const char *schema; } where[] = {
@@ -125,7 +175,7 @@ int schema_create(sqlite3 *db, char *err, size_t errlen)
 			if ((admin_tables[i].where & where[w].bit) &&
 			    create_in(db, where[w].schema, &admin_tables[i], err, errlen) < 0)
 				return -1;
-	return 0;
+	return upgrade_disk(db, err, errlen);
 }
 
 const struct admin_table *schema_find(const char *name)

@@ -1,8 +1,10 @@
 /*
  * users.c: owns the runtime user store (a pthread rwlock over an array that
- * is replaced as a whole) and the mysql_native_password hash arithmetic:
- * hashing, the "*HEX" text form, and checking a login token against a
- * stored SHA1(SHA1(password)). Login path and admin only.
+ * is replaced as a whole), the users' live accounts (reference counted,
+ * atomics: see users.h) and the mysql_native_password hash arithmetic:
+ * hashing, the "*HEX" text form, checking a login token against a stored
+ * SHA1(SHA1(password)) and recovering SHA1(password) from it. The store is
+ * taken on the login path and by the admin only.
  */
 #include "users.h"
 
@@ -10,12 +12,14 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static pthread_rwlock_t store_lock = PTHREAD_RWLOCK_INITIALIZER;
 static struct users_entry *store;   /* guarded by store_lock */
 static size_t store_n;
+static uint32_t next_account_id = 1; /* atomic */
 
 /* ---------------------------------------------------------------- hashes */
 
@@ -97,8 +101,8 @@ bool users_parse_hash(const char *text, uint8_t out[USERS_HASH_LEN])
 	return true;
 }
 
-bool users_native_check_hash(const uint8_t stored[USERS_HASH_LEN], const uint8_t nonce[20],
-			     const uint8_t *token, size_t len)
+bool users_native_recover(const uint8_t stored[USERS_HASH_LEN], const uint8_t nonce[20],
+			  const uint8_t *token, size_t len, uint8_t sha1_out[USERS_HASH_LEN])
 {
 	uint8_t mask[20], h1[20], h2[20];
 	bool good;
@@ -111,8 +115,73 @@ bool users_native_check_hash(const uint8_t stored[USERS_HASH_LEN], const uint8_t
 		h1[i] = token[i] ^ mask[i];
 	good = sha1(h1, sizeof h1, NULL, 0, h2) == 0 &&
 	       CRYPTO_memcmp(h2, stored, USERS_HASH_LEN) == 0;
+	if (good && sha1_out)
+		memcpy(sha1_out, h1, sizeof h1);
 	OPENSSL_cleanse(h1, sizeof h1);
+	OPENSSL_cleanse(mask, sizeof mask);
 	return good;
+}
+
+bool users_native_check_hash(const uint8_t stored[USERS_HASH_LEN], const uint8_t nonce[20],
+			     const uint8_t *token, size_t len)
+{
+	return users_native_recover(stored, nonce, token, len, NULL);
+}
+
+/* -------------------------------------------------------------- accounts */
+
+static struct user_account *account_new(const char *name)
+{
+	struct user_account *a = calloc(1, sizeof *a);
+
+	if (!a)
+		return NULL;
+	snprintf(a->name, sizeof a->name, "%s", name);
+	a->id = __atomic_fetch_add(&next_account_id, 1, __ATOMIC_RELAXED);
+	if (a->id == 0) /* wrapped: 0 means "the shared upstream user" */
+		a->id = __atomic_fetch_add(&next_account_id, 1, __ATOMIC_RELAXED);
+	a->refs = 1;
+	return a;
+}
+
+struct user_account *users_account_get(struct user_account *a)
+{
+	if (a)
+		__atomic_fetch_add(&a->refs, 1, __ATOMIC_RELAXED);
+	return a;
+}
+
+void users_account_put(struct user_account *a)
+{
+	if (a && __atomic_sub_fetch(&a->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		free(a);
+}
+
+bool users_account_enter(struct user_account *a, int max)
+{
+	int n = __atomic_load_n(&a->sessions, __ATOMIC_RELAXED);
+
+	do {
+		if (n >= max)
+			return false;
+	} while (!__atomic_compare_exchange_n(&a->sessions, &n, n + 1, true, __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+	return true;
+}
+
+void users_account_leave(struct user_account *a)
+{
+	__atomic_fetch_sub(&a->sessions, 1, __ATOMIC_RELAXED);
+}
+
+bool users_account_revoked(const struct user_account *a)
+{
+	return __atomic_load_n(&a->revoked, __ATOMIC_RELAXED);
+}
+
+int users_account_sessions(const struct user_account *a)
+{
+	return __atomic_load_n(&a->sessions, __ATOMIC_RELAXED);
 }
 
 /* ----------------------------------------------------------------- store */
@@ -125,31 +194,88 @@ static const struct users_entry *find_locked(const char *user)
 	return NULL;
 }
 
-bool users_check_native(const char *user, const uint8_t nonce[20], const uint8_t *token,
-			size_t len, bool *is_monitor)
+static void login_fill(const struct users_entry *e, struct users_login *out)
+{
+	out->is_monitor = e->is_monitor;
+	out->max_connections = e->max_connections;
+	snprintf(out->default_schema, sizeof out->default_schema, "%s", e->default_schema);
+	if (e->has_clear) {
+		out->cred = USERS_CRED_CLEAR;
+		snprintf(out->clear, sizeof out->clear, "%s", e->clear);
+	} else if (!e->has_password) {
+		out->cred = USERS_CRED_NONE;
+	}
+	out->acct = users_account_get(e->acct);
+}
+
+bool users_login_native(const char *user, const uint8_t nonce[20], const uint8_t *token,
+			size_t len, struct users_login *out)
 {
 	static const uint8_t dummy[USERS_HASH_LEN];
 	const struct users_entry *e;
-	bool good = false, mon = false;
+	uint8_t h1[USERS_HASH_LEN];
+	bool good = false;
 
-	if (is_monitor)
-		*is_monitor = false;
+	if (out)
+		memset(out, 0, sizeof *out);
 	if (!user || !nonce)
 		return false;
 	pthread_rwlock_rdlock(&store_lock);
 	e = find_locked(user);
 	if (!e) {
 		/* the same work as for a known user */
-		users_native_check_hash(dummy, nonce, token, len);
+		users_native_recover(dummy, nonce, token, len, h1);
 	} else if (!e->has_password) {
 		good = e->active && len == 0;
 	} else {
-		good = users_native_check_hash(e->hash, nonce, token, len) && e->active;
+		good = users_native_recover(e->hash, nonce, token, len, h1) && e->active;
 	}
-	mon = e && e->is_monitor;
+	if (good && out) {
+		out->cred = USERS_CRED_SHA1;
+		memcpy(out->sha1, h1, sizeof h1);
+		login_fill(e, out);
+		if (out->cred != USERS_CRED_SHA1)
+			OPENSSL_cleanse(out->sha1, sizeof out->sha1);
+	}
 	pthread_rwlock_unlock(&store_lock);
-	if (good && is_monitor)
-		*is_monitor = mon;
+	OPENSSL_cleanse(h1, sizeof h1);
+	return good;
+}
+
+bool users_login_clear(const char *user, struct users_login *out)
+{
+	const struct users_entry *e;
+	bool good;
+
+	memset(out, 0, sizeof *out);
+	if (!user)
+		return false;
+	pthread_rwlock_rdlock(&store_lock);
+	e = find_locked(user);
+	good = e && e->active && (e->has_clear || !e->has_password);
+	if (good)
+		login_fill(e, out);
+	pthread_rwlock_unlock(&store_lock);
+	return good;
+}
+
+void users_login_clear_secrets(struct users_login *l)
+{
+	if (!l)
+		return;
+	users_account_put(l->acct);
+	OPENSSL_cleanse(l, sizeof *l);
+}
+
+bool users_check_native(const char *user, const uint8_t nonce[20], const uint8_t *token,
+			size_t len, bool *is_monitor)
+{
+	struct users_login l;
+	bool good = users_login_native(user, nonce, token, len, &l);
+
+	if (is_monitor)
+		*is_monitor = good && l.is_monitor;
+	users_login_clear_secrets(&l);
 	return good;
 }
 
@@ -165,9 +291,25 @@ bool users_exists(const char *user)
 	return found;
 }
 
+/* The account entry e continues from the old store, if any (lock held). */
+static struct user_account *carried_account(const struct users_entry *e)
+{
+	const struct users_entry *old = find_locked(e->name);
+
+	return old && old->active && old->acct && e->active ? old->acct : NULL;
+}
+
+static void cleanse_free(struct users_entry *list, size_t n)
+{
+	if (list)
+		OPENSSL_cleanse(list, n * sizeof *list);
+	free(list);
+}
+
 int users_replace(const struct users_entry *list, size_t n)
 {
 	struct users_entry *copy = NULL, *old;
+	size_t old_n;
 
 	if (n > 0) {
 		copy = calloc(n, sizeof *copy);
@@ -175,14 +317,38 @@ int users_replace(const struct users_entry *list, size_t n)
 			return -1;
 		memcpy(copy, list, n * sizeof *copy);
 	}
+	for (size_t i = 0; i < n; i++)
+		copy[i].acct = NULL;
 	pthread_rwlock_wrlock(&store_lock);
+	for (size_t i = 0; i < n; i++) {
+		struct user_account *a = carried_account(&copy[i]);
+
+		copy[i].acct = a ? users_account_get(a) : copy[i].active ? account_new(copy[i].name) : NULL;
+		if (copy[i].active && !copy[i].acct) {
+			for (size_t j = 0; j < i; j++)
+				users_account_put(copy[j].acct);
+			pthread_rwlock_unlock(&store_lock);
+			cleanse_free(copy, n);
+			return -1;
+		}
+	}
 	old = store;
+	old_n = store_n;
 	store = copy;
 	store_n = n;
 	pthread_rwlock_unlock(&store_lock);
-	if (old)
-		OPENSSL_cleanse(old, sizeof *old);
-	free(old);
+	/* accounts not carried over: their sessions end at the next command */
+	for (size_t i = 0; i < old_n; i++) {
+		struct user_account *a = old[i].acct;
+		bool kept = false;
+
+		for (size_t j = 0; j < n && a && !kept; j++)
+			kept = copy[j].acct == a;
+		if (a && !kept)
+			__atomic_store_n(&a->revoked, true, __ATOMIC_RELAXED);
+		users_account_put(a);
+	}
+	cleanse_free(old, old_n);
 	return 0;
 }
 
@@ -204,6 +370,11 @@ int users_snapshot(struct users_entry **out, size_t *n)
 	}
 	pthread_rwlock_unlock(&store_lock);
 	return rc;
+}
+
+void users_snapshot_free(struct users_entry *list, size_t n)
+{
+	cleanse_free(list, n);
 }
 
 void users_clear(void)

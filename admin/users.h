@@ -1,15 +1,23 @@
 /*
  * users.h: the runtime user store: the login users the data port accepts,
  * with their mysql_native_password hashes (SHA1(SHA1(password)), shown as
- * "*" + 40 upper-case hex digits, as MySQL and ProxySQL show them).
+ * "*" + 40 upper-case hex digits, as MySQL and ProxySQL show them), their
+ * default schema and connection cap (ProxySQL's mysql_users), and, per
+ * user, a live account: how many sessions it has open and whether it was
+ * removed or deactivated since they logged in.
  *
  * The store is read-mostly: the admin replaces it as a whole (LOAD USERS TO
- * RUNTIME, and once at start from the configuration), logins read it. A
- * pthread rwlock guards it; it is taken on the login path only, never on a
- * command or cache-hit path.
+ * RUNTIME, SIGHUP, and once at start from the configuration), logins read
+ * it. A pthread rwlock guards it; it is taken on the login path only, never
+ * on a command or cache-hit path. Accounts are reference counted (sessions
+ * and upstream connections hold them) and their counters are atomics, so a
+ * session checks its own account with one relaxed load.
  *
- * No plaintext is kept: a user here can log in with mysql_native_password
- * only (caching_sha2_password needs the password itself).
+ * Passwords: the tables only ever hold hashes. A user also has its clear
+ * password in the store when the configuration gives it (upstream_db_url,
+ * allowed_users, the monitor login: they are in the node's memory anyway);
+ * users defined in the admin's table have the hash only, and act upstream
+ * with the SHA1(password) that their own login proves (docs/security.md).
  */
 #ifndef SHOAL_ADMIN_USERS_H
 #define SHOAL_ADMIN_USERS_H
@@ -22,15 +30,74 @@
 #define USERS_COMMENT_MAX 256
 #define USERS_HASH_LEN 20
 #define USERS_HASH_TEXT_LEN 41      /* '*' + 40 hex digits */
+#define USERS_CLEAR_MAX 256
+#define USERS_SCHEMA_MAX 256
+#define USERS_DEFAULT_MAX_CONNECTIONS 10000   /* ProxySQL's default */
+
+struct user_account;
 
 struct users_entry {
 	char name[USERS_NAME_MAX];
 	bool has_password;              /* false: the empty password */
 	uint8_t hash[USERS_HASH_LEN];   /* SHA1(SHA1(password)) */
+	bool has_clear;                 /* clear holds the password (configured users) */
+	char clear[USERS_CLEAR_MAX];
 	bool active;
 	bool is_monitor;
+	char default_schema[USERS_SCHEMA_MAX]; /* "" : the upstream_db_url's database */
+	int max_connections;            /* sessions of this user open at once */
 	char comment[USERS_COMMENT_MAX];
+	struct user_account *acct;      /* the store's (users_replace sets it) */
 };
+
+/* The live state of one user, shared by its sessions (all threads). */
+struct user_account {
+	char name[USERS_NAME_MAX];
+	uint32_t id;                    /* unique per account, never 0 */
+	int refs;                       /* atomic: the store, sessions, connections */
+	int sessions;                   /* atomic: sessions logged in as this user */
+	bool revoked;                   /* atomic: removed or deactivated since */
+};
+
+/* How a login may act upstream: with the clear password, with SHA1(pw)
+ * (mysql_native_password only), or with the empty password. */
+enum users_cred { USERS_CRED_NONE, USERS_CRED_CLEAR, USERS_CRED_SHA1 };
+
+/* What a successful login learns from the store. */
+struct users_login {
+	bool is_monitor;
+	int max_connections;
+	char default_schema[USERS_SCHEMA_MAX];
+	enum users_cred cred;
+	char clear[USERS_CLEAR_MAX];    /* USERS_CRED_CLEAR */
+	uint8_t sha1[USERS_HASH_LEN];   /* USERS_CRED_SHA1: SHA1(password) */
+	struct user_account *acct;      /* a reference: users_account_put() it */
+};
+
+/* A mysql_native_password login: does the token prove the password of an
+ * active user? Then fill *out (may be NULL): with the clear password when
+ * the store has it, else with SHA1(password) recovered from the token.
+ * Constant-time in the token; an unknown user costs the same hashing as a
+ * known one. */
+bool users_login_native(const char *user, const uint8_t nonce[20], const uint8_t *token,
+			size_t len, struct users_login *out);
+/* An active user whose clear password the store has (caching_sha2_password
+ * logins check it themselves): fill *out with it. false otherwise. */
+bool users_login_clear(const char *user, struct users_login *out);
+/* Drop a login's secrets and its account reference. */
+void users_login_clear_secrets(struct users_login *l);
+
+/* Account references. get adds one; put drops one (the last frees it). */
+struct user_account *users_account_get(struct user_account *a);
+void users_account_put(struct user_account *a);
+/* Count a session in: false (nothing counted) when the user already has
+ * max sessions. Leave counts it out. */
+bool users_account_enter(struct user_account *a, int max);
+void users_account_leave(struct user_account *a);
+/* Removed or deactivated since the reference was taken. Relaxed load. */
+bool users_account_revoked(const struct user_account *a);
+/* Sessions open now. */
+int users_account_sessions(const struct user_account *a);
 
 /* Does the login token prove the password of an active user in the store?
  * nonce is the 20-byte scramble sent in the greeting (or auth switch),
@@ -43,13 +110,18 @@ bool users_check_native(const char *user, const uint8_t nonce[20], const uint8_t
 /* Is user in the store (active or not)? */
 bool users_exists(const char *user);
 
-/* Replace the whole store with n entries (copied). 0, or -1 (no memory; the
+/* Replace the whole store with n entries (copied; their acct is ignored).
+ * A user that stays active keeps its account (its sessions go on, a new
+ * max_connections applies to the next login); a user removed or made
+ * inactive has its account revoked: its sessions end at their next command
+ * and its idle upstream connections are closed. 0, or -1 (no memory; the
  * store is unchanged). */
 int users_replace(const struct users_entry *list, size_t n);
 
-/* A copy of the store: *out is malloc'd (free() it), *n its entries.
- * 0 or -1. */
+/* A copy of the store: *out is malloc'd (users_snapshot_free() it), *n its
+ * entries (their acct pointers are not references). 0 or -1. */
 int users_snapshot(struct users_entry **out, size_t *n);
+void users_snapshot_free(struct users_entry *list, size_t n);
 
 /* Drop every entry (at exit). */
 void users_clear(void);
@@ -69,5 +141,9 @@ void users_hash_to_text(const uint8_t hash[USERS_HASH_LEN], char out[USERS_HASH_
  *   SHA1(pw) = token XOR SHA1(nonce . stored), then SHA1(SHA1(pw)) == stored. */
 bool users_native_check_hash(const uint8_t stored[USERS_HASH_LEN], const uint8_t nonce[20],
 			     const uint8_t *token, size_t len);
+/* The same, and on success SHA1(pw) in sha1_out: what the client proved it
+ * knows, and all mysql_native_password needs to log in upstream. */
+bool users_native_recover(const uint8_t stored[USERS_HASH_LEN], const uint8_t nonce[20],
+			  const uint8_t *token, size_t len, uint8_t sha1_out[USERS_HASH_LEN]);
 
 #endif

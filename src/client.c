@@ -22,6 +22,7 @@
 #include "cache/session.h"
 #include "config.h"
 #include "health.h"
+#include "ident.h"
 #include "idle.h"
 #include "log.h"
 #include "monitor.h"
@@ -81,6 +82,7 @@ void client_close(struct client *c, const char *why)
 	give_back(c);
 	cache_session_free(c);
 	mux_free(c);
+	ident_destroy(&c->ident);
 	if (c->pinned_counted)
 		STAT_DEC(upstream_pinned);
 	sbuf_close(&c->io);
@@ -693,6 +695,15 @@ static enum hc_result handle_command(struct client *c, uint32_t len)
 	if (cmd == CMD_QUIT) {
 		client_close(c, "COM_QUIT");
 		return HC_CLOSED;
+	}
+	if (ident_revoked(c->ident)) {
+		/* LOAD USERS or SIGHUP removed or deactivated the login */
+		STAT_INC(user_sessions_revoked);
+		client_send_err(c, 1, ERR_ACCESS_DENIED_ERROR, "28000",
+				"Access denied for user '%s'@'%s': the user was removed or deactivated "
+				"on this node; the session is closed", c->user, c->peer);
+		c->st = CS_CLOSING;
+		return HC_STOP;
 	}
 	if (c->st == CS_REFRESHING && cmd != CMD_QUERY && cmd != CMD_STMT_EXECUTE)
 		return HC_STOP; /* only cache hits while a refresh is upstream */

@@ -42,6 +42,7 @@
 
 struct worker;
 struct cache_def;
+struct ident;
 
 enum client_state {
 	CS_HANDSHAKE,
@@ -94,6 +95,7 @@ struct client {
 	uint16_t collation;
 	char user[HS_USER_MAX];
 	char db[HS_DB_MAX];
+	struct ident *ident;          /* whom the session acts as upstream (ident.h) */
 	bool is_monitor;
 	bool changing_user;           /* login states entered from CMD_CHANGE_USER */
 	bool login_pending;           /* CS_CONNECTING for a login: OK follows */
@@ -139,6 +141,9 @@ struct client {
 	ev_timer wait_timer;
 	struct client *wait_prev, *wait_next; /* the worker's waiting list */
 	const char *last_dest, *last_reason;  /* EXPLAIN LAST STATEMENT */
+	struct cache_def *grant_def;  /* the shape whose grant verdict is checked (grants.h) */
+	uint8_t grant_state;          /* ... and how far the check is */
+	bool grant_refused;           /* this command's hit was refused by the verdict */
 	struct stmt_info *stmts;
 	size_t n_stmts, cap_stmts;
 	struct pbuf prep_text;        /* text of the COM_STMT_PREPARE in flight */

@@ -700,6 +700,8 @@ void config_defaults(struct shoal_config *cfg)
 	cfg->cache_warnings = false;
 	cfg->cache_empty = true;
 	cfg->read_your_writes_ms = 0;
+	cfg->cache_scope = CACHE_SCOPE_USER;
+	cfg->grant_check_ms = 1000;
 	cfg->drain_timeout_ms = 30000;
 	cfg->upstream_down_policy = DOWN_POLICY_SHUN;
 	cfg->upstream_down_after_ms = 3000;

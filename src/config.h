@@ -32,6 +32,8 @@ enum shoal_auth_plugin { AUTH_NATIVE_PASSWORD, AUTH_CACHING_SHA2 };
 enum shoal_log_level { LOG_LEVEL_ERROR, LOG_LEVEL_WARN, LOG_LEVEL_INFO, LOG_LEVEL_DEBUG };
 /* What the node does while its upstream is down (docs/operations.md). */
 enum shoal_down_policy { DOWN_POLICY_SHUN, DOWN_POLICY_SERVE_STALE };
+/* Who shares cached results (docs/security.md). */
+enum shoal_cache_scope { CACHE_SCOPE_USER, CACHE_SCOPE_SHARED };
 
 struct shoal_config {
 	/* upstream: parsed from upstream_db_url mysql://user:pass@host:port/db */
@@ -56,6 +58,7 @@ struct shoal_config {
 	struct shoal_user allowed_users[SHOAL_MAX_USERS]; /* ALLOWED_USERS=u:p,u2:p2 */
 	int n_allowed_users;
 	struct shoal_user monitor_user;  /* default monitor/monitor */
+	bool shared_upstream_user;       /* every login acts upstream as the URL's user; default false */
 	enum shoal_auth_plugin auth_plugin; /* default mysql_native_password */
 	char rsa_private_key[1024];      /* PEM path; empty: generate at start */
 	char rsa_public_key[1024];       /* PEM path; empty: derive */
@@ -99,6 +102,8 @@ struct shoal_config {
 	bool cache_warnings;             /* store results that carry warnings; default false */
 	bool cache_empty;                /* store empty results; default true */
 	int read_your_writes_ms;         /* after a write the session bypasses caches; default 0 (off) */
+	enum shoal_cache_scope cache_scope; /* default user: results per upstream user */
+	int grant_check_ms;              /* a user's verdict on a shape holds this long; default 1000 */
 
 	/* high availability (docs/operations.md) */
 	int drain_timeout_ms;            /* SIGTERM/SIGINT: longest wait for sessions; default 30000 */

@@ -8,11 +8,13 @@ _Static_assert(sizeof(enum shoal_tls_mode) == sizeof(int), "enum stored as int")
 _Static_assert(sizeof(enum shoal_auth_plugin) == sizeof(int), "enum stored as int");
 _Static_assert(sizeof(enum shoal_log_level) == sizeof(int), "enum stored as int");
 _Static_assert(sizeof(enum shoal_down_policy) == sizeof(int), "enum stored as int");
+_Static_assert(sizeof(enum shoal_cache_scope) == sizeof(int), "enum stored as int");
 
 static const char *const auth_names[] = { "mysql_native_password", "caching_sha2_password", NULL };
 static const char *const tls_names[] = { "disabled", "optional", "required", NULL };
 static const char *const log_names[] = { "error", "warn", "info", "debug", NULL };
 static const char *const policy_names[] = { "shun", "serve-stale", NULL };
+static const char *const scope_names[] = { "user", "shared", NULL };
 
 #define SZ(f) sizeof(((struct shoal_config *)0)->f)
 #define PATH_SETTING(k, e, fl, field, d, h) \
@@ -62,6 +64,11 @@ const struct setting config_settings[] = {
 	  .type = T_STR, .secret = SEC_ALL, .off = OFF(monitor_user.password),
 	  .size = SZ(monitor_user.password), .metavar = "PASS", .def = "monitor",
 	  .help = "Password of the monitor login." },
+	{ .key = "shared_upstream_user", .env = "SHARED_UPSTREAM_USER", .flag = "shared-upstream-user",
+	  .type = T_BOOL, .off = OFF(shared_upstream_user), .metavar = "BOOL", .def = "false",
+	  .help = "Every client login (but the monitor) acts upstream as the upstream_db_url user, "
+		  "so all logins share that user's privileges (a warning is logged at start). "
+		  "Off: each login acts upstream as itself, with its own password." },
 	{ .key = "auth_plugin", .env = "AUTH_PLUGIN", .flag = "auth-plugin", .type = T_ENUM,
 	  .off = OFF(auth_plugin), .names = auth_names, .metavar = "PLUGIN",
 	  .def = "mysql_native_password",
@@ -179,6 +186,16 @@ const struct setting config_settings[] = {
 	  .type = T_INT, .off = OFF(read_your_writes_ms), .min = 0, .max = 3600000, .metavar = "MS",
 	  .def = "0 (off)",
 	  .help = "After a session writes, its reads bypass the caches for this long." },
+	{ .key = "cache_scope", .env = "CACHE_SCOPE", .flag = "cache-scope", .type = T_ENUM,
+	  .off = OFF(cache_scope), .names = scope_names, .metavar = "SCOPE", .def = "user",
+	  .help = "user: each upstream user has its own cached results; shared: users share "
+		  "them, each user's hits allowed by its own grant verdict (see docs/security.md "
+		  "before choosing shared)." },
+	{ .key = "grant_check_ms", .env = "GRANT_CHECK_MS", .flag = "grant-check-ms", .type = T_INT,
+	  .off = OFF(grant_check_ms), .min = 0, .max = 86400000, .metavar = "MS", .def = "1000",
+	  .help = "How long a user's verdict that it may read a cached query shape holds; then "
+		  "the upstream checks it again (as that user) before the next hit. 0: before "
+		  "every hit." },
 	{ .key = "drain_timeout_ms", .env = "DRAIN_TIMEOUT_MS", .flag = "drain-timeout-ms",
 	  .type = T_INT, .off = OFF(drain_timeout_ms), .min = 0, .max = 3600000, .metavar = "MS",
 	  .def = "30000",

@@ -2,8 +2,9 @@
  * login.c: the connection phase of a client session: greeting, optional TLS
  * upgrade, authentication (mysql_native_password, caching_sha2_password with
  * fast and full auth, auth switch), and the same checks for CMD_CHANGE_USER.
- * On success it hands over to client_authenticated(). See client.h for the
- * states.
+ * On success it builds the session's upstream identity (ident.h: whom it
+ * acts as upstream, counted against the user's max_connections) and hands
+ * over to client_authenticated(). See client.h for the states.
  */
 #include <openssl/err.h>
 #include <pthread.h>
@@ -14,6 +15,7 @@
 #include "authfail.h"
 #include "client.h"
 #include "config.h"
+#include "ident.h"
 #include "log.h"
 #include "stats.h"
 #include "worker.h"
@@ -184,15 +186,6 @@ void login_start(struct client *c)
 	c->st = CS_HANDSHAKE;
 }
 
-static const struct shoal_user *lookup(struct client *c)
-{
-	bool mon = false;
-	const struct shoal_user *u = config_find_user(&g_config, c->user, &mon);
-
-	c->is_monitor = mon;
-	return u;
-}
-
 /* Full auth for caching_sha2: ask for the password. */
 static void sha2_request_full(struct client *c)
 {
@@ -202,44 +195,86 @@ static void sha2_request_full(struct client *c)
 	c->st = CS_AUTH_SHA2;
 }
 
-static void succeed(struct client *c)
+/* The schema a login starts in: the one it asked for, else the user's
+ * default_schema. A login acting upstream as the upstream_db_url user (that
+ * user itself, or any login with shared_upstream_user) starts in the URL's
+ * database, as with Readyset; any other starts where it would directly, in
+ * none (the URL's database may not be its to use). */
+static void choose_schema(struct client *c, const struct users_login *l)
 {
+	bool url_user = !l->is_monitor &&
+			(g_config.shared_upstream_user || strcmp(c->user, g_config.upstream_user.name) == 0);
+
+	if (c->db[0])
+		return;
+	if (l->default_schema[0])
+		snprintf(c->db, sizeof(c->db), "%s", l->default_schema);
+	else if (url_user)
+		snprintf(c->db, sizeof(c->db), "%s", g_config.upstream_db);
+}
+
+/* The password is right: the session gets its identity (l is consumed). */
+static void succeed(struct client *c, struct users_login *l)
+{
+	struct ident *id = NULL;
+	char msg[HS_USER_MAX + 128];
+	int max = l->max_connections;
+
 	authfail_clear(c->peer);
+	c->is_monitor = l->is_monitor;
+	choose_schema(c, l);
+	switch (ident_create(&id, c->user, l)) {
+	case IDENT_OK:
+		break;
+	case IDENT_TOO_MANY:
+		STAT_INC(user_connections_refused);
+		log_info("user '%s' from %s refused: max_connections=%d reached", c->user, c->peer, max);
+		snprintf(msg, sizeof(msg), "Too many connections for user '%s' (max_connections=%d)",
+			 c->user, max);
+		fail_and_close(c, ERR_CON_COUNT_ERROR, "08004", msg);
+		return;
+	default:
+		abort_login(c, "out of memory");
+		return;
+	}
+	ident_destroy(&c->ident); /* COM_CHANGE_USER: the previous login's */
+	c->ident = id;
 	client_authenticated(c);
 }
 
 /* Check a token made for the configured plugin with c->nonce. */
 static void check_token(struct client *c, const uint8_t *tok, size_t len)
 {
-	const struct shoal_user *u = lookup(c);
-	const char *pw = u ? u->password : "";
+	struct users_login l;
+	bool known;
 	static const uint8_t fast_ok = 0x03;
 
 	if (g_config.auth_plugin == AUTH_NATIVE_PASSWORD) {
 		/* the runtime user store: configured users plus the admin's */
-		bool mon = false;
-
-		if (users_check_native(c->user, c->nonce, tok, len, &mon)) {
-			c->is_monitor = mon;
-			succeed(c);
-		} else {
+		if (users_login_native(c->user, c->nonce, tok, len, &l))
+			succeed(c, &l);
+		else
 			access_denied(c, len > 0);
-		}
 		return;
 	}
-	if (u && pw[0] == 0 && len == 0) {
-		succeed(c);
+	/* caching_sha2 checks the password itself: users whose clear password
+	 * the node has (the configured ones) */
+	known = users_login_clear(c->user, &l);
+	if (known && l.cred == USERS_CRED_NONE && len == 0) {
+		succeed(c, &l);
 		return;
 	}
-	if (!u || !sha2_is_cached(c->user)) {
+	if (!known || !sha2_is_cached(c->user)) {
 		/* same exchange for unknown users: no enumeration */
+		users_login_clear_secrets(&l);
 		sha2_request_full(c);
 		return;
 	}
-	if (auth_sha2_check(pw, c->nonce, tok, len)) {
+	if (auth_sha2_check(l.clear, c->nonce, tok, len)) {
 		hs_put_more_data(&c->io.out, next_seq(c), &fast_ok, 1);
-		succeed(c);
+		succeed(c, &l);
 	} else {
+		users_login_clear_secrets(&l);
 		access_denied(c, len > 0);
 	}
 }
@@ -297,34 +332,35 @@ static void on_handshake_response(struct client *c, const uint8_t *pl, uint32_t 
 	if (c->ext_offered && (r.ext_caps & MCAP_EXTENDED_METADATA))
 		c->caps |= CAP_X_EXT_METADATA;
 	c->collation = r.collation;
-	/* no schema asked for: the one in UPSTREAM_DB_URL, as Readyset does */
-	snprintf(c->db, sizeof(c->db), "%s", r.has_db ? r.db : g_config.upstream_db);
+	/* no schema asked for: chosen once the user is known (choose_schema) */
+	snprintf(c->db, sizeof(c->db), "%s", r.has_db ? r.db : "");
 	authenticate(c, &r);
 }
 
 static void on_sha2_full(struct client *c, const uint8_t *pl, uint32_t len)
 {
-	const struct shoal_user *u = lookup(c);
-	const char *pw = u ? u->password : "";
+	struct users_login l;
+	bool known, good;
 	size_t pem_len;
 	const char *pem;
-	bool good;
 
 	if (!c->tls_done && len == 1 && pl[0] == 0x02) {
 		pem = auth_rsa_public_pem(&pem_len);
 		hs_put_more_data(&c->io.out, next_seq(c), pem, pem_len);
 		return;
 	}
+	known = users_login_clear(c->user, &l);
 	if (c->tls_done)
-		good = u && auth_cleartext_check(pw, pl, len);
+		good = known && auth_cleartext_check(l.clear, pl, len);
 	else
-		good = u && auth_rsa_check(pw, c->nonce, pl, len);
+		good = known && auth_rsa_check(l.clear, c->nonce, pl, len);
 	if (!good) {
+		users_login_clear_secrets(&l);
 		access_denied(c, true);
 		return;
 	}
 	sha2_remember(c->user);
-	succeed(c);
+	succeed(c, &l);
 }
 
 void login_packet(struct client *c, const uint8_t *pl, uint32_t len, uint8_t seq)
@@ -389,7 +425,7 @@ void login_change_user(struct client *c, const uint8_t *pl, uint32_t len)
 	c->changing_user = true;
 	if (r.collation)
 		c->collation = r.collation;
-	/* no schema asked for: the one in UPSTREAM_DB_URL, as Readyset does */
-	snprintf(c->db, sizeof(c->db), "%s", r.has_db ? r.db : g_config.upstream_db);
+	/* no schema asked for: chosen once the user is known (choose_schema) */
+	snprintf(c->db, sizeof(c->db), "%s", r.has_db ? r.db : "");
 	authenticate(c, &r);
 }

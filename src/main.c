@@ -165,6 +165,10 @@ static void setup_upstream(void)
 			 g_config.upstream_host, g_config.upstream_port, err);
 	else
 		log_info("upstream %s:%u reachable", g_config.upstream_host, g_config.upstream_port);
+	if (g_config.shared_upstream_user)
+		log_warn("shared_upstream_user is on: every client login acts upstream as '%s' and "
+			 "gets that user's privileges, whatever its own grants (docs/security.md)",
+			 g_config.upstream_user.name);
 }
 
 int main(int argc, char **argv)

@@ -262,6 +262,12 @@ static const struct stat_family stat_families[] = {
 	  "Failed client logins answered after auth_failure_delay_ms (repeated failures from one "
 	  "address).",
 	  &g_stats.auth_failures_delayed },
+	{ "shoal_user_connections_refused_total", "counter",
+	  "Client logins refused because their user had max_connections sessions open.",
+	  &g_stats.user_connections_refused },
+	{ "shoal_user_sessions_revoked_total", "counter",
+	  "Client sessions ended because their user was removed or deactivated.",
+	  &g_stats.user_sessions_revoked },
 	{ "shoal_client_idle_timeouts_total", "counter",
 	  "Client sessions closed after client_idle_timeout_ms without a command.",
 	  &g_stats.client_idle_timeouts },

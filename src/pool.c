@@ -8,9 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "admin/users.h"
 #include "client.h"
 #include "config.h"
 #include "health.h"
+#include "ident.h"
 #include "log.h"
 #include "probe.h"
 #include "stats.h"
@@ -77,6 +79,7 @@ static bool open_for(struct pool *p, struct client *c)
 		.client_caps = c->caps,
 		.collation = c->collation,
 		.db = c->sv.db[0] ? c->sv.db : NULL,
+		.ident = c->ident,
 	};
 	struct upstream *u = upstream_open(p->w->loop, &prm, on_conn, p);
 
@@ -88,15 +91,29 @@ static bool open_for(struct pool *p, struct client *c)
 	return true;
 }
 
-/* The best idle connection for c: same key, and a schema it can switch to;
- * one already in c's state if there is one. */
+/* Connections are lent only to sessions of the identity they were opened
+ * for (the same upstream user: ident.h). */
+static bool same_identity(const struct upstream *u, const struct client *c)
+{
+	return u->ident_id == (c->ident ? c->ident->id : 0);
+}
+
+/* Its user was removed or deactivated (LOAD USERS, SIGHUP). */
+static bool revoked(const struct upstream *u)
+{
+	return u->acct && users_account_revoked(u->acct);
+}
+
+/* The best idle connection for c: same identity and key, and a schema it
+ * can switch to; one already in c's state if there is one. */
 static struct upstream *find_idle(struct pool *p, struct client *c)
 {
 	uint32_t key = upstream_key(c->caps);
 	struct upstream *any = NULL;
 
 	for (struct upstream *u = p->idle; u; u = u->pnext) {
-		if (u->key != key || (u->sv.db[0] && !c->sv.db[0]))
+		if (u->key != key || !same_identity(u, c) || revoked(u) ||
+		    (u->sv.db[0] && !c->sv.db[0]))
 			continue;
 		if (sv_equal(&u->sv, &c->sv))
 			return u;
@@ -261,7 +278,7 @@ bool pool_borrow_now(struct client *c)
 	if (p->wq_head)
 		return false;
 	for (struct upstream *u = p->idle; u; u = u->pnext) {
-		if (u->key == key && sv_equal(&u->sv, &c->sv)) {
+		if (u->key == key && same_identity(u, c) && !revoked(u) && sv_equal(&u->sv, &c->sv)) {
 			lend(p, c, u);
 			return true;
 		}
@@ -272,7 +289,7 @@ bool pool_borrow_now(struct client *c)
 /* Can u serve another session as it is? */
 static bool reusable(const struct upstream *u)
 {
-	return !u->dirty && u->st == UP_READY && sbuf_in_len(&u->io) == 0 &&
+	return !u->dirty && !revoked(u) && u->st == UP_READY && sbuf_in_len(&u->io) == 0 &&
 	       sbuf_out_pending(&u->io) == 0 && !u->io.ssl_want_write;
 }
 
@@ -356,7 +373,21 @@ static void on_conn(struct upstream *u, enum upstream_event ev, void *owner)
 	kick(p);
 }
 
-/* Recycle connections idle for too long. */
+/* Close the idle connections of users removed or deactivated. */
+static void drop_revoked(struct pool *p)
+{
+	struct upstream *u = p->idle, *next;
+
+	for (; u; u = next) {
+		next = u->pnext;
+		if (!revoked(u))
+			continue;
+		idle_unlink(p, u);
+		close_conn(p, u, true);
+	}
+}
+
+/* Recycle connections idle for too long, and those of revoked users. */
 static void on_tick(struct ev_loop *loop, ev_timer *t, int revents)
 {
 	struct pool *p = t->data;
@@ -365,6 +396,7 @@ static void on_tick(struct ev_loop *loop, ev_timer *t, int revents)
 
 	(void)loop;
 	(void)revents;
+	drop_revoked(p);
 	if (limit <= 0)
 		return;
 	while ((u = idle_tail(p)) && now - u->idle_since_ms > limit) {

@@ -58,7 +58,11 @@ static int compare_one(const char *key, void *arg)
 		return 0;
 	if (strcmp(r->was, r->now) == 0 && !(secret && secret_differs(key, &g_config, r->next)))
 		return 0;
-	if (runtime_setting(key)) {
+	if (strcmp(key, "allowed_users") == 0) {
+		log_info("SIGHUP: allowed_users = %s (was %s): applied", r->now, r->was);
+		runtime_apply_users(r->next);
+		r->applied++;
+	} else if (runtime_setting(key)) {
 		log_info("SIGHUP: %s = %s (was %s): applied", key, r->now, r->was);
 		runtime_apply(key, r->next);
 		r->applied++;

@@ -6,8 +6,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "admin/admin.h"
 #include "log.h"
 
 enum rt_kind { RT_INT, RT_U32, RT_BOOL, RT_STR, RT_LOG };
@@ -32,6 +34,8 @@ static const struct rt_field fields[] = {
 	RT("cache_empty", cache_empty, RT_BOOL),
 	RT("auto_cache", auto_cache, RT_BOOL),
 	RT("read_your_writes_ms", read_your_writes_ms, RT_INT),
+	RT("cache_scope", cache_scope, RT_INT),
+	RT("grant_check_ms", grant_check_ms, RT_INT),
 	RT("max_client_connections", max_client_connections, RT_INT),
 	RT("metrics_max_queries", metrics_max_queries, RT_INT),
 	RT("upstream_connect_timeout_ms", upstream_connect_timeout_ms, RT_INT),
@@ -56,6 +60,22 @@ static const struct rt_field *find(const char *key)
 bool runtime_setting(const char *key)
 {
 	return find(key) != NULL;
+}
+
+void runtime_apply_users(const struct shoal_config *src)
+{
+	struct shoal_config *old = malloc(sizeof *old);
+
+	if (!old) {
+		log_error("allowed_users: out of memory; not applied");
+		return;
+	}
+	memcpy(old, &g_config, sizeof *old);
+	memcpy(g_config.allowed_users, src->allowed_users, sizeof g_config.allowed_users);
+	g_config.n_allowed_users = src->n_allowed_users;
+	admin_users_config_changed(old);
+	explicit_bzero(old, sizeof *old);
+	free(old);
 }
 
 bool runtime_apply(const char *key, const struct shoal_config *src)

@@ -16,6 +16,8 @@ struct shoal_stats {
 	atomic_uint_fast64_t client_connections_refused; /* over max_client_connections, or shunned */
 	atomic_uint_fast64_t auth_failures;
 	atomic_uint_fast64_t auth_failures_delayed;     /* failed logins answered late (per-address) */
+	atomic_uint_fast64_t user_connections_refused;  /* logins over their user's max_connections */
+	atomic_uint_fast64_t user_sessions_revoked;     /* sessions ended: their user was removed */
 	atomic_uint_fast64_t client_idle_timeouts;      /* closed by client_idle_timeout_ms */
 	atomic_uint_fast64_t admin_connections_refused; /* over admin_max_connections */
 	atomic_uint_fast64_t admin_auth_failures;       /* admin logins refused */
@@ -36,6 +38,8 @@ struct shoal_stats {
 	atomic_uint_fast64_t cache_misses;              /* cacheable commands sent upstream */
 	atomic_uint_fast64_t cache_coalesced;           /* misses that waited for another session's load */
 	atomic_uint_fast64_t cache_stale_hits;          /* hits served past their TTL (serve-stale) */
+	atomic_uint_fast64_t grant_checks;              /* grant verdicts checked upstream (grants.h) */
+	atomic_uint_fast64_t grant_denied;              /* ... that the upstream refused */
 };
 
 extern struct shoal_stats g_stats;

@@ -24,11 +24,14 @@ typedef unsigned char uchar;
 #include <netinet/tcp.h>
 #include <sys/socket.h>
 
+#include "admin/users.h"
 #include "config.h"
 #include "health.h"
+#include "ident.h"
 #include "log.h"
 #include "packet.h"
 #include "stats.h"
+#include "upauth.h"
 
 /* Exported by Connector/C (its trace plugin uses it), not declared in its
  * public headers. The hook sees every buffer the connector reads. */
@@ -95,17 +98,23 @@ static void greeting_hook(int mode, MYSQL *m, const uchar *buf, size_t len)
 {
 	struct upstream *u = tl_driving;
 
-	if (mode != 0 || !u || u->mysql != m || u->greeting_patched)
+	if (mode != 0 || !u || u->mysql != m || u->st != UP_CONNECTING)
 		return;
 	if ((ssize_t)len < PKT_HEADER_LEN + 1)
 		return;
 	/* the buffer is the connector's own read buffer, writable */
-	u->greeting_patched = patch_greeting(u, (uint8_t *)(uintptr_t)buf, len);
+	if (!u->greeting_patched)
+		u->greeting_patched = patch_greeting(u, (uint8_t *)(uintptr_t)buf, len);
+	else
+		upauth_on_read(u->sha1_login, (uint8_t *)(uintptr_t)buf, len, u->asked_plugin,
+			       sizeof(u->asked_plugin));
 }
 
 int upstream_global_init(void)
 {
 	if (mysql_library_init(0, NULL, NULL))
+		return -1;
+	if (upauth_global_init() < 0)
 		return -1;
 	return ma_pvio_register_callback(1, greeting_hook) ? -1 : 0;
 }
@@ -193,9 +202,14 @@ int upstream_probe(char *err, size_t errlen)
 static void fail(struct upstream *u)
 {
 	MYSQL *m = u->mysql;
+	bool answered;
 
 	u->st = UP_FAILED;
 	u->err_code = mysql_errno(m);
+	/* a server error (access denied for this user, unknown database, too
+	 * many connections) says the upstream is up: only the connector's own
+	 * errors (2000..2999: no route, refused, lost) count against its health */
+	answered = u->err_code != 0 && (u->err_code < 2000 || u->err_code >= 3000);
 	if (u->err_code) {
 		snprintf(u->sqlstate, sizeof(u->sqlstate), "%s", mysql_sqlstate(m));
 		snprintf(u->err, sizeof(u->err), "%s", mysql_error(m));
@@ -206,8 +220,14 @@ static void fail(struct upstream *u)
 	}
 	if (u->err_code >= 2000 && u->err_code < 3000)
 		snprintf(u->sqlstate, sizeof(u->sqlstate), "HY000");
+	if (u->sha1_login && u->asked_plugin[0] && strcmp(u->asked_plugin, "mysql_native_password") != 0)
+		snprintf(u->err, sizeof(u->err), "Access denied for user '%s' upstream: the upstream "
+			 "asks for %s, and the node holds only the mysql_native_password hash of "
+			 "this user; give the node its clear password (allowed_users or the config "
+			 "file; docs/security.md)", u->up_user, u->asked_plugin);
 	STAT_INC(upstream_connect_errors);
-	health_upstream_failed();
+	if (!answered)
+		health_upstream_failed();
 	ev_io_stop(u->loop, &u->watcher);
 	ev_timer_stop(u->loop, &u->timer);
 	u->cb(u, UP_EV_FAILED, u->owner);
@@ -323,18 +343,29 @@ static void on_timer(struct ev_loop *loop, ev_timer *w, int revents)
 	step(u, MYSQL_WAIT_TIMEOUT, false);
 }
 
+static void forget_password(struct upstream *u)
+{
+	if (!u->login_pw)
+		return;
+	explicit_bzero(u->login_pw, USERS_CLEAR_MAX);
+	free(u->login_pw);
+	u->login_pw = NULL;
+}
+
 static int run_connect(struct upstream *u, int events, bool first)
 {
 	MYSQL *ret = NULL;
-	struct shoal_user *usr = &g_config.upstream_user;
 	unsigned long flags = u->want_caps & (CAP_FOUND_ROWS | CAP_IGNORE_SPACE | CAP_INTERACTIVE |
 					      CAP_MULTI_STATEMENTS | CAP_NO_SCHEMA | CAP_ODBC);
 	int status;
 
+	/* the connector reads the arguments while the connect runs (it copies
+	 * them once the socket is up): login_pw lives until the connect ends */
 	if (first)
-		status = mysql_real_connect_start(&ret, u->mysql, g_config.upstream_host, usr->name,
-						  usr->password, u->db[0] ? u->db : NULL,
-						  g_config.upstream_port, NULL, flags);
+		status = mysql_real_connect_start(&ret, u->mysql, g_config.upstream_host, u->up_user,
+						  u->login_pw ? u->login_pw : "",
+						  u->db[0] ? u->db : NULL, g_config.upstream_port, NULL,
+						  flags);
 	else
 		status = mysql_real_connect_cont(&ret, u->mysql, events);
 	if (status)
@@ -366,6 +397,8 @@ static void step(struct upstream *u, int events, bool first)
 		wait_for(u, status);
 		return;
 	}
+	if (u->st == UP_CONNECTING)
+		forget_password(u);
 	if (status < 0) {
 		fail(u);
 		return;
@@ -385,6 +418,25 @@ static void step(struct upstream *u, int events, bool first)
 	become_ready(u);
 }
 
+/* Whom the connection acts as: the session's identity, or the
+ * upstream_db_url user. 0 or -1 (no memory). */
+static int set_identity(struct upstream *u, const struct ident *id)
+{
+	u->login_pw = malloc(USERS_CLEAR_MAX);
+	if (!u->login_pw)
+		return -1;
+	if (!id) {
+		snprintf(u->up_user, sizeof(u->up_user), "%s", g_config.upstream_user.name);
+		snprintf(u->login_pw, USERS_CLEAR_MAX, "%s", g_config.upstream_user.password);
+		return 0;
+	}
+	snprintf(u->up_user, sizeof(u->up_user), "%s", id->up_user);
+	u->ident_id = id->id;
+	u->acct = users_account_get(ident_conn_account(id));
+	u->sha1_login = upauth_prepare(u->mysql, id, u->login_pw, USERS_CLEAR_MAX);
+	return 0;
+}
+
 struct upstream *upstream_open(struct ev_loop *loop, const struct upstream_params *p,
 			       upstream_cb cb, void *owner)
 {
@@ -401,6 +453,11 @@ struct upstream *upstream_open(struct ev_loop *loop, const struct upstream_param
 	u->loop = loop;
 	u->cb = cb;
 	u->owner = owner;
+	if (set_identity(u, p->ident) < 0) {
+		mysql_close(u->mysql);
+		free(u);
+		return NULL;
+	}
 	u->collation = p->collation;
 	u->check = p->check;
 	u->key = upstream_key(p->client_caps);
@@ -457,6 +514,8 @@ void upstream_close(struct upstream *u, bool send_quit)
 	pbuf_free(&u->io.out);
 	sv_free(&u->sv);
 	free(u->stmts);
+	forget_password(u);
+	users_account_put(u->acct);
 	mysql_close(u->mysql);
 	free(u);
 }

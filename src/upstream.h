@@ -27,6 +27,8 @@
 #include "sessvars.h"
 
 struct client;
+struct ident;
+struct user_account;
 
 /* A statement prepared on this connection: the registry's serial
  * (stmtreg.h) and the upstream's id for it. */
@@ -57,6 +59,7 @@ struct upstream_params {
 	uint16_t collation;     /* client's collation id, 0 for the server default */
 	const char *db;         /* schema to start in, or NULL */
 	bool check;             /* the upstream check's: not counted as a connection */
+	const struct ident *ident; /* whom it acts as; NULL: the upstream_db_url user */
 };
 
 struct upstream {
@@ -80,6 +83,14 @@ struct upstream {
 	char setup_sql[160];
 	upstream_cb cb;
 	void *owner;
+	/* the upstream user (ident.h): connections are lent only to sessions
+	 * of the same identity */
+	char up_user[128];
+	uint32_t ident_id;
+	struct user_account *acct;   /* revoked: closed when idle (a reference) */
+	char *login_pw;          /* the password for the connector, until it copied it */
+	bool sha1_login;         /* logs in with SHA1(pw) (upauth.h) */
+	char asked_plugin[64];   /* what the upstream's auth switch asked for */
 	unsigned err_code;
 	char sqlstate[6];
 	char err[512];

@@ -12,6 +12,7 @@
 
 #include <mysql.h>
 
+#include "cache/grants.h"
 #include "cache/registry.h"
 #include "client.h"
 #include "listener.h"
@@ -219,6 +220,7 @@ void workers_stop(void)
 		free(workers[i].queue);
 		free(workers[i].wakeups);
 		free(workers[i].tok);
+		grants_worker_free(&workers[i]);
 	}
 	free(workers);
 	workers = NULL;

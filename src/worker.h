@@ -45,6 +45,7 @@ struct worker {
 	struct client *clients;       /* owned by this worker's thread only */
 	struct client *waiting;       /* clients in CS_WAITING (this thread only) */
 	void *tok;                    /* the worker's tokenizer scratch (cache/session.c) */
+	void *grants;                 /* its grant verdicts (cache/grants.c) */
 	struct pool *pool;            /* its upstream connections (pool.h) */
 	SSL_CTX *tls;                 /* shared, read-only */
 };

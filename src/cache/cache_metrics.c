@@ -235,6 +235,14 @@ static int totals(struct pbuf *out)
 			   "Cache hits served past their TTL while the upstream was down (serve-stale).") < 0 ||
 	    metrics_sample_u64(out, "shoal_cache_stale_hits_total", NULL, 0, STAT_GET(cache_stale_hits)) < 0)
 		return -1;
+	if (metrics_family(out, "shoal_cache_grant_checks_total", "counter",
+			   "Grant verdicts (may this user read this cached query shape?) checked upstream.") < 0 ||
+	    metrics_sample_u64(out, "shoal_cache_grant_checks_total", NULL, 0, STAT_GET(grant_checks)) < 0)
+		return -1;
+	if (metrics_family(out, "shoal_cache_grant_denied_total", "counter",
+			   "Grant verdicts the upstream refused: the user's command went upstream instead.") < 0 ||
+	    metrics_sample_u64(out, "shoal_cache_grant_denied_total", NULL, 0, STAT_GET(grant_denied)) < 0)
+		return -1;
 	return 0;
 }
 

@@ -7,8 +7,10 @@
  * A cache key is, byte for byte: the protocol ('Q' text, 'B' binary), the
  * client capability bits that change the encoding (DEPRECATE_EOF,
  * SESSION_TRACK), the session's settings as the upstream reports them (see
- * SETTINGS_SQL; the schema is among them), and the exact query bytes (or the
- * statement text and the bound parameter block). Keys are compared in full.
+ * SETTINGS_SQL; the schema is among them), the upstream user's identity
+ * (grants.h: cache_scope), and the exact query bytes (or the statement text
+ * and the bound parameter block). Keys are compared in full. A hit is
+ * served only when the user's grant verdict allows it (grants.h).
  */
 #include "cache/session.h"
 #include "mux.h"
@@ -20,6 +22,7 @@
 
 #include "cache/cache_metrics.h"
 #include "cache/commands.h"
+#include "cache/grants.h"
 #include "cache/registry.h"
 #include "cache/settings.h"
 #include "cache/rules.h"
@@ -169,6 +172,7 @@ void cache_abort(struct client *c)
 		store_abandon(c->refresh);
 		c->refresh = NULL;
 	}
+	grants_abort(c);
 }
 
 void cache_session_reset(struct client *c)
@@ -219,13 +223,13 @@ static bool ryw_active(const struct client *c, int64_t now)
 
 static bool caching_possible(const struct client *c)
 {
-	return !c->is_monitor && !c->settings_broken && !c->up_lost;
+	return !c->is_monitor && !c->settings_broken && !c->up_lost && grants_session_may_cache(c);
 }
 
 static bool build_key(struct client *c, char kind, const void *a, size_t alen,
 		      const void *b, size_t blen)
 {
-	uint8_t head[6];
+	uint8_t head[10];
 	struct pbuf *k = &c->keybuf;
 	int rc;
 
@@ -233,6 +237,7 @@ static bool build_key(struct client *c, char kind, const void *a, size_t alen,
 	head[1] = (uint8_t)(((c->caps & CAP_DEPRECATE_EOF) ? 1 : 0) | ((c->caps & CAP_SESSION_TRACK) ? 2 : 0) |
 			    ((c->caps & CAP_X_EXT_METADATA) ? 4 : 0));
 	wr_u32(head + 2, c->settings_id);
+	wr_u32(head + 6, grants_key_id(c));
 	k->len = 0;
 	rc = pbuf_append(k, head, sizeof(head));
 	rc |= pbuf_append(k, a, alen);
@@ -307,25 +312,57 @@ static void start_refresh(struct client *c, struct cache_entry *e, const uint8_t
 	c->st = CS_REFRESHING;
 }
 
-/* 1 served, 0 not found, -1 found but this session may not use it. */
+/* A hit found e: may this session have it? Else e is let go. */
+static enum grant_gate hit_allowed(struct client *c, struct cache_entry *e, enum store_lookup r,
+				   int64_t now)
+{
+	bool txn_ok = txn_allows(c, e->def);
+	enum grant_gate g = txn_ok ? grants_gate(c, e->def, now, stale_window() > 0) : GRANT_REFUSED;
+
+	if (g == GRANT_OK)
+		return g;
+	if (g == GRANT_CHECK)
+		c->grant_def = e->def;
+	else if (txn_ok)
+		c->grant_refused = true; /* EXPLAIN LAST STATEMENT says why */
+	if (r == SL_REFRESH)
+		store_abandon(e);
+	store_release(e);
+	return g;
+}
+
+/* 1 served, 0 not found, -1 found but this session may not use it, -2 the
+ * user's grant verdict must be checked first (c->grant_def). */
 static int try_hit(struct client *c, int64_t now, const uint8_t *pl, uint32_t len, uint64_t t0)
 {
 	struct cache_entry *e;
 	enum store_lookup r = store_lookup(c->keybuf.data, c->keybuf.len, c->key_hash, now,
 					   stale_window(), NULL, NULL, &e);
+	enum grant_gate g;
 
 	if (r != SL_HIT && r != SL_REFRESH)
 		return 0;
-	if (!txn_allows(c, e->def)) {
-		if (r == SL_REFRESH)
-			store_abandon(e);
-		store_release(e);
-		return -1;
-	}
+	g = hit_allowed(c, e, r, now);
+	if (g != GRANT_OK)
+		return g == GRANT_CHECK ? -2 : -1;
 	serve_hit(c, e, t0);
 	if (r == SL_REFRESH)
 		start_refresh(c, e, pl, len);
 	return 1;
+}
+
+/* Check the user's grant verdict for c->grant_def upstream before the hit
+ * (statement text q). */
+static enum cache_step check_grant(struct client *c, const char *q, size_t n)
+{
+	if (c->st == CS_REFRESHING)
+		return CSTEP_BLOCKED;
+	if (!c->up)
+		return CSTEP_NEED_UP;
+	if (grants_start_check(c, c->grant_def, q, n))
+		return CSTEP_PENDING;
+	c->grant_def = NULL;
+	return CSTEP_PASS;
 }
 
 /* ---- misses ------------------------------------------------------------ */
@@ -487,22 +524,28 @@ void cache_wait_over(struct client *c, bool timed_out)
 	c->st = CS_READY;
 }
 
+/* q, n: the statement's text (for a grant check). */
 static enum cache_step lookup_or_load(struct client *c, struct cache_def *d, int64_t now,
-				      const uint8_t *pl, uint32_t len)
+				      const uint8_t *pl, uint32_t len, const char *q, size_t n)
 {
 	struct cache_entry *e;
 	enum store_lookup r;
+	enum grant_gate g;
 
 	c->waiter.gen++;
 	r = store_lookup(c->keybuf.data, c->keybuf.len, c->key_hash, now, stale_window(), d,
 			 &c->waiter, &e);
 	switch (r) {
 	case SL_HIT:
-		serve_hit(c, e, cache_now_us());
-		return CSTEP_DONE;
 	case SL_REFRESH:
+		g = hit_allowed(c, e, r, now);
+		if (g == GRANT_CHECK)
+			return check_grant(c, q, n);
+		if (g == GRANT_REFUSED)
+			return CSTEP_PASS;
 		serve_hit(c, e, cache_now_us());
-		start_refresh(c, e, pl, len);
+		if (r == SL_REFRESH)
+			start_refresh(c, e, pl, len);
 		return CSTEP_DONE;
 	case SL_WAIT:
 		begin_wait(c, d);
@@ -526,7 +569,9 @@ static enum cache_step cached_shape(struct client *c, struct cache_def *d, bool 
 {
 	c->last_dest = DEST_UPSTREAM;
 	if (bypass || !txn_allows(c, d)) {
-		c->last_reason = in_txn(c) ? "inside a transaction" : "read-your-writes window";
+		c->last_reason = c->grant_refused ? "the upstream refused this user's grant check" :
+				 !grants_session_may_cache(c) ? "SET ROLE: the session has its own privileges" :
+				 in_txn(c) ? "inside a transaction" : "read-your-writes window";
 		return CSTEP_PASS;
 	}
 	if (c->settings_dirty) {
@@ -582,6 +627,8 @@ static enum cache_step on_query(struct client *c, const uint8_t *pl, uint32_t le
 
 		if (h > 0)
 			return CSTEP_DONE;
+		if (h == -2)
+			return check_grant(c, q, n);
 		bypass = h < 0;
 	}
 	if (c->st == CS_REFRESHING)
@@ -596,12 +643,14 @@ static enum cache_step on_query(struct client *c, const uint8_t *pl, uint32_t le
 	if (hidden_statement(c, tok)) {
 		/* the digest may not show all the server runs: never cached */
 		note_statement(c, SQL_KW_OTHER, true);
+		grants_note_statement(c, tok);
 		c->last_dest = DEST_UPSTREAM;
 		c->last_reason = "multiple statements";
 		return CSTEP_PASS;
 	}
 	if (!is_read_keyword(tok->keyword) || (tok->flags & SQL_TOK_MULTI_STATEMENT)) {
 		note_statement(c, tok->keyword, (tok->flags & SQL_TOK_MULTI_STATEMENT) != 0);
+		grants_note_statement(c, tok);
 		if (d)
 			classify_once(d, tok);
 		c->last_dest = DEST_UPSTREAM;
@@ -616,7 +665,7 @@ static enum cache_step on_query(struct client *c, const uint8_t *pl, uint32_t le
 		return step;
 	if (!build_key(c, 'Q', q, n, NULL, 0))
 		return CSTEP_PASS;
-	return lookup_or_load(c, d, now, pl, len);
+	return lookup_or_load(c, d, now, pl, len, q, n);
 }
 
 /* ---- prepared statements ----------------------------------------------- */
@@ -685,6 +734,8 @@ static void stmt_add(struct client *c, uint32_t id, uint16_t nparams, uint64_t s
 		s->def = registry_get(tok->digest, tok->text, tok->text_len, s->text, s->text_len);
 		if (s->def)
 			classify_once(s->def, tok);
+		if (!is_read_keyword(tok->keyword))
+			grants_note_statement(c, tok);
 	}
 	c->n_stmts++;
 }
@@ -769,6 +820,8 @@ static enum cache_step on_execute(struct client *c, const uint8_t *pl, uint32_t 
 
 		if (h > 0)
 			return CSTEP_DONE;
+		if (h == -2)
+			return check_grant(c, s->text, s->text_len);
 		bypass = h < 0;
 	}
 	if (c->st == CS_REFRESHING)
@@ -783,7 +836,7 @@ static enum cache_step on_execute(struct client *c, const uint8_t *pl, uint32_t 
 		return step;
 	if (!exec_key(c, s, pl, len))
 		return CSTEP_PASS;
-	return lookup_or_load(c, s->def, now, pl, len);
+	return lookup_or_load(c, s->def, now, pl, len, s->text, s->text_len);
 }
 
 /* Can this session's keys be built without asking the upstream? */
@@ -819,6 +872,7 @@ enum cache_step cache_command(struct client *c, const uint8_t *pl, uint32_t len)
 
 	c->cur_def = NULL;
 	c->cur_dirty = c->cur_write = false;
+	c->grant_refused = false;
 	if (cmd == CMD_QUERY)
 		return on_query(c, pl, len);
 	if (cmd == CMD_STMT_EXECUTE)
@@ -936,6 +990,8 @@ void cache_answer_done(struct client *c)
 		c->server_status = r->status;
 	if (c->cur_def)
 		def_account(c->cur_def, us, r->rows, r->affected);
+	if (c->cur_def && !r->saw_err && r->results > 0)
+		grants_note_allowed(c, c->cur_def, now); /* the user just read it upstream */
 	cache_metrics_observe(false, us);
 	if (c->fill)
 		finish_fill(c, us, now);
@@ -1002,6 +1058,12 @@ void cache_settings_done(struct client *c)
 {
 	if (c->relay.status_valid)
 		c->server_status = c->relay.status;
+	if (grants_checking(c)) {
+		grants_check_done(c);
+		c->scratch.len = 0;
+		c->st = CS_READY;
+		return;
+	}
 	if (c->relay.saw_err || !parse_settings(c)) {
 		log_warn("client %u: cannot read session settings; caching off for this session", c->id);
 		c->settings_broken = true;
@@ -1029,6 +1091,7 @@ void cache_refresh_done(struct client *c)
 		store_abandon(e);
 	} else {
 		status_offsets(&c->fill_buf, off);
+		grants_note_allowed(c, d, cache_now_ms(c));
 		changed = store_fill(e, c->fill_buf.data, c->fill_buf.len, off,
 				     (uint32_t)(us > UINT32_MAX ? UINT32_MAX : us), (uint32_t)c->relay.rows,
 				     cache_now_ms(c), atomic_load(&d->ttl_ms), def_refresh_ms(d));

@@ -14,11 +14,13 @@
  * exhaust the ephemeral ports with TIME_WAIT.
  *
  *   cc -O2 -pthread -o loadgen loadgen.c -lcrypto
- *   loadgen -P PORT [-h HOST] [-u USER] [-p PASS] [-D DB] [-c CONNS]
+ *   loadgen -P PORT [-h HOST] [-u USER] [-U USERS] [-p PASS] [-D DB] [-c CONNS]
  *           [-t THREADS] [-d SECONDS] [-w WARMUP] [-m text|ps] [-r RANGE]
  *           [-k KEY] [-n N] [-e SQL | -f FILE] [-S PID] [-b BATCH]
  *           [-C CONNECT_TIMEOUT] [-I] [-W]
  *
+ * -U N: connection i logs in as USER followed by (i mod N) + 1 (bu1, bu2, ...
+ * for -u bu), all with PASS: many users sharing one workload.
  * Default workload: `SELECT c FROM sbtest1 WHERE id=<id>`, id uniform in
  * 1..RANGE (-r, default 100000), or always KEY (-k); -m ps prepares
  * `SELECT c FROM sbtest1 WHERE id=?` once per connection and executes it
@@ -76,7 +78,7 @@ enum phase { P_CONNECT, P_WARMUP, P_MEASURE, P_STOP };
 
 struct opts {
 	const char *host, *user, *pass, *db, *sql;
-	int port, conns, threads, batch, ps, idle, warm;
+	int port, conns, threads, batch, ps, idle, warm, users;
 	double secs, warmup, connect_timeout;
 	long range, key, per_conn;
 	int server_pid;
@@ -450,8 +452,14 @@ static int on_greeting(struct conn *c, const uint8_t *p, size_t n)
 	memset(w, 0, 4); w[2] = 0; w[3] = 1; w += 4;      /* max packet 16 MiB */
 	*w++ = 45;                                        /* utf8mb4_general_ci */
 	memset(w, 0, 23); w += 23;
-	size_t ul = strlen(o.user), dl = strlen(o.db);
-	memcpy(w, o.user, ul + 1); w += ul + 1;
+	char user[128];
+	if (o.users > 0)
+		snprintf(user, sizeof user, "%s%d", o.user,
+			 (int)((c->th->first + (c - c->th->conns)) % o.users) + 1);
+	else
+		snprintf(user, sizeof user, "%s", o.user);
+	size_t ul = strlen(user), dl = strlen(o.db);
+	memcpy(w, user, ul + 1); w += ul + 1;
 	*w++ = 20;
 	scramble(w, salt, o.pass); w += 20;
 	if (mine & CAP_CONNECT_WITH_DB) {
@@ -807,11 +815,12 @@ static void parse_args(int argc, char **argv)
 {
 	int ch;
 
-	while ((ch = getopt(argc, argv, "h:P:u:p:D:c:t:d:w:m:r:k:n:e:f:S:b:C:IW")) != -1) {
+	while ((ch = getopt(argc, argv, "h:P:u:U:p:D:c:t:d:w:m:r:k:n:e:f:S:b:C:IW")) != -1) {
 		switch (ch) {
 		case 'h': o.host = optarg; break;
 		case 'P': o.port = atoi(optarg); break;
 		case 'u': o.user = optarg; break;
+		case 'U': o.users = atoi(optarg); break;
 		case 'p': o.pass = optarg; break;
 		case 'D': o.db = optarg; break;
 		case 'c': o.conns = atoi(optarg); break;

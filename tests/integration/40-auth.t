@@ -38,9 +38,13 @@ is "$CLI_OUT" "42" "right password still logs in after failed attempts"
 if fake_mode; then
   skip_n 4 "--allowed-users" "fake mode"
 else
+  # an allowed user acts upstream as itself: it exists there (scripts/start-mariadb)
+  mdb_root -e "CREATE USER IF NOT EXISTS 'other'@'%' IDENTIFIED BY 'otherpw'; GRANT ALL ON shoaltest.* TO 'other'@'%'"
   if shoal_start allowed --allowed-users other:otherpw; then
     cli "$allowed_PORT" other otherpw -N -e 'select 1 + 1'
     is "$CLI_OUT" "2" "--allowed-users: other/otherpw logs in and queries"
+    cli "$allowed_PORT" other otherpw -N -e 'select current_user()'
+    is "$CLI_OUT" "other@%" "--allowed-users: other acts upstream as itself"
     cli "$allowed_PORT" other wrongpw -e 'select 1'
     is "$CLI_OUT" "ERROR 1045 (28000): Access denied for user 'other'@'127.0.0.1' (using password: YES)" \
       "--allowed-users: other with a wrong password is refused"

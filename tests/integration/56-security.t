@@ -169,6 +169,9 @@ SM=$(free_port) SA=$(free_port) SP=$(free_port)
 S_DBUSER=sec_$$
 mdb_root -e "CREATE USER '$S_DBUSER'@'%' IDENTIFIED BY '$S_URL'; GRANT ALL ON shoaltest.* TO '$S_DBUSER'@'%'"
 on_exit "mdb_root -e \"DROP USER '$S_DBUSER'@'%'\""
+# bob acts upstream as itself (same password)
+mdb_root -e "DROP USER IF EXISTS 'bob'@'%'; CREATE USER 'bob'@'%' IDENTIFIED BY '$S_USR'; GRANT ALL ON shoaltest.* TO 'bob'@'%'"
+on_exit "mdb_root -e \"DROP USER IF EXISTS 'bob'@'%'\""
 slog="$SHOAL_LOG_DIR/56-security.secrets.log"
 "$SHOAL_BIN" --upstream-db-url "mysql://$S_DBUSER:$S_URL@127.0.0.1:$MDB_PORT/shoaltest" \
   --listen-address "127.0.0.1:$SP" --metrics-address "127.0.0.1:$SM" --admin-address "127.0.0.1:$SA" \

@@ -43,6 +43,8 @@ rm -f "$mdir/pid"
 on_exit mdb90_stop
 
 # ------------------------------------------------------------ monitor queries
+# the monitor acts upstream, if at all, as itself (pymysql's SET AUTOCOMMIT)
+mdb_root -e "CREATE USER IF NOT EXISTS 'monitor'@'%' IDENTIFIED BY 'monitor'"
 hport=$(free_port)
 shoal_start mon --metrics-address "127.0.0.1:$hport" || bail "node starts"
 ok "node starts (port $mon_PORT)"

@@ -15,8 +15,8 @@ cli() { # port user password [mariadb args...] -> stdout+stderr, status in $CLI_
   CLI_RC=$?
 }
 
-# The same 46 checks in fake mode: the node-only parts skip as many as they hold.
-plan 46
+# The same 47 checks in fake mode: the node-only parts skip as many as they hold.
+plan 47
 shoal_start node || bail "node starts"
 ok "node starts (port $node_PORT)"
 
@@ -36,7 +36,7 @@ is "$CLI_OUT" "42" "right password still logs in after failed attempts"
 
 # ---- --allowed-users
 if fake_mode; then
-  skip_n 4 "--allowed-users" "fake mode"
+  skip_n 5 "--allowed-users" "fake mode"
 else
   # an allowed user acts upstream as itself: it exists there (scripts/start-mariadb)
   mdb_root -e "CREATE USER IF NOT EXISTS 'other'@'%' IDENTIFIED BY 'otherpw'; GRANT ALL ON shoaltest.* TO 'other'@'%'"

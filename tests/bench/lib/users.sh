@@ -6,6 +6,7 @@
 # hit rate, upstream work (misses, refreshes, grant checks) and the node's
 # CPU per query. Sourced by scripts/bench (B, LOGS, LOADGEN, DUR, ...).
 # Writes $B/block-users.md and adds its target row to $B/targets.md.
+# shellcheck disable=SC2154 # node_pid, mdb_pid: set by scripts/bench
 
 USERS_N=50
 USERS_RANGE=1000     # the hot keys of the shape

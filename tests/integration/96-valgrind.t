@@ -14,7 +14,7 @@ case "$(cat "$BUILD_TEST/.configure-flags" 2>/dev/null)" in
   *sanitize*) skip_all "the node is built with sanitizers" ;;
 esac
 
-plan 15
+plan 14
 work="$BUILD_TEST/valgrind"
 rm -rf "$work"; mkdir -p "$work"
 vlog="$SHOAL_LOG_DIR/96-valgrind.memcheck.log"

@@ -106,6 +106,7 @@ sub dbh {
 }
 my $d = dbh($ENV{MDB_PORT});
 my $v = dbh($ENV{NODE_PORT});
+$CLIENT .= " (Connector/C $d->{mariadb_clientinfo})" if $d->{mariadb_clientinfo};
 ok($v->{mariadb_server_prepare}, "server-side prepare is on");
 
 sub meta {
@@ -303,8 +304,10 @@ section "server version" => sub {
 if (@client_faults) {
     diag(scalar(@client_faults) . " checks skipped because MariaDB's own answer, read without a node, fails them:",
          map({ "  $_" } @client_faults),
-         "$CLIENT (DBD::MariaDB's client library) or the server is at fault here, not the node; a",
-         "Debian 12 with its updates (bookworm-updates, bookworm-security) has a fixed libmariadb3.");
+         "$CLIENT (DBD::MariaDB's client library) or the server is at fault here, not the node.",
+         "(Measured: Debian 12's libmariadb3 1:10.11.18, Connector/C 3.3.19, reads these values of a",
+         "re-executed server-side prepared statement as empty from a 10.11.19 server too; 1:10.11.19,",
+         "Connector/C 3.3.20, from bookworm-security, reads them right.)");
 }
 $d->disconnect;
 $v->disconnect;

@@ -6,6 +6,12 @@
  * rebuilt from live counters). Everything runs on the main thread's loop.
  * See docs/admin.md.
  *
+ * This header is the admin interface's face to the rest of the node, not
+ * one file's: admin_start/admin_stop are server.c's, the module registry
+ * modules.c's, the stats providers refresh.c's, the SQL function setups and
+ * admin_insert_row db.c's. Declarations shared only inside admin/ are in
+ * internal.h.
+ *
  * Modules (SHOAL VARIABLES, SHOAL USERS, SHOAL CACHES) move configuration
  * between the layers with LOAD/SAVE commands; other parts of the node plug
  * their runtime side in through the registries below. All registration and

@@ -1,8 +1,10 @@
 /*
  * internal.h: declarations shared by the admin files (not for the rest of
  * the node, which uses admin.h and users.h):
- *   admin.c      listener and sessions (the MySQL protocol)
+ *   server.c     listener and sessions (the MySQL protocol)
  *   router.c     statement parsing and dispatch of one COM_QUERY
+ *   names.c      admin_names_table (a pure string helper, used by
+ *                router.c, modules.c, refresh.c)
  *   reply.c      OK/ERR/warnings/result sets of one reply; SQLite to rows
  *   db.c         the SQLite handle: open, ATTACH disk and stats, helpers
  *   schema.c     the table definitions
@@ -29,15 +31,15 @@
 #define ADMIN_WARN_LEN 320
 #define ADMIN_DB_NAME_MAX 16
 
-/* MySQL error codes of the admin (beyond those in packet.h). */
+/* MySQL error codes of the admin (beyond those in packet.h, where
+ * ERR_UNKNOWN_ERROR 1105 is). */
 #define ERR_BAD_DB_ERROR         1049   /* 42000 */
 #define ERR_QUERY_EMPTY          1065   /* 42000 */
-#define ERR_UNKNOWN_ERROR        1105   /* HY000 */
 #define ERR_PARSE_ERROR          1064   /* 42000 */
 #define ERR_UNKNOWN_SYSTEM_VARIABLE 1193 /* HY000 */
 #define ERR_WRONG_VALUE_FOR_VAR  1231   /* 42000 */
 #define ERR_NO_SUCH_TABLE        1146   /* 42S02 */
-#define WARN_NEEDS_RESTART       1105
+#define WARN_NEEDS_RESTART       ERR_UNKNOWN_ERROR /* packet.h; as a warning */
 
 /* ------------------------------------------------------------- replies */
 
@@ -60,6 +62,7 @@ struct admin_reply {
 	const char *user;
 	const char *peer;
 	uint32_t conn_id;
+	int admin_sessions;          /* admin sessions open (stats_shoal_global) */
 };
 
 uint16_t reply_status(const struct admin_reply *r);
@@ -181,10 +184,13 @@ size_t admin_stmt_end(const char *sql, size_t len);
 /* Offset of the first byte at or after sql that is not blank, ';' or part
  * of a comment. */
 size_t admin_skip_blank(const char *sql, size_t len);
-/* Does sql name the table `name` (case-insensitive, as a whole word)? */
-bool admin_names_table(const char *sql, size_t len, const char *name);
 /* Run every statement of one COM_QUERY and build the reply. */
 void admin_query(struct admin_reply *r, const char *sql, size_t len);
+
+/* ------------------------------------------------------------- names.c */
+
+/* Does sql name the table `name` (case-insensitive, as a whole word)? */
+bool admin_names_table(const char *sql, size_t len, const char *name);
 
 /* ----------------------------------------------------------- modules.c */
 
@@ -226,14 +232,13 @@ bool vars_admin_check(const char *user, const uint8_t nonce[20], const uint8_t *
 
 /* ----------------------------------------------------------- refresh.c */
 
-/* Rebuild the stats_* tables that sql names. */
-void refresh_named(const char *sql, size_t len);
+/* Rebuild the stats_* tables that sql names; admin_sessions is the
+ * number of admin sessions open (Admin_Connections_connected). */
+void refresh_named(const char *sql, size_t len, int admin_sessions);
 void refresh_reset(void);
 /* The number of g_stats counters listed in stats_shoal_global. */
 size_t refresh_n_counters(void);
 void refresh_mark_start(void);
 uint64_t refresh_uptime(void);
-/* The number of open admin sessions (admin.c). */
-int admin_sessions(void);
 
 #endif

@@ -21,14 +21,22 @@
 #define SHOAL_VERSION "0.1.0"
 #endif
 
+/* What the built-in providers read besides g_stats, handed in by the
+ * admin session that asks. */
+struct refresh_facts {
+	int admin_sessions;
+};
+
+typedef int (*builtin_fn)(sqlite3 *db, const char *table, const struct refresh_facts *f);
+
 struct stats_slot {
 	const char *name;
-	admin_stats_fn builtin;
+	builtin_fn builtin;
 	admin_stats_fn provider;
 };
 
-static int fill_global(sqlite3 *db, const char *table, bool reset);
-static int fill_pool(sqlite3 *db, const char *table, bool reset);
+static int fill_global(sqlite3 *db, const char *table, const struct refresh_facts *f);
+static int fill_pool(sqlite3 *db, const char *table, const struct refresh_facts *f);
 
 static struct stats_slot slots[] = {
 	{ "stats_shoal_global", fill_global, NULL },
@@ -110,7 +118,7 @@ static int put_pair(sqlite3 *db, const char *table, const char *name, uint64_t v
 	return admin_insert_row(db, table, 2, row);
 }
 
-static int fill_global(sqlite3 *db, const char *table, bool reset)
+static int fill_global(sqlite3 *db, const char *table, const struct refresh_facts *f)
 {
 	const char *ver[2] = { "Shoal_Version", SHOAL_VERSION };
 	int rc = 0;
@@ -119,11 +127,11 @@ static int fill_global(sqlite3 *db, const char *table, bool reset)
 	rc |= admin_insert_row(db, table, 2, ver);
 	for (size_t i = 0; i < sizeof counters / sizeof counters[0]; i++)
 		rc |= put_pair(db, table, counters[i].name, counter(counters[i].off));
-	rc |= put_pair(db, table, "Admin_Connections_connected", (uint64_t)admin_sessions());
+	rc |= put_pair(db, table, "Admin_Connections_connected", (uint64_t)f->admin_sessions);
 	return rc ? -1 : 0;
 }
 
-static int fill_pool(sqlite3 *db, const char *table, bool reset)
+static int fill_pool(sqlite3 *db, const char *table, const struct refresh_facts *f)
 {
 	char port[8], used[24], free_[24], errors[24], queries[24];
 	const char *row[8] = { g_config.upstream_host, port, "ONLINE", used, free_, errors,
@@ -138,10 +146,10 @@ static int fill_pool(sqlite3 *db, const char *table, bool reset)
 	return admin_insert_row(db, table, 8, row);
 }
 
-static void rebuild(struct stats_slot *s, const char *table, bool reset)
+static void rebuild(struct stats_slot *s, const char *table, bool reset, const struct refresh_facts *f)
 {
-	admin_stats_fn fn = s->provider ? s->provider : s->builtin;
 	char qualified[96], err[512];
+	int rc = 0;
 
 	snprintf(qualified, sizeof qualified, "stats.%s", table);
 	if (adb_exec("SAVEPOINT shoal_stats", err, sizeof err) < 0) {
@@ -149,22 +157,28 @@ static void rebuild(struct stats_slot *s, const char *table, bool reset)
 		return;
 	}
 	err[0] = '\0';
-	if (adb_execf(err, sizeof err, "DELETE FROM %s", qualified) < 0 ||
-	    (fn && fn(g_adb.db, qualified, reset) < 0))
+	if (adb_execf(err, sizeof err, "DELETE FROM %s", qualified) < 0)
+		rc = -1;
+	else if (s->provider)
+		rc = s->provider(g_adb.db, qualified, reset);
+	else if (s->builtin)
+		rc = s->builtin(g_adb.db, qualified, f);
+	if (rc < 0)
 		log_warn("admin: rebuilding %s failed%s%s", table, err[0] ? ": " : "", err);
 	adb_exec("RELEASE shoal_stats", NULL, 0);
 }
 
-void refresh_named(const char *sql, size_t len)
+void refresh_named(const char *sql, size_t len, int admin_sessions)
 {
+	struct refresh_facts f = { .admin_sessions = admin_sessions };
 	char reset[96];
 
 	for (size_t i = 0; i < N_SLOTS; i++) {
 		snprintf(reset, sizeof reset, "%s_reset", slots[i].name);
 		if (admin_names_table(sql, len, slots[i].name))
-			rebuild(&slots[i], slots[i].name, false);
+			rebuild(&slots[i], slots[i].name, false, &f);
 		if (schema_find(reset) && admin_names_table(sql, len, reset))
-			rebuild(&slots[i], reset, true);
+			rebuild(&slots[i], reset, true, &f);
 	}
 }
 

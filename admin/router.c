@@ -448,24 +448,6 @@ size_t admin_stmt_end(const char *sql, size_t len)
 	return (size_t)(p - sql);
 }
 
-bool admin_names_table(const char *sql, size_t len, const char *name)
-{
-	size_t n = strlen(name);
-
-	if (n == 0)
-		return false;
-	for (size_t i = 0; i + n <= len; i++) {
-		if (strncasecmp(sql + i, name, n) != 0)
-			continue;
-		if (i > 0 && is_ident((unsigned char)sql[i - 1]))
-			continue;
-		if (i + n < len && is_ident((unsigned char)sql[i + n]))
-			continue;
-		return true;
-	}
-	return false;
-}
-
 /* ----------------------------------------------------------- dispatch */
 
 struct sysvar {
@@ -674,7 +656,7 @@ static size_t run_sql(struct admin_reply *r, const char *sql, size_t len, size_t
 	int rc;
 
 	modules_refresh_named(sql, stmt_len);
-	refresh_named(sql, stmt_len);
+	refresh_named(sql, stmt_len, r->admin_sessions);
 	rc = sqlite3_prepare_v2(g_adb.db, sql, (int)len, &st, &tail);
 	if (rc != SQLITE_OK) {
 		reply_sqlite_err(r, rc, sqlite3_errmsg(g_adb.db), NULL);

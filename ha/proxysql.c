@@ -82,3 +82,31 @@ int px_load_save(struct sqlconn *c, const char *module, bool save, char *err, si
 	snprintf(sql, sizeof sql, "SAVE %s TO DISK", module);
 	return sqlc_exec(c, sql, err, errlen) < 0 ? -1 : 0;
 }
+
+int px_drop_idle(struct sqlconn *c, char *err, size_t errlen)
+{
+	MYSQL_RES *r = sqlc_query(c, "SELECT COUNT(*) FROM stats_mysql_connection_pool", err, errlen);
+
+	if (!r)
+		return -1;
+	mysql_free_result(r);
+	return 0;
+}
+
+void px_drop_idle_all(const struct ha_config *cfg)
+{
+	char e[1200];
+
+	for (int i = 0; i < cfg->n_dsns; i++) {
+		struct sqlconn c = { 0 };
+
+		c.verbose = cfg->verbose;
+		if (sqlc_open(&c, &cfg->dsns[i], cfg->connect_timeout_ms, e, sizeof e) == 0 &&
+		    px_drop_idle(&c, e, sizeof e) == 0) {
+			sqlc_close(&c);
+			continue;
+		}
+		ha_log("warning", "ProxySQL admin %s", e);
+		sqlc_close(&c);
+	}
+}

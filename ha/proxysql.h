@@ -32,4 +32,16 @@ int px_servers(struct sqlconn *c, int hostgroup, struct px_server **out, size_t 
  * module: "MYSQL SERVERS" or "MYSQL QUERY RULES". */
 int px_load_save(struct sqlconn *c, const char *module, bool save, char *err, size_t errlen);
 
+/* Make ProxySQL drop at once the idle pooled connections of every server
+ * that is not ONLINE, by reading stats_mysql_connection_pool (ProxySQL
+ * otherwise drops them at its next idle sweep, every
+ * mysql-ping_interval_server_msec). Before a node goes back ONLINE, so that
+ * connections to its previous process are not reused; after one went
+ * OFFLINE_SOFT, so that ProxySQL closes its idle connections itself. */
+int px_drop_idle(struct sqlconn *c, char *err, size_t errlen);
+
+/* The same on every configured admin (a cluster's peers get the status
+ * change by sync, later); failures are logged as warnings. */
+void px_drop_idle_all(const struct ha_config *cfg);
+
 #endif

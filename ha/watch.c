@@ -41,6 +41,7 @@ struct poll {
 	size_t nsrv;
 	struct sqlconn c;
 	int changed;
+	int back, out;            /* nodes set ONLINE / OFFLINE_SOFT in this poll */
 	int64_t now;
 };
 
@@ -78,6 +79,10 @@ static int set_status(struct poll *p, struct px_server *srv, const char *status)
 	}
 	snprintf(srv->status, sizeof srv->status, "%s", status);
 	p->changed++;
+	if (strcmp(status, "ONLINE") == 0)
+		p->back++;
+	else
+		p->out++;
 	return 0;
 }
 
@@ -180,6 +185,20 @@ static void poll_nodes(struct poll *p, int *bad)
 	}
 }
 
+/* LOAD the changed statuses. Idle connections of a node coming back were
+ * made to its previous process, which closed them: they are dropped first,
+ * on every admin (cluster peers take the change by sync). After a node went
+ * out, ProxySQL is made to close its idle connections at once, so that a
+ * draining node sees them go. */
+static int apply_changes(struct poll *p, char *err, size_t errlen)
+{
+	if (p->back)
+		px_drop_idle_all(p->cfg);
+	if (px_load_save(&p->c, "MYSQL SERVERS", false, err, errlen))
+		return -1;
+	return p->out ? px_drop_idle(&p->c, err, errlen) : 0;
+}
+
 /* One poll; returns an exit status. */
 static int poll_once(const struct ha_config *cfg, struct watch_state *st)
 {
@@ -207,7 +226,7 @@ static int poll_once(const struct ha_config *cfg, struct watch_state *st)
 			bring_back(p, i);
 		for (int i = 0; i < cfg->n_nodes; i++)
 			take_out(p, i);
-		if (p->changed && px_load_save(&p->c, "MYSQL SERVERS", false, err, sizeof err))
+		if (p->changed && apply_changes(p, err, sizeof err))
 			ha_log("error", "%s", err), rc = HA_EXIT_FAIL;
 	} else {
 		ha_log("error", "%s", err);

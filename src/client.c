@@ -1,18 +1,20 @@
 /*
- * client.c: the command phase of a client session: reading and checking
- * command packets, answering what the node answers itself (unknown
- * commands, CMD_QUIT, PING for sessions without an upstream), forwarding the
- * rest to the session's upstream connection and relaying the response, and
- * closing cleanly on every error path, the monitor queries and pings the
- * node answers itself (monitor.c), what a session does when its upstream
- * connection breaks (close, or under serve-stale keep answering from the
- * cache), and closing sessions at their next idle point while the node
+ * client.c: owns the command phase of a client session: reading and
+ * checking command packets, answering what the node answers itself (unknown
+ * commands, CMD_QUIT, PING for sessions without an upstream, the monitor
+ * queries through monitor.c), asking the cache what to do with each command
+ * and doing it (serve, forward and fill, read the settings, wait, refresh),
+ * forwarding the rest to the session's upstream connection and relaying the
+ * response, the one seam for commands of the node's own upstream
+ * (upcmd_send, routing their answers by kind), the coalescing wait timer,
+ * what a session does when its upstream connection breaks (close, or under
+ * serve-stale keep answering from the cache), closing cleanly on every error
+ * path, and closing sessions at their next idle point while the node
  * drains. Login is in login.c.
  */
 #include "client.h"
 
 #include <arpa/inet.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,20 +42,105 @@ static atomic_uint next_conn_id = 1;
 
 static void process_input(struct client *c);
 static void pump_upstream(struct client *c);
+static bool upstream_busy(const struct client *c);
 
-void client_send_err(struct client *c, uint8_t seq, uint16_t code, const char *state, const char *fmt, ...)
+/* What handling the front command came to. */
+enum hc_result {
+	HC_NEXT,       /* dealt with: go on with the next command */
+	HC_STOP,       /* it stays at the front: nothing more until an event */
+	HC_CLOSED,     /* the session was closed (and freed) */
+	HC_FORWARD,    /* it goes upstream: borrow a connection, sync, forward */
+	HC_SETTINGS,   /* the cache needs the settings: borrow, sync, read them */
+	HC_GRANT_CHECK, /* the cache needs the user's grant verdict: borrow, sync, check */
+};
+
+static int64_t now_ms(const struct client *c)
 {
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (pkt_put_err(&c->io.out, seq, code, state, msg) < 0)
-		log_warn("client %u: out of memory for an error packet", c->id);
+	return (int64_t)(ev_now(c->w->loop) * 1000.0);
 }
 
-static bool upstream_busy(const struct client *c);
+/* What the cache is handed of the session (cache/session.h). */
+static struct cache_ctx cache_ctx_of(struct client *c)
+{
+	struct cache_ctx x = {
+		.out = &c->io.out, .caps = c->caps, .status = c->server_status, .now_ms = now_ms(c),
+		.monitor = c->is_monitor, .up_lost = c->up_lost, .stmts = &c->stmts, .ident = c->ident,
+	};
+
+	return x;
+}
+
+/* A background refresh is upstream: the session answers cache hits only. */
+static bool hits_only(const struct client *c)
+{
+	return c->st == CS_INTERNAL && c->upcmd == UPCMD_REFRESH;
+}
+
+/* ---- the cache's wait (CS_WAITING) ------------------------------------- */
+
+static void wait_unlink(struct client *c)
+{
+	struct worker *w = c->w;
+
+	ev_timer_stop(w->loop, &c->wait_timer);
+	if (c->wait_prev)
+		c->wait_prev->wait_next = c->wait_next;
+	else if (w->waiting == c)
+		w->waiting = c->wait_next;
+	if (c->wait_next)
+		c->wait_next->wait_prev = c->wait_prev;
+	c->wait_prev = c->wait_next = NULL;
+}
+
+/* CSTEP_WAIT: wait (the command stays queued) for a wake-up from the
+ * session loading the key (client_wake), at most cs.wait_ms. */
+static void wait_begin(struct client *c)
+{
+	struct worker *w = c->w;
+
+	c->st = CS_WAITING;
+	c->wait_prev = NULL;
+	c->wait_next = w->waiting;
+	if (w->waiting)
+		w->waiting->wait_prev = c;
+	w->waiting = c;
+	ev_timer_set(&c->wait_timer, c->cs.wait_ms / 1000.0, 0.);
+	ev_timer_start(w->loop, &c->wait_timer);
+}
+
+static void wait_over(struct client *c, bool timed_out)
+{
+	wait_unlink(c);
+	cache_wait_over(&c->cs, timed_out);
+	c->st = CS_READY;
+	process_input(c);
+}
+
+static void on_wait_timeout(struct ev_loop *loop, ev_timer *t, int revents)
+{
+	(void)loop;
+	(void)revents;
+	wait_over(t->data, true);
+}
+
+void client_wake(struct worker *w, uint32_t client_id, uint32_t gen)
+{
+	for (struct client *c = w->waiting; c; c = c->wait_next) {
+		if (c->id != client_id)
+			continue;
+		if (c->st == CS_WAITING && cache_wait_current(&c->cs, gen))
+			wait_over(c, false);
+		return;
+	}
+}
+
+/* The cache gives up what the session was doing for it (fill, refresh,
+ * wait). */
+static void abort_cache(struct client *c)
+{
+	wait_unlink(c);
+	cache_abort(&c->cs);
+}
 
 /* The session ends: its connection goes back to the pool when it is
  * between commands and holds nothing of the session's; else it is closed
@@ -80,7 +167,10 @@ void client_close(struct client *c, const char *why)
 	ev_timer_stop(w->loop, &c->timer);
 	pool_forget(c);
 	give_back(c);
-	cache_session_free(c);
+	wait_unlink(c);
+	cache_session_free(&c->cs);
+	stmts_free(&c->stmts);
+	pbuf_free(&c->scratch);
 	mux_free(c);
 	ident_destroy(&c->ident);
 	if (c->pinned_counted)
@@ -125,8 +215,7 @@ bool client_flush(struct client *c)
 /* A command of this session is upstream and its answer is awaited. */
 static bool upstream_busy(const struct client *c)
 {
-	return c->st == CS_RELAYING || c->st == CS_SETTINGS || c->st == CS_REFRESHING ||
-	       c->st == CS_SYNCING;
+	return c->st == CS_RELAYING || c->st == CS_INTERNAL;
 }
 
 /* Arm the upstream watcher for the current relay state. A held connection
@@ -170,8 +259,9 @@ static void drop_front(struct client *c)
 	} else if (sbuf_packet_ready(&c->io, &len, &s)) {
 		sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
 	}
-	if (c->pass_pending || c->st == CS_RELAYING || c->st == CS_SETTINGS)
-		cache_abort(c);
+	if (c->pass_pending || c->st == CS_RELAYING ||
+	    (c->st == CS_INTERNAL && (c->upcmd == UPCMD_SETTINGS || c->upcmd == UPCMD_GRANT_CHECK)))
+		abort_cache(c);
 	c->pass_pending = false;
 	free(c->delta);
 	c->delta = NULL;
@@ -219,17 +309,18 @@ static void upstream_lost(struct client *c, const char *why)
 	if (retry_front(c))
 		return;
 	pool_discard(c);
-	if (c->st == CS_REFRESHING) {
-		cache_abort(c);
+	if (hits_only(c)) {
+		abort_cache(c);
 		c->st = CS_READY;
 	} else if (upstream_busy(c) && !cut) {
-		client_send_err(c, c->login_pending ? c->seq : 1, ERR_NET_READ_ERROR, "08S01",
+		pkt_put_errf(&c->io.out, c->login_pending ? c->seq : 1, ERR_NET_READ_ERROR, "08S01",
 				"Lost connection to upstream server during query");
 		drop_front(c);
 		c->st = c->login_pending ? CS_CLOSING : CS_READY;
 	}
+	c->upcmd = UPCMD_NONE;
 	if (cut || ((lost_state || c->st == CS_CLOSING) && !keep_when_lost(c))) {
-		cache_abort(c);
+		abort_cache(c);
 		c->st = CS_CLOSING;
 		settle(c);
 		return;
@@ -253,7 +344,7 @@ static void login_done(struct client *c)
 void client_authenticated(struct client *c)
 {
 	if (c->w->draining) {
-		client_send_err(c, c->seq, ERR_SERVER_SHUTDOWN, "08S01", "Server shutdown in progress");
+		pkt_put_errf(&c->io.out, c->seq, ERR_SERVER_SHUTDOWN, "08S01", "Server shutdown in progress");
 		c->st = CS_CLOSING;
 		return;
 	}
@@ -261,7 +352,9 @@ void client_authenticated(struct client *c)
 		/* CMD_CHANGE_USER resets all session state */
 		mux_reset(c);
 		c->up_lost = false;
-		cache_session_reset(c);
+		cache_session_reset(&c->cs);
+		stmts_clear(&c->stmts);
+		c->server_status = ST_AUTOCOMMIT;
 	}
 	mux_login(c);
 	if (c->is_monitor) {
@@ -275,7 +368,7 @@ void client_authenticated(struct client *c)
 		char msg[512];
 
 		upstream_down_text(msg, sizeof(msg), "new sessions are refused until it answers");
-		client_send_err(c, c->seq, ERR_UPSTREAM_UNREACHABLE, "HY000", "%s", msg);
+		pkt_put_errf(&c->io.out, c->seq, ERR_UPSTREAM_UNREACHABLE, "HY000", "%s", msg);
 		c->st = CS_CLOSING;
 		return;
 	}
@@ -295,7 +388,7 @@ void client_authenticated(struct client *c)
 	case POOL_PENDING:
 		break;
 	case POOL_NOMEM:
-		client_send_err(c, c->seq, ERR_UPSTREAM_UNREACHABLE, "HY000", "Shoal: out of memory");
+		pkt_put_errf(&c->io.out, c->seq, ERR_UPSTREAM_UNREACHABLE, "HY000", "Shoal: out of memory");
 		c->st = CS_CLOSING;
 		break;
 	}
@@ -310,7 +403,7 @@ static bool finish_login(struct client *c)
 		return false;
 	if (rc < 0) {
 		pool_discard(c);
-		client_send_err(c, c->seq, ERR_UPSTREAM_UNREACHABLE, "HY000",
+		pkt_put_errf(&c->io.out, c->seq, ERR_UPSTREAM_UNREACHABLE, "HY000",
 				"Shoal: cannot prepare an upstream connection");
 		c->st = CS_CLOSING;
 		return false;
@@ -345,16 +438,16 @@ void client_pool_failed(struct client *c)
 	uint8_t seq = c->login_pending ? c->seq : 1;
 
 	if (!u) {
-		client_send_err(c, seq, ERR_UPSTREAM_UNREACHABLE, "HY000", "Shoal: out of memory");
+		pkt_put_errf(&c->io.out, seq, ERR_UPSTREAM_UNREACHABLE, "HY000", "Shoal: out of memory");
 	} else {
 		log_warn("cannot connect to upstream %s:%u: %s", g_config.upstream_host,
 			 g_config.upstream_port, u->err);
 		if (u->err_code >= 2000 && u->err_code < 3000) /* the connector's own errors */
-			client_send_err(c, seq, ERR_UPSTREAM_UNREACHABLE, "HY000",
+			pkt_put_errf(&c->io.out, seq, ERR_UPSTREAM_UNREACHABLE, "HY000",
 					"Can't connect to upstream server at '%s:%u': %s (client error %u)",
 					g_config.upstream_host, g_config.upstream_port, u->err, u->err_code);
 		else
-			client_send_err(c, seq, (uint16_t)u->err_code, u->sqlstate[0] ? u->sqlstate : "HY000",
+			pkt_put_errf(&c->io.out, seq, (uint16_t)u->err_code, u->sqlstate[0] ? u->sqlstate : "HY000",
 					"%s", u->err);
 		pool_discard(c);
 	}
@@ -365,39 +458,173 @@ void client_pool_timeout(struct client *c)
 {
 	int n = g_config.workers > 0 ? g_config.workers : 1;
 
-	client_send_err(c, c->login_pending ? c->seq : 1, ERR_CON_COUNT_ERROR, "08004",
+	pkt_put_errf(&c->io.out, c->login_pending ? c->seq : 1, ERR_CON_COUNT_ERROR, "08004",
 			"Too many connections: Shoal's upstream pool is exhausted (max_upstream_connections=%d, "
 			"%d per worker, all busy for %d ms)", g_config.max_upstream_connections,
 			(g_config.max_upstream_connections + n - 1) / n, g_config.upstream_wait_timeout_ms);
 	fail_waiting_command(c);
 }
 
-/* Where the answer being relayed goes: the client, or the cache. */
-static struct pbuf *answer_sink(struct client *c)
+/* ---- commands of the node's own (CS_INTERNAL) -------------------------- */
+
+/* Tell the relay about the upstream session's MariaDB extensions and where
+ * the statement's column definitions live (after relay_start). */
+static void relay_setup(struct client *c, uint8_t cmd)
 {
-	if (c->st == CS_SETTINGS || c->st == CS_SYNCING)
-		return &c->scratch;
-	if (c->st == CS_REFRESHING)
-		return &c->fill_buf;
-	return &c->io.out;
+	struct pbuf *meta = NULL;
+
+	if (cmd == CMD_STMT_PREPARE)
+		meta = &c->stmts.prep_meta;
+	else if (cmd == CMD_STMT_EXECUTE && c->stmts.cur)
+		meta = &c->stmts.cur->meta;
+	relay_upstream(&c->relay, c->up->cache_meta, c->up->progress, meta, meta);
 }
 
-static void answer_complete(struct client *c)
+bool upcmd_send(struct client *c, uint8_t cmd, const void *payload, size_t len, enum upcmd_kind kind)
 {
-	if (c->st == CS_SETTINGS) {
-		cache_settings_done(c);         /* back to CS_READY */
-	} else if (c->st == CS_REFRESHING) {
-		cache_refresh_done(c);          /* back to CS_READY */
-	} else if (c->st == CS_SYNCING) {
-		if (!mux_sync_done(c)) {        /* back to CS_READY */
+	struct pbuf *o = &c->up->io.out;
+	size_t start;
+	int rc = pkt_begin(o, &start);
+
+	rc |= put_u8(o, cmd);
+	rc |= pbuf_append(o, payload, len);
+	if (rc) {
+		if (o->len > start)
+			o->len = start;
+		return false;
+	}
+	pkt_end(o, start, 0);
+	c->scratch.len = 0;
+	if (kind == UPCMD_REFRESH) {
+		/* the answer becomes the entry: in the client's format */
+		relay_start(&c->relay, cmd, c->caps);
+		relay_setup(c, cmd);
+	} else {
+		relay_start(&c->relay, cmd, 0);
+		relay_upstream(&c->relay, c->up->cache_meta, c->up->progress, NULL, NULL);
+	}
+	c->upcmd = kind;
+	c->cmd_start_us = cache_now_us();
+	c->st = CS_INTERNAL;
+	return true;
+}
+
+static void note_status(struct client *c)
+{
+	if (c->relay.status_valid)
+		c->server_status = c->relay.status;
+}
+
+/* The answer to a command of the node's own is complete (in c->scratch):
+ * back to CS_READY, and the answer goes where its kind says. */
+static void internal_done(struct client *c)
+{
+	enum upcmd_kind kind = c->upcmd;
+	struct cache_ctx x;
+	uint32_t stmt_id;
+
+	c->st = CS_READY;
+	c->upcmd = UPCMD_NONE;
+	if (kind == UPCMD_SETTINGS || kind == UPCMD_REFRESH || kind == UPCMD_GRANT_CHECK)
+		note_status(c);
+	x = cache_ctx_of(c);
+	switch (kind) {
+	case UPCMD_SETTINGS:
+		cache_settings_done(&c->cs, &c->relay, &c->scratch);
+		break;
+	case UPCMD_REFRESH:
+		cache_refresh_done(&c->cs, &x, &c->relay, &c->scratch, cache_now_us() - c->cmd_start_us);
+		break;
+	case UPCMD_GRANT_CHECK:
+		stmt_id = cache_grant_check_done(&c->cs, &x, &c->relay, &c->scratch);
+		if (stmt_id && c->up)
+			mux_close_upstream_stmt(c->up, stmt_id); /* the check's statement */
+		break;
+	default: /* UPCMD_SYNC_*: the connection brought to the session's state */
+		if (!mux_sync_done(c, kind)) {
 			if (c->login_pending)
 				c->st = CS_CLOSING;
 			else
 				drop_front(c);
 		}
-	} else {
+		break;
+	}
+	c->scratch.len = 0;
+	pbuf_shrink(&c->scratch, kind == UPCMD_REFRESH ? 65536 : 4096);
+}
+
+/* CSTEP_SETTINGS or CSTEP_GRANT_CHECK, with a connection in the session's
+ * state: read the settings the cache keys depend on, or check the user's
+ * grant verdict (COM_STMT_PREPARE of the statement, as the user); the
+ * command waits in the input. HC_FORWARD: not sent, forward the command. */
+static enum hc_result send_for_cache(struct client *c, enum hc_result what)
+{
+	struct cache_ctx x;
+	const char *sql;
+	size_t n;
+
+	if (what == HC_SETTINGS) {
+		sql = cache_settings_sql(&c->cs, upstream_mariadb(), &n);
+		return upcmd_send(c, CMD_QUERY, sql, n, UPCMD_SETTINGS) ? HC_STOP : HC_FORWARD;
+	}
+	if (!upcmd_send(c, CMD_STMT_PREPARE, c->cs.check_text, c->cs.check_len, UPCMD_GRANT_CHECK)) {
+		cache_grant_check_failed(&c->cs);
+		return HC_FORWARD;
+	}
+	x = cache_ctx_of(c);
+	cache_grant_check_sent(&c->cs, &x);
+	return HC_STOP;
+}
+
+/* CSTEP_REFRESH: the hit was served; its entry is refreshed in the
+ * background by sending the same command again, if a connection in the
+ * session's state is free right now (a refresh never waits), and, for an
+ * execute, that connection has the statement (its id is rewritten to the
+ * connection's, as for any forwarded execute). */
+static void start_refresh(struct client *c, const uint8_t *pl, uint32_t len)
+{
+	struct stmt_info *s = c->stmts.cur;
+	size_t at;
+
+	if (c->st != CS_READY || (!c->up && !pool_borrow_now(c)) ||
+	    (pl[0] == CMD_STMT_EXECUTE && (!s || !upstream_stmt_id(c->up, s->serial)))) {
+		cache_refresh_cancel(&c->cs);
+		return;
+	}
+	at = c->up->io.out.len;
+	if (!upcmd_send(c, pl[0], pl + 1, len - 1, UPCMD_REFRESH)) {
+		cache_refresh_cancel(&c->cs);
+		return;
+	}
+	if (!mux_fix_forwarded(c, at)) {
+		c->up->io.out.len = at;
 		c->st = CS_READY;
-		cache_answer_done(c);
+		c->upcmd = UPCMD_NONE;
+		cache_refresh_cancel(&c->cs);
+	}
+}
+
+/* ---- answers ----------------------------------------------------------- */
+
+/* Where the answer being relayed goes: the client, or the node itself. */
+static struct pbuf *answer_sink(struct client *c)
+{
+	return c->st == CS_INTERNAL ? &c->scratch : &c->io.out;
+}
+
+static void answer_complete(struct client *c)
+{
+	if (c->st == CS_INTERNAL) {
+		internal_done(c);
+	} else {
+		struct cache_ctx x;
+
+		c->st = CS_READY;
+		note_status(c);
+		if (c->relay.cmd == CMD_STMT_PREPARE && c->relay.prep_ok)
+			mux_prepared(c);
+		x = cache_ctx_of(c);
+		cache_answer_done(&c->cs, &x, &c->relay, cache_now_us() - c->cmd_start_us);
 		mux_answer_done(c);
 	}
 	if (c->up)
@@ -430,8 +657,7 @@ static bool feed_relay(struct client *c)
 			return false;
 		}
 		if (c->st == CS_RELAYING) {
-			if (c->fill)
-				cache_tee(c, before);
+			cache_tee(&c->cs, out->data + before, out->len - before);
 			mux_relayed(c, out, before);
 		}
 		if (rc == 1)
@@ -537,14 +763,13 @@ static bool forward_packet(struct client *c, uint32_t len, bool hold)
 	return true;
 }
 
-enum hc_result { HC_NEXT, HC_STOP, HC_CLOSED, HC_FORWARD, HC_NEED_UP };
 
 static void send_upstream_down(struct client *c, const char *what)
 {
 	char msg[512];
 
 	upstream_down_text(msg, sizeof(msg), what);
-	client_send_err(c, 1, ERR_UPSTREAM_UNREACHABLE, "HY000", "%s", msg);
+	pkt_put_errf(&c->io.out, 1, ERR_UPSTREAM_UNREACHABLE, "HY000", "%s", msg);
 }
 
 /* COM_PING answered by the node: an error while the upstream has been down
@@ -552,6 +777,12 @@ static void send_upstream_down(struct client *c, const char *what)
  * session without an upstream connection. false: forward it. */
 static bool answer_ping(struct client *c)
 {
+	if (health_draining()) {
+		/* ProxySQL drops a pooled connection whose ping fails, and its
+		 * monitor shuns a server after failed pings (drain.h) */
+		pkt_put_errf(&c->io.out, 1, ERR_SERVER_SHUTDOWN, "08S01", "Server shutdown in progress");
+		return true;
+	}
 	if (health_upstream_down_too_long()) {
 		send_upstream_down(c, "the node is out of rotation");
 		return true;
@@ -571,13 +802,19 @@ static enum hc_result lost_command(struct client *c, uint32_t len)
 {
 	const uint8_t *pl = sbuf_in_ptr(&c->io) + PKT_HEADER_LEN;
 	uint8_t cmd = pl[0];
-	bool answered = cache_serve_only(c, pl, len);
+	struct cache_ctx x;
+	bool answered;
+
+	if (cmd == CMD_STMT_EXECUTE)
+		stmts_note_command(&c->stmts, pl, len);
+	x = cache_ctx_of(c);
+	answered = cache_serve_only(&c->cs, &x, pl, len);
 
 	sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
 	if (answered || relay_kind_of(cmd) == RK_NONE)
 		return HC_NEXT;
 	if (health_upstream_up()) {
-		client_send_err(c, 1, ERR_NET_READ_ERROR, "08S01",
+		pkt_put_errf(&c->io.out, 1, ERR_NET_READ_ERROR, "08S01",
 				"Lost connection to upstream server earlier; reconnect");
 		c->st = CS_CLOSING;
 		return HC_STOP;
@@ -586,32 +823,50 @@ static enum hc_result lost_command(struct client *c, uint32_t len)
 	return HC_NEXT;
 }
 
-/* What the cache makes of a command: forward it, or it is dealt with. */
-static enum hc_result cache_step(struct client *c, uint32_t len)
+/* Ask the cache what to do with the front command, and do it: consume it
+ * (served), wait, or tell the caller to forward it or read the settings. */
+static enum hc_result ask_cache(struct client *c, uint32_t len)
 {
-	switch (cache_command(c, sbuf_in_ptr(&c->io) + PKT_HEADER_LEN, len)) {
-	case CSTEP_DONE:
+	const uint8_t *pl = sbuf_in_ptr(&c->io) + PKT_HEADER_LEN;
+	struct cache_ctx x;
+	enum cache_step step;
+
+	if (pl[0] != CMD_QUERY) /* the hot path: a text query changes no statement */
+		stmts_note_command(&c->stmts, pl, len);
+	x = cache_ctx_of(c);
+	step = cache_command(&c->cs, &x, pl, len);
+	if (pl[0] == CMD_STMT_EXECUTE && c->stmts.cur && step != CSTEP_BLOCKED)
+		c->stmts.cur->long_data = false; /* the execute takes the long data */
+	switch (step) {
+	case CSTEP_REFRESH:
+		start_refresh(c, pl, len); /* and the hit was served: */
+		/* fall through */
+	case CSTEP_SERVED:
 		sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
 		return HC_NEXT;
-	case CSTEP_PENDING:   /* waiting: the command stays queued */
+	case CSTEP_WAIT:
+		wait_begin(c);
+		return HC_STOP;
 	case CSTEP_BLOCKED:
 		return HC_STOP;
-	case CSTEP_NEED_UP:
-		return HC_NEED_UP;
+	case CSTEP_SETTINGS:
+		return HC_SETTINGS;
+	case CSTEP_GRANT_CHECK:
+		return HC_GRANT_CHECK;
 	default:
 		return HC_FORWARD;
 	}
 }
 
-/* Everything answered without an upstream connection. HC_FORWARD or
- * HC_NEED_UP when one is needed. */
+/* Everything answered without an upstream connection. HC_FORWARD,
+ * HC_SETTINGS or HC_GRANT_CHECK when one is needed. */
 static enum hc_result local_command(struct client *c, uint32_t len)
 {
 	const uint8_t *pl = sbuf_in_ptr(&c->io) + PKT_HEADER_LEN;
 	uint8_t cmd = len ? pl[0] : 0xff;
 	enum hc_result r;
 
-	if (cmd == CMD_QUERY && monitor_answer(c, pl, len)) {
+	if (cmd == CMD_QUERY && monitor_answer(&c->io.out, c->caps, c->server_status, pl, len)) {
 		sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
 		return HC_NEXT;
 	}
@@ -622,7 +877,7 @@ static enum hc_result local_command(struct client *c, uint32_t len)
 	}
 	if (!is_known_command(cmd)) {
 		STAT_INC(protocol_errors);
-		client_send_err(c, 1, ERR_UNKNOWN_COM_ERROR, "08S01", "Unknown command");
+		pkt_put_errf(&c->io.out, 1, ERR_UNKNOWN_COM_ERROR, "08S01", "Unknown command");
 		sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
 		return HC_NEXT;
 	}
@@ -632,7 +887,7 @@ static enum hc_result local_command(struct client *c, uint32_t len)
 	}
 	if (c->up_lost)
 		return lost_command(c, len);
-	r = cache_step(c, len);
+	r = ask_cache(c, len);
 	if (r != HC_FORWARD)
 		return r;
 	if (mux_local(c, pl, len)) {
@@ -680,10 +935,21 @@ static enum hc_result forward_command(struct client *c, uint32_t len)
 	if (!c->retried)
 		STAT_INC(queries);
 	relay_start(&c->relay, cmd, c->caps);
-	cache_relay_setup(c, cmd);
+	relay_setup(c, cmd);
 	if (answered)
 		c->st = CS_RELAYING;
 	return HC_NEXT;
+}
+
+/* LOAD USERS or SIGHUP removed or deactivated the login. */
+static enum hc_result close_revoked(struct client *c)
+{
+	STAT_INC(user_sessions_revoked);
+	pkt_put_errf(&c->io.out, 1, ERR_ACCESS_DENIED_ERROR, "28000",
+		     "Access denied for user '%s'@'%s': the user was removed or deactivated "
+		     "on this node; the session is closed", c->user, c->peer);
+	c->st = CS_CLOSING;
+	return HC_STOP;
 }
 
 /* One whole command packet is at the front of the input. */
@@ -696,20 +962,13 @@ static enum hc_result handle_command(struct client *c, uint32_t len)
 		client_close(c, "COM_QUIT");
 		return HC_CLOSED;
 	}
-	if (ident_revoked(c->ident)) {
-		/* LOAD USERS or SIGHUP removed or deactivated the login */
-		STAT_INC(user_sessions_revoked);
-		client_send_err(c, 1, ERR_ACCESS_DENIED_ERROR, "28000",
-				"Access denied for user '%s'@'%s': the user was removed or deactivated "
-				"on this node; the session is closed", c->user, c->peer);
-		c->st = CS_CLOSING;
-		return HC_STOP;
-	}
-	if (c->st == CS_REFRESHING && cmd != CMD_QUERY && cmd != CMD_STMT_EXECUTE)
+	if (ident_revoked(c->ident))
+		return close_revoked(c);
+	if (hits_only(c) && cmd != CMD_QUERY && cmd != CMD_STMT_EXECUTE)
 		return HC_STOP; /* only cache hits while a refresh is upstream */
 	if (!c->pass_pending) {
 		r = local_command(c, len);
-		if (r != HC_FORWARD && r != HC_NEED_UP)
+		if (r != HC_FORWARD && r != HC_SETTINGS && r != HC_GRANT_CHECK)
 			return r;
 		c->pass_pending = r == HC_FORWARD;
 	}
@@ -732,15 +991,15 @@ static enum hc_result handle_command(struct client *c, uint32_t len)
 		return HC_STOP;
 	case -1:
 		pool_discard(c);
-		client_send_err(c, 1, ERR_UPSTREAM_UNREACHABLE, "HY000",
+		pkt_put_errf(&c->io.out, 1, ERR_UPSTREAM_UNREACHABLE, "HY000",
 				"Shoal: cannot prepare an upstream connection for this session");
 		drop_front(c);
 		return HC_NEXT;
 	default:
 		break;
 	}
-	if (r == HC_NEED_UP)
-		return HC_NEXT; /* ask the cache again, with a connection now */
+	if ((r == HC_SETTINGS || r == HC_GRANT_CHECK) && send_for_cache(c, r) == HC_STOP)
+		return HC_STOP; /* the cache is asked again once it has its answer */
 	return forward_command(c, len);
 }
 
@@ -754,7 +1013,7 @@ static bool forward_continuation(struct client *c)
 		c->cont_total += len;
 		if (c->cont_total > g_config.max_allowed_packet) {
 			pool_discard(c);
-			client_send_err(c, (uint8_t)(seq + 1), ERR_NET_PACKET_TOO_LARGE, "08S01",
+			pkt_put_errf(&c->io.out, (uint8_t)(seq + 1), ERR_NET_PACKET_TOO_LARGE, "08S01",
 					"Got a packet bigger than 'max_allowed_packet' bytes");
 			c->st = CS_CLOSING;
 			return true;
@@ -770,14 +1029,14 @@ static bool command_header_ok(struct client *c, uint32_t len, uint8_t seq)
 {
 	if (len > g_config.max_allowed_packet) {
 		STAT_INC(protocol_errors);
-		client_send_err(c, (uint8_t)(seq + 1), ERR_NET_PACKET_TOO_LARGE, "08S01",
+		pkt_put_errf(&c->io.out, (uint8_t)(seq + 1), ERR_NET_PACKET_TOO_LARGE, "08S01",
 				"Got a packet bigger than 'max_allowed_packet' bytes");
 		c->st = CS_CLOSING;
 		return false;
 	}
 	if (seq != 0) {
 		STAT_INC(protocol_errors);
-		client_send_err(c, 1, ERR_NET_PACKETS_OUT_OF_ORDER, "08S01", "Got packets out of order");
+		pkt_put_errf(&c->io.out, 1, ERR_NET_PACKETS_OUT_OF_ORDER, "08S01", "Got packets out of order");
 		c->st = CS_CLOSING;
 		return false;
 	}
@@ -874,7 +1133,7 @@ static void process_input(struct client *c)
 			break;
 		if (c->st == CS_RELAYING && c->cont_packets && !forward_continuation(c))
 			return;
-		if ((c->st != CS_READY && c->st != CS_REFRESHING) || !sbuf_header_ready(&c->io, &len, &seq))
+		if ((c->st != CS_READY && !hits_only(c)) || !sbuf_header_ready(&c->io, &len, &seq))
 			break;
 		if (!command_header_ok(c, len, seq))
 			break;
@@ -893,24 +1152,6 @@ static void process_input(struct client *c)
 	else
 		maybe_release(c);
 	settle(c);
-}
-
-void client_resume(struct client *c)
-{
-	process_input(c);
-}
-
-void client_wake(struct worker *w, uint32_t client_id, uint32_t gen)
-{
-	for (struct client *c = w->waiting; c; c = c->wait_next) {
-		if (c->id != client_id)
-			continue;
-		if (c->waiting && c->waiter.gen == gen) {
-			cache_wait_over(c, false);
-			process_input(c);
-		}
-		return;
-	}
 }
 
 /* Before TLS starts, read no further than the packet being waited for, so
@@ -1001,7 +1242,10 @@ void client_accept(struct worker *w, int fd, const struct sockaddr_storage *peer
 	sbuf_init(&c->io, fd);
 	peer_text(peer, c->peer, sizeof(c->peer));
 	worker_add_client(w, c);
-	cache_session_init(c);
+	cache_session_init(&c->cs, &w->cache, w, c->id);
+	c->server_status = ST_AUTOCOMMIT;
+	ev_timer_init(&c->wait_timer, on_wait_timeout, 0., 0.);
+	c->wait_timer.data = c;
 	STAT_INC(client_connections_created);
 	ev_io_init(&c->watcher, on_client_io, fd, EV_READ);
 	c->watcher.data = c;

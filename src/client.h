@@ -1,5 +1,10 @@
 /*
- * client.h: one client session, owned by one worker for its whole life.
+ * client.h: one client session, owned by one worker for its whole life: the
+ * session core. client.c runs its command phase, login.c its connection
+ * phase, idle.c its idle timeout, mux.c what it keeps on upstream
+ * connections, pool.c lends it those connections. The cache (src/cache/)
+ * stands below: the core asks cache_command() what to do with a command
+ * and does it (see cache/session.h); the cache never calls back.
  *
  * States (explicit, see docs/architecture.md):
  *   CS_HANDSHAKE     greeting sent, waiting for the handshake response
@@ -10,18 +15,17 @@
  *                    password (TLS) or a public-key request / RSA blob
  *   CS_CONNECTING    waiting for a pooled upstream connection (being opened,
  *                    or queued while the pool is exhausted)
- *   CS_SYNCING       the borrowed connection is being brought to the
- *                    session's state (schema, SET, a statement prepared)
  *   CS_READY         waiting for the next command
- *   CS_RELAYING      a command is upstream; its response is being relayed
- *   CS_SETTINGS      an internal query reads the session's settings (cache key)
+ *   CS_RELAYING      a client's command is upstream; its answer is relayed
+ *   CS_INTERNAL      a command of the node's own is upstream (upcmd_send;
+ *                    its kind in c->upcmd says what for and where its answer
+ *                    goes): a sync step, the settings query, a grant check,
+ *                    or a background refresh (during which the session still
+ *                    answers hits)
  *   CS_WAITING       waiting for another session to load the same cache key
- *   CS_REFRESHING    a background refresh of a cache entry is upstream; the
- *                    session still answers cache hits meanwhile
  *   CS_CLOSING       flushing a last error (or, when draining, the last
  *                    answer), then closing
- * login.c drives the first five; client.c the command phase; cache/session.c
- * the cache's part of it.
+ * login.c drives the first five; client.c the command phase.
  */
 #ifndef SHOAL_CLIENT_H
 #define SHOAL_CLIENT_H
@@ -38,10 +42,10 @@
 #include "sbuf.h"
 #include "sessvars.h"
 #include "upstream.h"
-#include "cache/store.h"
+#include "cache/session.h"
+#include "stmts.h"
 
 struct worker;
-struct cache_def;
 struct ident;
 
 enum client_state {
@@ -50,31 +54,23 @@ enum client_state {
 	CS_AUTH_SWITCH,
 	CS_AUTH_SHA2,
 	CS_CONNECTING,
-	CS_SYNCING,
 	CS_READY,
 	CS_RELAYING,
-	CS_SETTINGS,
+	CS_INTERNAL,
 	CS_WAITING,
-	CS_REFRESHING,
 	CS_CLOSING,
 };
 
-#define SETTINGS_MAX 1024
-
-/* A prepared statement of this session, for binary-protocol cache keys. */
-struct stmt_info {
-	uint32_t id;
-	uint16_t nparams;
-	bool long_data;               /* COM_STMT_SEND_LONG_DATA since the last execute */
-	bool have_types;
-	char *text;
-	size_t text_len;
-	uint8_t *types;               /* 2 bytes per parameter, from the last execute */
-	uint8_t prep_settings[4];     /* settings id when prepared (0: unknown) */
-	struct pbuf meta;             /* its last column definitions (metadata caching) */
-	struct cache_def *def;
-	uint64_t serial;              /* in the statement registry (stmtreg.h) */
-	bool cursor;                  /* an execute opened a cursor not yet exhausted */
+/* The node's own commands on a session's upstream connection (CS_INTERNAL):
+ * what each is for, and so where its answer goes when it is complete. */
+enum upcmd_kind {
+	UPCMD_NONE,
+	UPCMD_SYNC_DB,        /* COM_INIT_DB bringing the connection to the session's schema: mux_sync_done */
+	UPCMD_SYNC_SET,       /* SET NAMES / @@session...: mux_sync_done */
+	UPCMD_SYNC_PREPARE,   /* the front execute's statement prepared there: mux_sync_done */
+	UPCMD_SETTINGS,       /* the cache's settings query: cache_settings_done */
+	UPCMD_REFRESH,        /* a cache entry's background refresh: cache_refresh_done */
+	UPCMD_GRANT_CHECK,    /* the user's grant verdict (a PREPARE as the user): cache_grant_check_done */
 };
 
 struct client {
@@ -113,42 +109,16 @@ struct client {
 	bool cont_packets;            /* the client's command continues (16 MiB+) */
 	uint64_t cont_total;
 
-	/* cache (cache/session.c) */
-	struct pbuf keybuf;           /* the current command's cache key */
-	uint64_t key_hash;
-	char settings[SETTINGS_MAX];  /* values that change result bytes, see docs/caching.md */
-	uint16_t settings_len;
-	uint32_t settings_id;         /* interned (cache/settings.h): part of keys */
-	int settings_cols;            /* columns of the settings query sent */
-	bool settings_dirty;          /* must be read again before the next lookup */
-	bool settings_broken;         /* the settings query failed: no caching */
-	bool bypass_once;             /* coalescing timed out: go upstream */
+	/* internal commands (upcmd_send) */
+	enum upcmd_kind upcmd;        /* the one upstream, in CS_INTERNAL */
+	struct pbuf scratch;          /* its answer */
 	uint16_t server_status;       /* status flags of the last upstream answer */
-	bool txn_wrote;
-	int64_t last_write_ms;
-	struct cache_def *cur_def;    /* the shape of the command in flight */
-	uint64_t cmd_start_us;
-	bool cur_dirty, cur_write;
-	struct cache_entry *fill;     /* the placeholder this session fills */
-	struct cache_entry *refresh;  /* the entry this session refreshes */
-	struct pbuf fill_buf;
-	bool fill_too_big, fill_cont;
-	uint16_t fill_status[ENTRY_MAX_STATUS];
-	int fill_nstatus;
-	struct pbuf scratch;          /* answers to internal queries */
-	struct store_waiter waiter;
-	bool waiting;
-	ev_timer wait_timer;
+	uint64_t cmd_start_us;        /* when the command upstream was sent */
+
+	/* cache (cache/session.h), and the core's side of its waits */
+	struct cache_session cs;
+	ev_timer wait_timer;          /* CS_WAITING: how long at most */
 	struct client *wait_prev, *wait_next; /* the worker's waiting list */
-	const char *last_dest, *last_reason;  /* EXPLAIN LAST STATEMENT */
-	struct cache_def *grant_def;  /* the shape whose grant verdict is checked (grants.h) */
-	uint8_t grant_state;          /* ... and how far the check is */
-	bool grant_refused;           /* this command's hit was refused by the verdict */
-	struct stmt_info *stmts;
-	size_t n_stmts, cap_stmts;
-	struct pbuf prep_text;        /* text of the COM_STMT_PREPARE in flight */
-	struct pbuf prep_meta;        /* its column definitions */
-	struct stmt_info *cur_stmt;
 
 	/* multiplexing (mux.c, pool.c) */
 	struct sess_state sv;         /* the session's upstream state */
@@ -160,10 +130,10 @@ struct client {
 	bool pass_pending;            /* the cache let the front command pass: forward it once up */
 	bool retried;                 /* the front command was resent once already */
 	uint32_t held;                /* forwarded bytes still at the front of the input (retry) */
+	struct stmt_table stmts;      /* the session's prepared statements (stmts.h) */
 	uint32_t next_stmt_id;        /* client-visible statement ids */
 	uint32_t prep_id;             /* id given to the COM_STMT_PREPARE in flight */
 	struct pbuf prep_resp;        /* its answer as the client got it */
-	uint8_t sync_what;            /* the sync step in flight (mux.c) */
 	struct client *pq_next;       /* the pool's queue or grant list */
 	bool pq_queued, pq_granted;
 	ev_timer pool_timer;
@@ -173,7 +143,7 @@ struct client {
  * is off. */
 static inline bool client_in_txn(const struct client *c)
 {
-	return (c->server_status & ST_IN_TRANS) || !(c->server_status & ST_AUTOCOMMIT);
+	return status_in_txn(c->server_status);
 }
 
 /* The node drains: close the session now if it is idle (worker thread). */
@@ -181,17 +151,19 @@ void client_drain(struct client *c);
 
 /* A coalescing wake-up arrived for session client_id (ignored if stale). */
 void client_wake(struct worker *w, uint32_t client_id, uint32_t gen);
-/* Continue with buffered input (after a state change made elsewhere). */
-void client_resume(struct client *c);
+
+/* The one way to send a command of the node's own upstream, on c->up (which
+ * must be free): a packet cmd + payload. The session enters CS_INTERNAL with
+ * c->upcmd = kind; the answer is collected in c->scratch and, when
+ * complete, handed on by kind (see enum upcmd_kind), and the session goes
+ * back to CS_READY. false: out of memory, nothing sent. */
+bool upcmd_send(struct client *c, uint8_t cmd, const void *payload, size_t len, enum upcmd_kind kind);
 
 /* Take ownership of an accepted socket on worker w. */
 void client_accept(struct worker *w, int fd, const struct sockaddr_storage *peer);
 /* Close and free. */
 void client_close(struct client *c, const char *why);
 
-/* Queue an ERR packet to the client. */
-void client_send_err(struct client *c, uint8_t seq, uint16_t code, const char *state, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
 /* Update the socket watcher (read always, write when output is pending). */
 void client_arm(struct client *c);
 /* Flush output now; false if the connection broke (then it is closed). */
@@ -207,5 +179,14 @@ void login_change_user(struct client *c, const uint8_t *pl, uint32_t len);
 
 /* client.c: called by login.c once the user is authenticated. */
 void client_authenticated(struct client *c);
+
+/* client.c, for pool.c: the connection in c->up is ready for the session's
+ * use, or could not be opened (c->up holds the error until pool_discard),
+ * or the wait timed out (c->up is NULL). */
+void client_pool_ready(struct client *c);
+void client_pool_failed(struct client *c);
+void client_pool_timeout(struct client *c);
+/* client.c, for pool.c: socket events of a connection in use by c. */
+void client_upstream_io(struct client *c);
 
 #endif

@@ -21,7 +21,9 @@
 #endif
 #include "config.h"
 #include "config_table.h"
+#include "pxadmin.h"
 #include "duration.h"
+#include "hex.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -334,17 +336,6 @@ int config_parse_addr(const char *s, struct shoal_addr *out)
 	return parse_addr(s, strlen(s), out, NULL, 0);
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Percent-decode s[0..len) into out. what names the part in messages; the
  * messages never quote the text itself (it may be a password). */
 static int pct_decode(const char *s, size_t len, char *out, size_t outsize, const char *what,
@@ -356,8 +347,8 @@ static int pct_decode(const char *s, size_t len, char *out, size_t outsize, cons
 		int c = (unsigned char)s[i];
 
 		if (c == '%') {
-			int hi = i + 2 < len ? hexval(s[i + 1]) : -1;
-			int lo = i + 2 < len ? hexval(s[i + 2]) : -1;
+			int hi = i + 2 < len ? hex_value(s[i + 1]) : -1;
+			int lo = i + 2 < len ? hex_value(s[i + 2]) : -1;
 
 			if (hi < 0 || lo < 0)
 				return fail(err, errlen, "bad percent-encoding in %s", what);
@@ -376,14 +367,7 @@ static int pct_decode(const char *s, size_t len, char *out, size_t outsize, cons
 
 /* ---------------------------------------------------------- upstream URL */
 
-struct url_parts {
-	struct shoal_user user;
-	char host[256];
-	uint16_t port;
-	char db[256];
-};
-
-static int url_userinfo(const char *s, size_t len, struct url_parts *u, char *err, size_t errlen)
+static int url_userinfo(const char *s, size_t len, struct shoal_mysql_url *u, char *err, size_t errlen)
 {
 	const char *colon = memchr(s, ':', len);
 	size_t ulen = colon ? (size_t)(colon - s) : len;
@@ -398,40 +382,55 @@ static int url_userinfo(const char *s, size_t len, struct url_parts *u, char *er
 	return 0;
 }
 
-int config_parse_upstream_url(struct shoal_config *cfg, const char *url, char *err, size_t errlen)
+int config_parse_mysql_url(const char *url, size_t len, uint16_t default_port, struct shoal_mysql_url *u,
+			   char *err, size_t errlen)
 {
 	static const char scheme[] = "mysql://";
-	struct url_parts u;
-	const char *rest, *at, *hp, *slash;
+	const char *rest, *at, *hp, *slash, *end = url + len;
+
+	memset(u, 0, sizeof *u);
+	if (len == 0)
+		return fail(err, errlen, "empty URL");
+	if (len < sizeof scheme - 1 || strncasecmp(url, scheme, sizeof scheme - 1) != 0)
+		return fail(err, errlen, "the scheme must be mysql://");
+	rest = url + sizeof scheme - 1;
+	at = NULL; /* the last '@': an unencoded '@' in a password still works */
+	for (const char *p = rest; p < end; p++)
+		if (*p == '@')
+			at = p;
+	if (!at)
+		return fail(err, errlen, "missing user (expected mysql://user:pass@host:port/db)");
+	if (url_userinfo(rest, (size_t)(at - rest), u, err, errlen))
+		return -1;
+	hp = at + 1;
+	for (const char *p = hp; p < end; p++)
+		if (*p == '?' || *p == '#')
+			return fail(err, errlen, "URL parameters (?...) are not supported");
+	slash = memchr(hp, '/', (size_t)(end - hp));
+	if (split_hostport(hp, (size_t)((slash ? slash : end) - hp), u->host, sizeof u->host,
+			   &u->port, default_port, err, errlen))
+		return -1;
+	if (u->port == 0)
+		return fail(err, errlen, "port out of range 1..65535");
+	if (slash && memchr(slash + 1, '/', (size_t)(end - slash - 1)))
+		return fail(err, errlen, "'/' in database name");
+	if (slash && pct_decode(slash + 1, (size_t)(end - slash - 1), u->db, sizeof u->db, "database name",
+				err, errlen))
+		return -1;
+	return 0;
+}
+
+int config_parse_upstream_url(struct shoal_config *cfg, const char *url, char *err, size_t errlen)
+{
+	struct shoal_mysql_url u;
 	size_t len;
 
-	memset(&u, 0, sizeof u);
 	if (!url || !*url)
 		return fail(err, errlen, "empty URL");
 	len = strlen(url);
 	if (len >= sizeof cfg->upstream_url)
 		return fail(err, errlen, "URL too long (max %zu bytes)", sizeof cfg->upstream_url - 1);
-	if (strncasecmp(url, scheme, sizeof scheme - 1) != 0)
-		return fail(err, errlen, "the scheme must be mysql://");
-	rest = url + sizeof scheme - 1;
-	at = strrchr(rest, '@'); /* the last '@': an unencoded '@' in a password still works */
-	if (!at)
-		return fail(err, errlen, "missing user (expected mysql://user:pass@host:port/db)");
-	if (url_userinfo(rest, (size_t)(at - rest), &u, err, errlen))
-		return -1;
-	hp = at + 1;
-	if (strpbrk(hp, "?#"))
-		return fail(err, errlen, "URL parameters (?...) are not supported");
-	slash = strchr(hp, '/');
-	if (split_hostport(hp, slash ? (size_t)(slash - hp) : strlen(hp), u.host, sizeof u.host,
-			   &u.port, DEFAULT_UPSTREAM_PORT, err, errlen))
-		return -1;
-	if (u.port == 0)
-		return fail(err, errlen, "port out of range 1..65535");
-	if (slash && strchr(slash + 1, '/'))
-		return fail(err, errlen, "'/' in database name");
-	if (slash && pct_decode(slash + 1, strlen(slash + 1), u.db, sizeof u.db, "database name",
-				err, errlen))
+	if (config_parse_mysql_url(url, len, DEFAULT_UPSTREAM_PORT, &u, err, errlen))
 		return -1;
 	memcpy(cfg->upstream_url, url, len + 1);
 	cfg->upstream_user = u.user;
@@ -703,6 +702,8 @@ void config_defaults(struct shoal_config *cfg)
 	cfg->cache_scope = CACHE_SCOPE_USER;
 	cfg->grant_check_ms = 1000;
 	cfg->drain_timeout_ms = 30000;
+	cfg->drain_handoff_ms = 8000;
+	cfg->drain_quiet_ms = 1000;
 	cfg->upstream_down_policy = DOWN_POLICY_SHUN;
 	cfg->upstream_down_after_ms = 3000;
 	cfg->max_stale_ms = 300000;
@@ -958,6 +959,8 @@ static int check_config(const struct shoal_config *cfg)
 {
 	const char *msg = NULL, *val = NULL;
 	const char *key = NULL;
+	char pxerr[256], host[256];
+	uint16_t port;
 
 	if (!cfg->upstream_url[0]) {
 		fprintf(stderr, "shoal: UPSTREAM_DB_URL (--upstream-db-url) is required\n");
@@ -973,6 +976,11 @@ static int check_config(const struct shoal_config *cfg)
 		key = "rsa_public_key", val = cfg->rsa_public_key, msg = "needs rsa_private_key";
 	else if (cfg->upstream_tls_verify && !cfg->upstream_tls)
 		key = "upstream_tls_verify", val = "true", msg = "needs upstream_tls=true";
+	else if (pxadmin_parse(cfg->proxysql_admin, NULL, PXADMIN_MAX, pxerr, sizeof pxerr) < 0)
+		key = "proxysql_admin", val = "(hidden)", msg = pxerr;
+	else if (cfg->proxysql_admin[0] &&
+		 pxadmin_node_address(cfg, host, sizeof host, &port, pxerr, sizeof pxerr) < 0)
+		key = "proxysql_node_address", val = cfg->proxysql_node_address, msg = pxerr;
 	if (!key)
 		return 0;
 	report_invalid(find_key(key), val, msg, NULL);

@@ -107,6 +107,10 @@ struct shoal_config {
 
 	/* high availability (docs/operations.md) */
 	int drain_timeout_ms;            /* SIGTERM/SIGINT: longest wait for sessions; default 30000 */
+	int drain_handoff_ms;            /* drain: longest wait for ProxySQL to stop sending work; default 8000 */
+	int drain_quiet_ms;              /* ... which it has when no query came for this long; default 1000 */
+	char proxysql_admin[2048];       /* optional: ProxySQL admin URLs, comma-separated (pxadmin.h) */
+	char proxysql_node_address[300]; /* this node's host:port in mysql_servers; empty: derived */
 	enum shoal_down_policy upstream_down_policy; /* default shun */
 	int upstream_down_after_ms;      /* outage that takes the node out of rotation; default 3000 */
 	int max_stale_ms;                /* serve-stale: entries served this long past their TTL; default 300000 */
@@ -123,6 +127,20 @@ int config_load(struct shoal_config *cfg, int argc, char **argv, char **envp);
 
 /* Set defaults only. */
 void config_defaults(struct shoal_config *cfg);
+
+/* A parsed mysql://user:pass@host:port/db URL. */
+struct shoal_mysql_url {
+	struct shoal_user user;
+	char host[256];
+	uint16_t port;
+	char db[256];
+};
+
+/* Parse the len bytes at url as mysql://user[:pass]@host[:port][/db] (user
+ * and password percent-decoded, IPv6 host in brackets). Returns 0, or -1
+ * with a message (without the password) in err. */
+int config_parse_mysql_url(const char *url, size_t len, uint16_t default_port, struct shoal_mysql_url *u,
+			   char *err, size_t errlen);
 
 /* Parse a mysql:// URL into cfg's upstream fields. Returns 0 or -1 with a
  * message (without the password) in err. */

@@ -201,6 +201,31 @@ const struct setting config_settings[] = {
 	  .def = "30000",
 	  .help = "On SIGTERM or SIGINT the node stops accepting and closes each session when it "
 		  "is next idle; sessions still open after this long are closed anyway." },
+	{ .key = "drain_handoff_ms", .env = "DRAIN_HANDOFF_MS", .flag = "drain-handoff-ms",
+	  .type = T_INT, .off = OFF(drain_handoff_ms), .min = 0, .max = 3600000, .metavar = "MS",
+	  .def = "8000",
+	  .help = "First part of the drain: the node keeps serving its open sessions (and fails "
+		  "/health and COM_PING) so that ProxySQL stops sending it work before any "
+		  "connection is closed. It ends once no query has come for drain_quiet_ms, or "
+		  "after this long; 0 closes idle sessions at once." },
+	{ .key = "drain_quiet_ms", .env = "DRAIN_QUIET_MS", .flag = "drain-quiet-ms",
+	  .type = T_INT, .off = OFF(drain_quiet_ms), .min = 0, .max = 3600000, .metavar = "MS",
+	  .def = "1000",
+	  .help = "The hand-off ends when no query has reached the node for this long (counted "
+		  "from when proxysql_admin has taken the node out, if it is set)." },
+	{ .key = "proxysql_admin", .env = "PROXYSQL_ADMIN", .flag = "proxysql-admin", .type = T_STR,
+	  .secret = SEC_ALL, .off = OFF(proxysql_admin), .size = SZ(proxysql_admin),
+	  .metavar = "URL[,...]", .def = "(none)",
+	  .help = "ProxySQL admin logins, mysql://user:pass@host[:port] (port 6032 if left "
+		  "out), comma-separated, up to 8. When set, the node sets its own mysql_servers "
+		  "rows OFFLINE_SOFT on these admins when it drains, and ONLINE again when it "
+		  "starts (LOAD MYSQL SERVERS TO RUNTIME; nothing is saved to disk)." },
+	{ .key = "proxysql_node_address", .env = "PROXYSQL_NODE_ADDRESS",
+	  .flag = "proxysql-node-address", .type = T_STR, .off = OFF(proxysql_node_address),
+	  .size = SZ(proxysql_node_address), .metavar = "HOST:PORT",
+	  .def = "(none: the first listen_address; with 0.0.0.0 or ::, the host name)",
+	  .help = "This node's hostname and port as they are written in ProxySQL's "
+		  "mysql_servers, for proxysql_admin." },
 	{ .key = "upstream_down_policy", .env = "UPSTREAM_DOWN_POLICY", .flag = "upstream-down-policy",
 	  .type = T_ENUM, .off = OFF(upstream_down_policy), .names = policy_names,
 	  .metavar = "POLICY", .def = "shun",

@@ -33,7 +33,7 @@ static void on_idle(struct ev_loop *loop, ev_timer *t, int revents)
 	}
 	log_info("client %u (%s): idle for %d ms, closing", c->id, c->peer,
 		 g_config.client_idle_timeout_ms);
-	client_send_err(c, 0, ERR_CLIENT_INTERACTION_TIMEOUT, "HY000",
+	pkt_put_errf(&c->io.out, 0, ERR_CLIENT_INTERACTION_TIMEOUT, "HY000",
 			"The client was disconnected by the server because of inactivity. See "
 			"client_idle_timeout_ms for configuring this behavior.");
 	STAT_INC(client_idle_timeouts);

@@ -72,7 +72,7 @@ static void abort_login(struct client *c, const char *why)
 
 static void fail_and_close(struct client *c, uint16_t code, const char *state, const char *msg)
 {
-	client_send_err(c, next_seq(c), code, state, "%s", msg);
+	pkt_put_err(&c->io.out, next_seq(c), code, state, msg);
 	c->st = CS_CLOSING;
 }
 

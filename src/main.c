@@ -1,8 +1,8 @@
 /*
  * main.c: start-up and shutdown of the node: configuration, process limits,
  * the upstream probe and check, TLS and RSA keys, worker threads,
- * listeners, and the signals: SIGTERM/SIGINT drain and stop it (a second
- * one stops it at once), SIGHUP reloads the settings.
+ * listeners, and the signals: SIGTERM/SIGINT drain and stop it (drain.c;
+ * a second one stops it at once), SIGHUP reloads the settings.
  */
 #include <errno.h>
 #include <ev.h>
@@ -24,12 +24,14 @@
 #include "cache/commands.h"
 #include "cache/session.h"
 #include "config.h"
+#include "drain.h"
 #include "health.h"
 #include "http.h"
 #include "metrics.h"
 #include "listener.h"
 #include "log.h"
 #include "probe.h"
+#include "pxadmin.h"
 #include "reload.h"
 #include "stats.h"
 #include "tls.h"
@@ -64,53 +66,14 @@ static void raise_fd_limit(void)
 	}
 }
 
-/* The drain (SIGTERM, SIGINT): no new clients, each session closed at its
- * next idle point by its worker, the rest closed at the timeout. */
-static struct {
-	bool active;
-	ev_timer tick;
-	ev_tstamp deadline;
-} drain;
-
 /* The command line, for SIGHUP. */
 static int start_argc;
 static char **start_argv;
 
-static void on_drain_tick(struct ev_loop *loop, ev_timer *t, int revents)
-{
-	int left = workers_clients();
-
-	(void)t;
-	(void)revents;
-	if (left == 0) {
-		log_info("drained: every session is closed");
-		ev_break(loop, EVBREAK_ALL);
-	} else if (ev_now(loop) >= drain.deadline) {
-		log_warn("drain timeout (%d ms): closing the %d remaining session%s",
-			 g_config.drain_timeout_ms, left, left == 1 ? "" : "s");
-		ev_break(loop, EVBREAK_ALL);
-	}
-}
-
 static void on_stop_signal(struct ev_loop *loop, ev_signal *w, int revents)
 {
-	int timeout_ms = __atomic_load_n(&g_config.drain_timeout_ms, __ATOMIC_RELAXED);
-
 	(void)revents;
-	if (drain.active) {
-		log_info("received signal %d while draining: stopping now", w->signum);
-		ev_break(loop, EVBREAK_ALL);
-		return;
-	}
-	log_info("received signal %d: draining (not accepting; each session closes when idle, "
-		 "the rest after %d ms)", w->signum, timeout_ms);
-	listeners_close(loop);
-	health_set_draining(true);
-	workers_drain();
-	drain.active = true;
-	drain.deadline = ev_now(loop) + timeout_ms / 1000.0;
-	ev_timer_init(&drain.tick, on_drain_tick, 0., 0.05);
-	ev_timer_start(loop, &drain.tick);
+	drain_signal(loop, w->signum);
 }
 
 static void on_hup(struct ev_loop *loop, ev_signal *w, int revents)
@@ -199,7 +162,7 @@ int main(int argc, char **argv)
 	}
 	tls = setup_tls();
 	setup_upstream();
-	if (cache_global_init() < 0) {
+	if (cache_global_init(worker_wake) < 0) {
 		log_error("cannot set up the cache");
 		return 1;
 	}
@@ -229,8 +192,11 @@ int main(int argc, char **argv)
 	ev_signal_init(&sig_hup, on_hup, SIGHUP);
 	ev_signal_start(loop, &sig_hup);
 	log_info("shoal started with %d workers", g_config.workers);
+	/* back in rotation if a drain (this node's, before a restart) took it out */
+	pxadmin_set_status("ONLINE");
 	ev_run(loop, 0);
 	listeners_close(loop); /* (already closed when draining) */
+	pxadmin_wait(3000);
 	admin_stop();
 	http_stop();
 	workers_stop();

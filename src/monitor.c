@@ -13,14 +13,10 @@
 #include <strings.h>
 
 #include "cache/commands.h"
-#include "client.h"
 #include "packet.h"
 #include "resultset.h"
 
 #define NORM_MAX 80 /* longer than the longest known text */
-
-/* Status bits that describe the session, not a statement. */
-#define SESSION_BITS (ST_IN_TRANS | ST_AUTOCOMMIT | ST_NO_BACKSLASH_ESCAPES)
 
 static const struct {
 	const char *text;
@@ -98,22 +94,22 @@ enum monitor_query monitor_match(const char *q, size_t n)
 	return MQ_NONE;
 }
 
-static void answer_read_only(struct client *c)
+static void answer_read_only(const struct cache_reply *r)
 {
 	struct rs_writer w;
 
-	rs_begin(&w, &c->io.out, 1, c->caps, 1);
+	rs_begin(&w, r->out, 1, r->caps, 1);
 	rs_column(&w, "read_only", RS_TYPE_LONGLONG);
 	rs_row_begin(&w);
 	rs_cell_str(&w, "1");
 	rs_row_end(&w);
-	if (rs_end(&w, c->server_status & SESSION_BITS) < 0)
-		client_send_err(c, 1, 1105, "HY000", "Out of memory");
+	if (rs_end(&w, r->status) < 0)
+		pkt_put_errf(r->out, 1, ERR_UNKNOWN_ERROR, "HY000", "Out of memory");
 }
 
 /* No rows: the node is not a replica. A few of the usual columns, so that
  * clients reading them by name find them. */
-static void answer_replica_status(struct client *c, bool replica)
+static void answer_replica_status(const struct cache_reply *r, bool replica)
 {
 	static const char *const slave[] = { "Slave_IO_State", "Master_Host", "Master_User",
 		"Master_Port", "Slave_IO_Running", "Slave_SQL_Running", "Seconds_Behind_Master" };
@@ -121,28 +117,31 @@ static void answer_replica_status(struct client *c, bool replica)
 		"Source_Port", "Replica_IO_Running", "Replica_SQL_Running", "Seconds_Behind_Source" };
 	uint8_t seq = 1;
 
-	if (rs_put_table(&c->io.out, &seq, c->caps, c->server_status & SESSION_BITS, 7,
-			 replica ? repl : slave, 0, NULL) < 0)
-		client_send_err(c, 1, 1105, "HY000", "Out of memory");
+	if (rs_put_table(r->out, &seq, r->caps, r->status, 7, replica ? repl : slave, 0, NULL) < 0)
+		pkt_put_errf(r->out, 1, ERR_UNKNOWN_ERROR, "HY000", "Out of memory");
 }
 
-bool monitor_answer(struct client *c, const uint8_t *pl, uint32_t len)
+bool monitor_answer(struct pbuf *out, uint32_t caps, uint16_t status, const uint8_t *pl, uint32_t len)
 {
 	enum monitor_query kind = monitor_match((const char *)pl + 1, len - 1);
+	struct cache_reply r;
 
+	if (kind == MQ_NONE)
+		return false; /* every other query: nothing more on the hit path */
+	/* the answers carry the session's status bits, not a statement's */
+	r = (struct cache_reply){ .out = out, .caps = caps, .status = status & SESSION_STATUS_BITS };
 	switch (kind) {
 	case MQ_READ_ONLY:
-		answer_read_only(c);
+		answer_read_only(&r);
 		return true;
 	case MQ_SLAVE_STATUS:
 	case MQ_REPLICA_STATUS:
-		answer_replica_status(c, kind == MQ_REPLICA_STATUS);
+		answer_replica_status(&r, kind == MQ_REPLICA_STATUS);
 		return true;
 	case MQ_READYSET_STATUS:
-		cache_status_answer(c, true);
-		return true;
 	case MQ_SHOAL_STATUS:
-		cache_status_answer(c, false);
+		r.status = status; /* as SHOW ... STATUS through the cache SQL */
+		cache_status_answer(&r, kind == MQ_READYSET_STATUS);
 		return true;
 	default:
 		return false;

@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct client;
+#include "packet.h"
 
 enum monitor_query {
 	MQ_NONE,
@@ -43,7 +43,8 @@ enum monitor_query {
 enum monitor_query monitor_match(const char *q, size_t n);
 
 /* pl[0..len) is a COM_QUERY payload (command byte first). If it is a
- * monitor query, queue its answer to the client and return true. */
-bool monitor_answer(struct client *c, const uint8_t *pl, uint32_t len);
+ * monitor query, append its answer to out (for a client with capabilities
+ * caps whose session status is status) and return true. */
+bool monitor_answer(struct pbuf *out, uint32_t caps, uint16_t status, const uint8_t *pl, uint32_t len);
 
 #endif

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cache/session.h"
 #include "client.h"
 #include "config.h"
 #include "log.h"
@@ -18,8 +17,6 @@
 #include "stats.h"
 #include "stmtreg.h"
 #include "upstream.h"
-
-enum { SYNC_DB = 1, SYNC_SET, SYNC_PREPARE };
 
 void mux_login(struct client *c)
 {
@@ -38,7 +35,7 @@ void mux_free(struct client *c)
 
 bool mux_holds_state(const struct client *c)
 {
-	return c->pin_forever || c->pin_lock || client_in_txn(c) || cache_stmt_holds_conn(c);
+	return c->pin_forever || c->pin_lock || client_in_txn(c) || stmts_hold_conn(&c->stmts);
 }
 
 bool mux_pinned(const struct client *c)
@@ -80,9 +77,19 @@ static struct stmtreg_key reg_key(const struct client *c)
 {
 	struct stmtreg_key k = {
 		.user = c->user, .db = c->sv.db, .caps = shape_caps(c),
-		.text = (const char *)c->prep_text.data, .text_len = c->prep_text.len,
+		.text = (const char *)c->stmts.prep_text.data, .text_len = c->stmts.prep_text.len,
 	};
 	return k;
+}
+
+/* A statement joins the session's table (from the PREPARE in flight), and
+ * the cache learns its shape. */
+static void add_stmt(struct client *c, uint32_t id, uint16_t nparams, uint64_t serial)
+{
+	struct stmt_info *s = stmts_add(&c->stmts, id, nparams, serial);
+
+	if (s)
+		cache_stmt_prepared(&c->cs, c->ident, s);
 }
 
 /* A PREPARE the registry knows: answered with its recorded answer. */
@@ -93,18 +100,18 @@ static bool local_prepare(struct client *c)
 	uint64_t serial;
 	uint32_t id;
 
-	if (c->prep_text.len == 0 || c->changing_user)
+	if (c->stmts.prep_text.len == 0 || c->changing_user)
 		return false;
 	c->prep_resp.len = 0;
-	c->prep_meta.len = 0;
-	serial = stmtreg_find(&k, &c->prep_resp, &c->prep_meta, &nparams);
+	c->stmts.prep_meta.len = 0;
+	serial = stmtreg_find(&k, &c->prep_resp, &c->stmts.prep_meta, &nparams);
 	if (!serial || c->prep_resp.len < PKT_HEADER_LEN + 9)
 		return false;
 	id = ++c->next_stmt_id;
 	wr_u32(c->prep_resp.data + PKT_HEADER_LEN + 1, id);
 	if (pbuf_append(&c->io.out, c->prep_resp.data, c->prep_resp.len) < 0)
 		return false;
-	cache_stmt_add(c, id, nparams, serial);
+	add_stmt(c, id, nparams, serial);
 	c->prep_resp.len = 0;
 	pbuf_shrink(&c->prep_resp, 0);
 	return true;
@@ -126,14 +133,14 @@ static bool local_stmt(struct client *c, const uint8_t *pl, uint32_t len)
 {
 	uint8_t cmd = pl[0];
 	uint32_t id = len >= 5 ? rd_u32(pl + 1) : 0;
-	struct stmt_info *s = len >= 5 ? cache_stmt_find(c, id) : NULL;
+	struct stmt_info *s = len >= 5 ? stmts_find(&c->stmts, id) : NULL;
 	bool on_conn = s && c->up && upstream_stmt_id(c->up, s->serial);
 
 	if (cmd == CMD_STMT_CLOSE)
 		return true; /* the session forgot it; connections keep theirs */
 	if (!s) {
 		if (cmd != CMD_STMT_SEND_LONG_DATA)
-			client_send_err(c, 1, ERR_UNKNOWN_STMT_HANDLER, "HY000",
+			pkt_put_errf(&c->io.out, 1, ERR_UNKNOWN_STMT_HANDLER, "HY000",
 					"Unknown prepared statement handler (%u) given to %s", id,
 					stmt_cmd_name(cmd));
 		return true;
@@ -144,7 +151,7 @@ static bool local_stmt(struct client *c, const uint8_t *pl, uint32_t len)
 		return true;
 	}
 	if (cmd == CMD_STMT_FETCH && (!on_conn || !s->cursor)) {
-		client_send_err(c, 1, ERR_STMT_HAS_NO_OPEN_CURSOR, "HY000",
+		pkt_put_errf(&c->io.out, 1, ERR_STMT_HAS_NO_OPEN_CURSOR, "HY000",
 				"The statement (%u) has no open cursor.", id);
 		return true;
 	}
@@ -246,7 +253,7 @@ bool mux_fix_forwarded(struct client *c, size_t at)
 	if (cmd != CMD_STMT_EXECUTE && cmd != CMD_STMT_SEND_LONG_DATA && cmd != CMD_STMT_FETCH &&
 	    cmd != CMD_STMT_RESET)
 		return true;
-	s = cache_stmt_find(c, rd_u32(o->data + at + PKT_HEADER_LEN + 1));
+	s = stmts_find(&c->stmts, rd_u32(o->data + at + PKT_HEADER_LEN + 1));
 	up_id = s ? upstream_stmt_id(c->up, s->serial) : 0;
 	if (!s || !up_id)
 		return true; /* mux_sync_step prepared it; cannot happen */
@@ -267,7 +274,7 @@ void mux_relayed(struct client *c, struct pbuf *out, size_t from)
 		c->prep_resp.len = 0;
 }
 
-static void close_upstream_stmt(struct upstream *u, uint32_t up_id)
+void mux_close_upstream_stmt(struct upstream *u, uint32_t up_id)
 {
 	size_t start;
 	int rc = pkt_begin(&u->io.out, &start);
@@ -286,14 +293,14 @@ void mux_prepared(struct client *c)
 	uint64_t serial;
 	uint32_t evict;
 
-	serial = stmtreg_add(&k, c->prep_resp.data, c->prep_resp.len, &c->prep_meta,
+	serial = stmtreg_add(&k, c->prep_resp.data, c->prep_resp.len, &c->stmts.prep_meta,
 			     c->relay.prep_params);
 	if (c->up) {
 		upstream_stmt_add(c->up, serial, c->relay.stmt_id, &evict);
 		if (evict)
-			close_upstream_stmt(c->up, evict);
+			mux_close_upstream_stmt(c->up, evict);
 	}
-	cache_stmt_add(c, c->prep_id, c->relay.prep_params, serial);
+	add_stmt(c, c->prep_id, c->relay.prep_params, serial);
 	c->prep_resp.len = 0;
 	pbuf_shrink(&c->prep_resp, 0);
 }
@@ -302,12 +309,14 @@ static void note_cursor(struct client *c)
 {
 	struct relay *r = &c->relay;
 
-	if (!c->cur_stmt || !r->status_valid)
+	struct stmt_info *s = c->stmts.cur;
+
+	if (!s || !r->status_valid)
 		return;
 	if (r->cmd == CMD_STMT_EXECUTE)
-		c->cur_stmt->cursor = (r->status & ST_CURSOR_EXISTS) != 0;
+		s->cursor = (r->status & ST_CURSOR_EXISTS) != 0;
 	else if (r->cmd == CMD_STMT_FETCH && (r->status & ST_LAST_ROW_SENT))
-		c->cur_stmt->cursor = false;
+		s->cursor = false;
 }
 
 void mux_answer_done(struct client *c)
@@ -358,28 +367,16 @@ static struct stmt_info *stmt_needed(struct client *c)
 	pl = sbuf_in_ptr(&c->io) + PKT_HEADER_LEN;
 	if (pl[0] != CMD_STMT_EXECUTE && pl[0] != CMD_STMT_SEND_LONG_DATA)
 		return NULL;
-	s = cache_stmt_find(c, rd_u32(pl + 1));
+	s = stmts_find(&c->stmts, rd_u32(pl + 1));
 	if (!s || !s->text || upstream_stmt_id(c->up, s->serial))
 		return NULL;
 	return s;
 }
 
-static bool send_step(struct client *c, uint8_t cmd, const void *p, size_t n, uint8_t what)
+static bool send_step(struct client *c, uint8_t cmd, const void *p, size_t n, enum upcmd_kind kind)
 {
-	struct pbuf *o = &c->up->io.out;
-	size_t start;
-	int rc = pkt_begin(o, &start);
-
-	rc |= put_u8(o, cmd);
-	rc |= pbuf_append(o, p, n);
-	if (rc)
+	if (!upcmd_send(c, cmd, p, n, kind))
 		return false;
-	pkt_end(o, start, 0);
-	c->scratch.len = 0;
-	relay_start(&c->relay, cmd, 0);
-	relay_upstream(&c->relay, c->up->cache_meta, c->up->progress, NULL, NULL);
-	c->sync_what = what;
-	c->st = CS_SYNCING;
 	STAT_INC(upstream_syncs);
 	return true;
 }
@@ -396,9 +393,9 @@ static int state_step(struct client *c)
 	if (sv_sync_sql(&u->sv, &c->sv, &init_db, &sql) < 0)
 		rc = -1;
 	else if (init_db)
-		rc = send_step(c, CMD_INIT_DB, c->sv.db, strlen(c->sv.db), SYNC_DB) ? 1 : -1;
+		rc = send_step(c, CMD_INIT_DB, c->sv.db, strlen(c->sv.db), UPCMD_SYNC_DB) ? 1 : -1;
 	else if (sql.len)
-		rc = send_step(c, CMD_QUERY, sql.data, sql.len, SYNC_SET) ? 1 : -1;
+		rc = send_step(c, CMD_QUERY, sql.data, sql.len, UPCMD_SYNC_SET) ? 1 : -1;
 	else if (sv_copy(&u->sv, &c->sv) < 0)
 		rc = -1;
 	pbuf_free(&sql);
@@ -419,7 +416,7 @@ int mux_sync_step(struct client *c)
 	}
 	s = stmt_needed(c);
 	if (s)
-		return send_step(c, CMD_STMT_PREPARE, s->text, s->text_len, SYNC_PREPARE) ? 1 : -1;
+		return send_step(c, CMD_STMT_PREPARE, s->text, s->text_len, UPCMD_SYNC_PREPARE) ? 1 : -1;
 	return 0;
 }
 
@@ -435,30 +432,28 @@ static void pass_error(struct client *c)
 
 		memcpy(state, p + 4, 5);
 		state[5] = 0;
-		client_send_err(c, seq, rd_u16(p + 1), state, "%.*s", (int)(n - 9), (const char *)p + 9);
+		pkt_put_errf(&c->io.out, seq, rd_u16(p + 1), state, "%.*s", (int)(n - 9), (const char *)p + 9);
 	} else {
-		client_send_err(c, seq, ERR_NET_READ_ERROR, "08S01",
+		pkt_put_errf(&c->io.out, seq, ERR_NET_READ_ERROR, "08S01",
 				"Lost connection to upstream server during query");
 	}
 }
 
-bool mux_sync_done(struct client *c)
+bool mux_sync_done(struct client *c, enum upcmd_kind kind)
 {
 	struct upstream *u = c->up;
 	struct stmt_info *s;
 	uint32_t evict;
 
-	c->st = CS_READY;
 	if (c->relay.saw_err) {
 		pass_error(c);
-		if (c->sync_what != SYNC_PREPARE)
+		if (kind != UPCMD_SYNC_PREPARE)
 			u->dirty = true; /* a SET may have half-applied */
-		c->scratch.len = 0;
 		return false;
 	}
-	if (c->sync_what == SYNC_DB) {
+	if (kind == UPCMD_SYNC_DB) {
 		memcpy(u->sv.db, c->sv.db, sizeof(u->sv.db));
-	} else if (c->sync_what == SYNC_SET) {
+	} else if (kind == UPCMD_SYNC_SET) {
 		char db[SV_DB_MAX];
 
 		memcpy(db, u->sv.db, sizeof(db));
@@ -468,9 +463,7 @@ bool mux_sync_done(struct client *c)
 	} else if ((s = stmt_needed(c)) != NULL) {
 		upstream_stmt_add(u, s->serial, c->relay.stmt_id, &evict);
 		if (evict)
-			close_upstream_stmt(u, evict);
+			mux_close_upstream_stmt(u, evict);
 	}
-	c->scratch.len = 0;
-	pbuf_shrink(&c->scratch, 4096);
 	return true;
 }

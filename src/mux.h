@@ -13,9 +13,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "client.h"
 #include "packet.h"
-
-struct client;
 
 /* Set up the session state after login (schema, handshake collation). */
 void mux_login(struct client *c);
@@ -41,17 +40,21 @@ void mux_note_command(struct client *c, const uint8_t *pl, uint32_t len);
 bool mux_fix_forwarded(struct client *c, size_t at);
 /* Bytes of a COM_STMT_PREPARE answer were appended to out from `from`. */
 void mux_relayed(struct client *c, struct pbuf *out, size_t from);
-/* COM_STMT_PREPARE succeeded upstream (cache/session.c calls it). */
+/* COM_STMT_PREPARE succeeded upstream (client.c's answer handling). */
 void mux_prepared(struct client *c);
+/* Close statement up_id on connection u (COM_STMT_CLOSE, no answer comes);
+ * out of memory: u is marked dirty (never lent again). */
+void mux_close_upstream_stmt(struct upstream *u, uint32_t up_id);
 /* The answer to the forwarded command is complete. */
 void mux_answer_done(struct client *c);
 
-/* Start the next step bringing c->up to the session's state: 1 sent
- * (CS_SYNCING), 0 none left (ready), -1 the connection cannot get there
- * (out of memory, or it has a schema and the session none): discard it. */
+/* Start the next step bringing c->up to the session's state (an internal
+ * command, UPCMD_SYNC_*): 1 sent, 0 none left (ready), -1 the connection
+ * cannot get there (out of memory, or it has a schema and the session
+ * none): discard it. */
 int mux_sync_step(struct client *c);
-/* A sync step's answer is complete (in c->scratch), back to CS_READY.
- * false: the step failed and its error was queued to the client. */
-bool mux_sync_done(struct client *c);
+/* A sync step's answer is complete (in c->scratch). false: the step failed
+ * and its error was queued to the client. */
+bool mux_sync_done(struct client *c, enum upcmd_kind kind);
 
 #endif

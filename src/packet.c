@@ -4,6 +4,8 @@
  */
 #include "packet.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -317,4 +319,15 @@ int pkt_put_err(struct pbuf *b, uint8_t seq, uint16_t code, const char *sqlstate
 		return -1;
 	pkt_end(b, start, seq);
 	return 0;
+}
+
+int pkt_put_errf(struct pbuf *b, uint8_t seq, uint16_t code, const char *sqlstate, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return pkt_put_err(b, seq, code, sqlstate, msg);
 }

@@ -74,9 +74,18 @@ enum {
 #define ST_CURSOR_EXISTS     0x0040
 #define ST_LAST_ROW_SENT     0x0080
 #define ST_NO_BACKSLASH_ESCAPES 0x0200
+#define ST_IN_TRANS_READONLY 0x2000
 #define ST_SESSION_STATE_CHANGED    0x4000
-/* The status bits that describe the session rather than one answer. */
-#define SESSION_STATUS_BITS (ST_IN_TRANS | ST_AUTOCOMMIT | ST_NO_BACKSLASH_ESCAPES | 0x2000)
+/* The status bits that describe the session rather than one answer: a
+ * cached or node-made answer carries the receiving session's values of
+ * these (cache hits patch them in, see cache/session.c). */
+#define SESSION_STATUS_BITS (ST_IN_TRANS | ST_AUTOCOMMIT | ST_NO_BACKSLASH_ESCAPES | ST_IN_TRANS_READONLY)
+
+/* Inside a transaction: the status says so, or autocommit is off. */
+static inline bool status_in_txn(uint16_t status)
+{
+	return (status & ST_IN_TRANS) || !(status & ST_AUTOCOMMIT);
+}
 
 /* error codes the node itself raises */
 #define ERR_CON_COUNT_ERROR      1040
@@ -87,6 +96,7 @@ enum {
 #define ERR_NET_PACKET_TOO_LARGE 1153
 #define ERR_NET_READ_ERROR       1158
 #define ERR_NET_PACKETS_OUT_OF_ORDER 1156
+#define ERR_UNKNOWN_ERROR        1105 /* ER_UNKNOWN_ERROR (HY000): out of memory, ... */
 #define ERR_UNKNOWN_STMT_HANDLER 1243
 #define ERR_STMT_HAS_NO_OPEN_CURSOR 1421
 #define ERR_NOT_SUPPORTED_AUTH_MODE 1251
@@ -156,6 +166,10 @@ int pkt_put_ok(struct pbuf *b, uint8_t seq, uint64_t affected, uint64_t insert_i
 	       uint16_t status, uint16_t warnings, uint32_t caps);
 int pkt_put_eof(struct pbuf *b, uint8_t seq, uint16_t status, uint16_t warnings, uint32_t caps);
 int pkt_put_err(struct pbuf *b, uint8_t seq, uint16_t code, const char *sqlstate, const char *msg);
+/* The same with a printf-style message (cut at 511 bytes). Every ERR the
+ * node makes for a client goes through one of these two. */
+int pkt_put_errf(struct pbuf *b, uint8_t seq, uint16_t code, const char *sqlstate, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 
 /* Classify a response payload's first packet. */
 static inline bool pkt_is_ok(const uint8_t *pl, size_t n) { return n >= 7 && pl[0] == 0x00; }

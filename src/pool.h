@@ -45,7 +45,8 @@ struct pool {
 
 enum pool_result {
 	POOL_GOT,        /* c->up is set and ready */
-	POOL_PENDING,    /* a connection is being opened for c, or c waits: see client_pool_ready / client_pool_failed */
+	POOL_PENDING,    /* a connection is being opened for c, or c waits: the pool
+			  * reports through client_pool_ready / _failed / _timeout (client.h) */
 	POOL_NOMEM,
 };
 
@@ -63,14 +64,5 @@ void pool_release(struct client *c);
 void pool_discard(struct client *c);
 /* The session ends: leave the queue, give back or drop what it holds. */
 void pool_forget(struct client *c);
-
-/* client.c: the connection in c->up is ready for the session's use, or
- * could not be opened (c->up holds the error until pool_discard), or the
- * wait timed out (c->up is NULL). */
-void client_pool_ready(struct client *c);
-void client_pool_failed(struct client *c);
-void client_pool_timeout(struct client *c);
-/* client.c: socket events of a connection in use by c. */
-void client_upstream_io(struct client *c);
 
 #endif

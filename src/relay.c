@@ -197,6 +197,14 @@ static int column_count_cached_meta(struct relay *r, const uint8_t *pkt, size_t 
 	return 0;
 }
 
+/* An ERR packet: it ends the answer, and goes to the client as it is. */
+static int ended_by_err(struct relay *r, const uint8_t *pkt, size_t len, struct pbuf *out)
+{
+	r->saw_err = true;
+	r->st = RL_DONE;
+	return forward(r, pkt, len, out) < 0 ? -1 : 1;
+}
+
 static int feed_first(struct relay *r, const uint8_t *pkt, size_t len, struct pbuf *out)
 {
 	const uint8_t *pl = pkt + PKT_HEADER_LEN;
@@ -205,11 +213,8 @@ static int feed_first(struct relay *r, const uint8_t *pkt, size_t len, struct pb
 
 	if (n == 0)
 		return -1;
-	if (pkt_is_err(pl, n)) {
-		r->saw_err = true;
-		r->st = RL_DONE;
-		return forward(r, pkt, len, out) < 0 ? -1 : 1;
-	}
+	if (pkt_is_err(pl, n))
+		return ended_by_err(r, pkt, len, out);
 	if (pl[0] == 0x00) {
 		read_ok_status(r, pl, n);
 		if (forward_ok(r, pkt, len, out) < 0)
@@ -236,11 +241,8 @@ static int feed_rows(struct relay *r, const uint8_t *pkt, size_t len, struct pbu
 	const uint8_t *pl = pkt + PKT_HEADER_LEN;
 	size_t n = len - PKT_HEADER_LEN;
 
-	if (pkt_is_err(pl, n)) {
-		r->saw_err = true;
-		r->st = RL_DONE;
-		return forward(r, pkt, len, out) < 0 ? -1 : 1;
-	}
+	if (pkt_is_err(pl, n))
+		return ended_by_err(r, pkt, len, out);
 	if (pkt_is_eof(pl, n)) {
 		if (forward_eof(r, pkt, len, out) < 0)
 			return -1;
@@ -279,11 +281,8 @@ static int feed_prepare_first(struct relay *r, const uint8_t *pkt, size_t len, s
 	const uint8_t *pl = pkt + PKT_HEADER_LEN;
 	size_t n = len - PKT_HEADER_LEN;
 
-	if (pkt_is_err(pl, n)) {
-		r->saw_err = true;
-		r->st = RL_DONE;
-		return forward(r, pkt, len, out) < 0 ? -1 : 1;
-	}
+	if (pkt_is_err(pl, n))
+		return ended_by_err(r, pkt, len, out);
 	if (n < 12 || pl[0] != 0x00)
 		return -1;
 	r->stmt_id = rd_u32(pl + 1);

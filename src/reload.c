@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "admin/admin.h"
 #include "config.h"
 #include "log.h"
 #include "runtime.h"
@@ -48,6 +49,26 @@ static bool secret_differs(const char *key, const struct shoal_config *a,
 	return false;
 }
 
+/* SIGHUP: allowed_users changed. Only the main thread reads the list (the
+ * logins read the user store), so it is copied, and the users table and
+ * store follow (admin_users_config_changed). Not an admin runtime variable:
+ * the tables show its passwords as "***", which must never be applied. */
+static void apply_users(const struct shoal_config *src)
+{
+	struct shoal_config *old = malloc(sizeof *old);
+
+	if (!old) {
+		log_error("allowed_users: out of memory; not applied");
+		return;
+	}
+	memcpy(old, &g_config, sizeof *old);
+	memcpy(g_config.allowed_users, src->allowed_users, sizeof g_config.allowed_users);
+	g_config.n_allowed_users = src->n_allowed_users;
+	admin_users_config_changed(old);
+	explicit_bzero(old, sizeof *old);
+	free(old);
+}
+
 static int compare_one(const char *key, void *arg)
 {
 	struct reload *r = arg;
@@ -60,7 +81,7 @@ static int compare_one(const char *key, void *arg)
 		return 0;
 	if (strcmp(key, "allowed_users") == 0) {
 		log_info("SIGHUP: allowed_users = %s (was %s): applied", r->now, r->was);
-		runtime_apply_users(r->next);
+		apply_users(r->next);
 		r->applied++;
 	} else if (runtime_setting(key)) {
 		log_info("SIGHUP: %s = %s (was %s): applied", key, r->now, r->was);

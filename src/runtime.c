@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "admin/admin.h"
 #include "log.h"
 
 enum rt_kind { RT_INT, RT_U32, RT_BOOL, RT_STR, RT_LOG };
@@ -43,6 +42,8 @@ static const struct rt_field fields[] = {
 	RT("upstream_wait_timeout_ms", upstream_wait_timeout_ms, RT_INT),
 	RT("upstream_max_idle_ms", upstream_max_idle_ms, RT_INT),
 	RT("drain_timeout_ms", drain_timeout_ms, RT_INT),
+	RT("drain_handoff_ms", drain_handoff_ms, RT_INT),
+	RT("drain_quiet_ms", drain_quiet_ms, RT_INT),
 	RT("max_allowed_packet", max_allowed_packet, RT_U32),
 	RT("cache_max_entry_size", cache_max_entry_size, RT_U32),
 	RT("admin_user", admin_user.name, RT_STR),
@@ -60,22 +61,6 @@ static const struct rt_field *find(const char *key)
 bool runtime_setting(const char *key)
 {
 	return find(key) != NULL;
-}
-
-void runtime_apply_users(const struct shoal_config *src)
-{
-	struct shoal_config *old = malloc(sizeof *old);
-
-	if (!old) {
-		log_error("allowed_users: out of memory; not applied");
-		return;
-	}
-	memcpy(old, &g_config, sizeof *old);
-	memcpy(g_config.allowed_users, src->allowed_users, sizeof g_config.allowed_users);
-	g_config.n_allowed_users = src->n_allowed_users;
-	admin_users_config_changed(old);
-	explicit_bzero(old, sizeof *old);
-	free(old);
 }
 
 bool runtime_apply(const char *key, const struct shoal_config *src)

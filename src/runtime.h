@@ -18,10 +18,4 @@ bool runtime_setting(const char *key);
 /* Copy it from src into g_config. false if it needs a restart. */
 bool runtime_apply(const char *key, const struct shoal_config *src);
 
-/* SIGHUP: allowed_users changed. Only the main thread reads the list (the
- * logins read the user store), so it is copied, and the users table and
- * store follow (admin_users_config_changed). Not an admin runtime variable:
- * the tables show its passwords as "***", which must never be applied. */
-void runtime_apply_users(const struct shoal_config *src);
-
 #endif

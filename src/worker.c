@@ -12,7 +12,6 @@
 
 #include <mysql.h>
 
-#include "cache/grants.h"
 #include "cache/registry.h"
 #include "client.h"
 #include "listener.h"
@@ -219,8 +218,7 @@ void workers_stop(void)
 		pthread_mutex_destroy(&workers[i].lock);
 		free(workers[i].queue);
 		free(workers[i].wakeups);
-		free(workers[i].tok);
-		grants_worker_free(&workers[i]);
+		cache_worker_free(&workers[i].cache);
 	}
 	free(workers);
 	workers = NULL;

@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <sys/socket.h>
 
+#include "cache/session.h"
+
 struct client;
 
 struct handoff {
@@ -44,8 +46,7 @@ struct worker {
 	atomic_int n_clients;         /* read by the listener to place new sockets */
 	struct client *clients;       /* owned by this worker's thread only */
 	struct client *waiting;       /* clients in CS_WAITING (this thread only) */
-	void *tok;                    /* the worker's tokenizer scratch (cache/session.c) */
-	void *grants;                 /* its grant verdicts (cache/grants.c) */
+	struct cache_worker cache;    /* the cache's per-worker state (cache/session.h) */
 	struct pool *pool;            /* its upstream connections (pool.h) */
 	SSL_CTX *tls;                 /* shared, read-only */
 };

@@ -14,7 +14,9 @@ SHOAL_PACKAGES=("${SHOAL_DEMO_PACKAGES[@]}" sysbench python3-cryptography
   clang libclang-rt-dev # scripts/fuzz, 95-fuzz-smoke
   shellcheck            # scripts/check-shell
   git systemd           # 98-deploy-files in a checkout, systemd-analyze (97, 98)
-  debhelper dpkg-dev fakeroot python3-yaml) # scripts/package, 97, 98
+  debhelper dpkg-dev fakeroot python3-yaml          # scripts/package, 97, 98
+  libgnutls30 libuuid1                              # the real ProxySQL (94-*)
+  docker.io docker-compose debootstrap iptables)    # Docker (99)
 
 log() { printf '== %s\n' "$*" >&2; }
 

@@ -15,7 +15,6 @@
 
 #include "cache/registry.h"
 #include "cache/store.h"
-#include "client.h"
 #include "config.h"
 #include "health.h"
 #include "log.h"
@@ -26,7 +25,7 @@
 
 #define ER_PARSE 1064
 #define ER_NOT_SUPPORTED 1235
-#define ER_UNKNOWN_CACHE 1105
+#define ER_UNKNOWN_CACHE ERR_UNKNOWN_ERROR
 
 struct lex {
 	const char *p, *end;
@@ -455,7 +454,7 @@ void cache_persist_load(void)
 
 /* ---- answers ----------------------------------------------------------- */
 
-static void answer_create(struct client *c, const struct create_cache *cc)
+static void answer_create(const struct cache_reply *r, const struct create_cache *cc)
 {
 	char id[20], err[256];
 	uint16_t code;
@@ -465,7 +464,7 @@ static void answer_create(struct client *c, const struct create_cache *cc)
 	uint8_t seq = 1;
 
 	if (cache_create(cc, id, &code, err, sizeof(err)) < 0) {
-		client_send_err(c, 1, code, code == ER_PARSE ? "42000" : "HY000", "%s", err);
+		pkt_put_errf(r->out, 1, code, code == ER_PARSE ? "42000" : "HY000", "%s", err);
 		return;
 	}
 	cache_persist_save();
@@ -474,7 +473,7 @@ static void answer_create(struct client *c, const struct create_cache *cc)
 	cells[1] = d && d->name[0] ? d->name : id;
 	cells[2] = d ? d->digest_text : "";
 	cells[3] = "shallow";
-	rs_put_table(&c->io.out, &seq, c->caps, c->server_status, 4, names, 1, cells);
+	rs_put_table(r->out, &seq, r->caps, r->status, 4, names, 1, cells);
 }
 
 static void drop_def(struct cache_def *d)
@@ -492,7 +491,7 @@ static bool drop_each(struct cache_def *d, void *arg)
 	return true;
 }
 
-static void answer_drop(struct client *c, enum cache_cmd kind, const char *target)
+static void answer_drop(const struct cache_reply *r, enum cache_cmd kind, const char *target)
 {
 	struct cache_def *d = NULL;
 	size_t n;
@@ -500,7 +499,7 @@ static void answer_drop(struct client *c, enum cache_cmd kind, const char *targe
 	if (kind == CC_DROP || kind == CC_FLUSH) {
 		d = registry_find_name(target);
 		if (!d || atomic_load(&d->state) != CACHE_CACHED) {
-			client_send_err(c, 1, ER_UNKNOWN_CACHE, "HY000", "Cache '%s' does not exist", target);
+			pkt_put_errf(r->out, 1, ER_UNKNOWN_CACHE, "HY000", "Cache '%s' does not exist", target);
 			return;
 		}
 	}
@@ -511,7 +510,7 @@ static void answer_drop(struct client *c, enum cache_cmd kind, const char *targe
 	n = store_flush(d);
 	if (kind == CC_DROP || kind == CC_DROP_ALL)
 		cache_persist_save();
-	pkt_put_ok(&c->io.out, 1, n, 0, c->server_status, 0, c->caps);
+	pkt_put_ok(r->out, 1, n, 0, r->status, 0, r->caps);
 }
 
 /* Rows of SHOW CACHES / SHOW PROXIED QUERIES, gathered under the registry's
@@ -573,7 +572,7 @@ static int by_rank_then_count(const void *a, const void *b)
 	return cx < cy ? 1 : cx > cy ? -1 : 0;
 }
 
-static void answer_listing(struct client *c, bool caches, const struct cache_cmd_args *a)
+static void answer_listing(const struct cache_reply *r, bool caches, const struct cache_cmd_args *a)
 {
 	struct listing l = { .cached = caches, .only_id = a->target[0] ? a->target : NULL };
 	struct rs_writer w;
@@ -584,7 +583,7 @@ static void answer_listing(struct client *c, bool caches, const struct cache_cmd
 	if (l.n > 1)
 		qsort(l.defs, l.n, sizeof(*l.defs), by_rank_then_count);
 	n = a->limit >= 0 && (size_t)a->limit < l.n ? (size_t)a->limit : l.n;
-	rs_begin(&w, &c->io.out, 1, c->caps, caches ? 5 : 4);
+	rs_begin(&w, r->out, 1, r->caps, caches ? 5 : 4);
 	rs_column(&w, "query_id", RS_TYPE_VAR_STRING);
 	if (caches)
 		rs_column(&w, "name", RS_TYPE_VAR_STRING);
@@ -608,22 +607,22 @@ static void answer_listing(struct client *c, bool caches, const struct cache_cmd
 		rs_cell_u64(&w, def_counter(d, DC_COUNT, false));
 		rs_row_end(&w);
 	}
-	if (rs_end(&w, c->server_status) < 0)
-		client_send_err(c, 1, 1105, "HY000", "Out of memory");
+	if (rs_end(&w, r->status) < 0)
+		pkt_put_errf(r->out, 1, ERR_UNKNOWN_ERROR, "HY000", "Out of memory");
 	free(l.defs);
 }
 
-static void answer_pairs(struct client *c, const char *n1, const char *n2,
+static void answer_pairs(const struct cache_reply *r, const char *n1, const char *n2,
 			 const char *const *cells, size_t rows)
 {
 	const char *names[2] = { n1, n2 };
 	uint8_t seq = 1;
 
-	if (rs_put_table(&c->io.out, &seq, c->caps, c->server_status, 2, names, rows, cells) < 0)
-		client_send_err(c, 1, 1105, "HY000", "Out of memory");
+	if (rs_put_table(r->out, &seq, r->caps, r->status, 2, names, rows, cells) < 0)
+		pkt_put_errf(r->out, 1, ERR_UNKNOWN_ERROR, "HY000", "Out of memory");
 }
 
-void cache_status_answer(struct client *c, bool readyset)
+void cache_status_answer(const struct cache_reply *r, bool readyset)
 {
 	char conns[24], entries[24], bytes[24], limit[24], hits[24], misses[24];
 	const char *cells[] = {
@@ -644,10 +643,10 @@ void cache_status_answer(struct client *c, bool readyset)
 	snprintf(limit, sizeof(limit), "%llu", (unsigned long long)g_config.memory_limit);
 	snprintf(hits, sizeof(hits), "%llu", (unsigned long long)STAT_GET(cache_hits));
 	snprintf(misses, sizeof(misses), "%llu", (unsigned long long)STAT_GET(cache_misses));
-	answer_pairs(c, "Variable_name", "Value", cells, readyset ? 3 : 9);
+	answer_pairs(r, "Variable_name", "Value", cells, readyset ? 3 : 9);
 }
 
-bool cache_sql(struct client *c, const char *q, size_t n, const struct sql_tok_result *tok)
+bool cache_sql(const struct cache_reply *r, const char *q, size_t n, const struct sql_tok_result *tok)
 {
 	struct cache_cmd_args a;
 	char err[256];
@@ -664,25 +663,25 @@ bool cache_sql(struct client *c, const char *q, size_t n, const struct sql_tok_r
 		return false;
 	switch (kind) {
 	case -1:
-		client_send_err(c, 1, ER_PARSE, "42000", "%s", err);
+		pkt_put_errf(r->out, 1, ER_PARSE, "42000", "%s", err);
 		break;
 	case CC_CREATE:
-		answer_create(c, &a.create);
+		answer_create(r, &a.create);
 		break;
 	case CC_DROP: case CC_DROP_ALL: case CC_FLUSH: case CC_FLUSH_ALL:
-		answer_drop(c, (enum cache_cmd)kind, a.target);
+		answer_drop(r, (enum cache_cmd)kind, a.target);
 		break;
 	case CC_SHOW_CACHES: case CC_SHOW_PROXIED:
-		answer_listing(c, kind == CC_SHOW_CACHES, &a);
+		answer_listing(r, kind == CC_SHOW_CACHES, &a);
 		break;
 	case CC_EXPLAIN_LAST: {
-		const char *cells[] = { c->last_dest, c->last_reason ? c->last_reason : "" };
+		const char *cells[] = { r->last_dest, r->last_reason ? r->last_reason : "" };
 
-		answer_pairs(c, "Query_destination", "Readyset_reason", cells, 1);
+		answer_pairs(r, "Query_destination", "Readyset_reason", cells, 1);
 		break;
 	}
 	default:
-		cache_status_answer(c, kind == CC_SHOW_RS_STATUS);
+		cache_status_answer(r, kind == CC_SHOW_RS_STATUS);
 	}
 	return true;
 }

@@ -18,16 +18,23 @@
 #include "packet.h"
 #include "sql/tokenizer.h"
 
-struct client;
+/* Where the answer to a cache command goes, and what of the session shapes
+ * it. */
+struct cache_reply {
+	struct pbuf *out;            /* the client's output */
+	uint32_t caps;               /* the client's capabilities */
+	uint16_t status;             /* status flags for the answer's OK/EOF */
+	const char *last_dest, *last_reason; /* for EXPLAIN LAST STATEMENT */
+};
 
-/* If q is a cache command, answer it into c's output and return true. */
-bool cache_sql(struct client *c, const char *q, size_t n, const struct sql_tok_result *tok);
+/* If q is a cache command, answer it into r->out and return true. */
+bool cache_sql(const struct cache_reply *r, const char *q, size_t n, const struct sql_tok_result *tok);
 
 /* Answer SHOW READYSET STATUS (readyset: its three rows) or SHOW SHOAL
- * STATUS into c's output. `Status` is `Online`, or `Maintenance Mode` while
+ * STATUS into r->out. `Status` is `Online`, or `Maintenance Mode` while
  * the node drains; `Database Connection` is `Connected` unless the last
  * upstream connection attempt failed (`Unreachable`). */
-void cache_status_answer(struct client *c, bool readyset);
+void cache_status_answer(const struct cache_reply *r, bool readyset);
 
 /* The parsed form of CREATE CACHE, for replay and tests. */
 struct create_cache {

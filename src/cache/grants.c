@@ -11,15 +11,11 @@
 #include <strings.h>
 
 #include "cache/registry.h"
-#include "client.h"
 #include "config.h"
 #include "ident.h"
 #include "log.h"
-#include "packet.h"
-#include "relay.h"
 #include "sql/tokenizer.h"
 #include "stats.h"
-#include "worker.h"
 
 #define GRANT_SLOTS 4096          /* per worker, a power of two */
 #define GRANT_PROBE 8
@@ -29,7 +25,7 @@
 #define GRANT_CHECK_GRACE_MS 2000
 
 enum { V_NONE, V_ALLOWED, V_REFUSED };
-/* c->grant_state */
+/* grant_session.state */
 enum { GS_NONE, GS_CHECKING, GS_ALLOWED, GS_REFUSED };
 
 struct grant_slot {
@@ -61,29 +57,29 @@ static uint32_t epoch_now(void)
 	return atomic_load_explicit(&grant_epoch, memory_order_relaxed);
 }
 
-uint32_t grants_key_id(const struct client *c)
+uint32_t grants_key_id(const struct ident *id)
 {
 	if (__atomic_load_n(&g_config.cache_scope, __ATOMIC_RELAXED) == CACHE_SCOPE_SHARED)
 		return 0;
-	return c->ident ? c->ident->id : 0;
+	return id ? id->id : 0;
 }
 
-bool grants_session_may_cache(const struct client *c)
+bool grants_session_may_cache(const struct ident *id)
 {
-	return !c->ident || !c->ident->role_set;
+	return !id || !id->role_set;
 }
 
-static struct grant_table *table_of(struct client *c)
+static struct grant_table *table_of(struct grant_worker *gw)
 {
-	if (!c->w->grants)
-		c->w->grants = calloc(1, sizeof(struct grant_table));
-	return c->w->grants;
+	if (!gw->t)
+		gw->t = calloc(1, sizeof(struct grant_table));
+	return gw->t;
 }
 
-void grants_worker_free(struct worker *w)
+void grants_worker_free(struct grant_worker *gw)
 {
-	free(w->grants);
-	w->grants = NULL;
+	free(gw->t);
+	gw->t = NULL;
 }
 
 static size_t slot_hash(const struct cache_def *d, uint32_t ident)
@@ -93,9 +89,9 @@ static size_t slot_hash(const struct cache_def *d, uint32_t ident)
 	return (size_t)(h >> 40) & (GRANT_SLOTS - 1);
 }
 
-static uint32_t ident_of(const struct client *c)
+static uint32_t ident_of(const struct ident *id)
 {
-	return c->ident ? c->ident->id : 0;
+	return id ? id->id : 0;
 }
 
 /* stale: an expired verdict still counts (serve-stale while the upstream is
@@ -117,10 +113,11 @@ static struct grant_slot *find_slot(struct grant_table *t, const struct cache_de
  * (serve-stale while the upstream is down: it cannot be checked, and no
  * privilege can change there meanwhile); an expired "allowed" one also
  * holds while another session checks it (GRANT_CHECK_GRACE_MS). */
-static int lookup(struct client *c, const struct cache_def *d, int64_t now, bool stale)
+static int lookup(struct grant_worker *gw, const struct ident *id, const struct cache_def *d, int64_t now,
+		  bool stale)
 {
-	struct grant_table *t = c->w->grants; /* allocated by record(): never on a hit */
-	const struct grant_slot *s = t ? find_slot(t, d, ident_of(c)) : NULL;
+	struct grant_table *t = gw->t; /* allocated by record(): never on a hit */
+	const struct grant_slot *s = t ? find_slot(t, d, ident_of(id)) : NULL;
 	bool checking;
 
 	if (!s || s->epoch != epoch_now())
@@ -132,20 +129,22 @@ static int lookup(struct client *c, const struct cache_def *d, int64_t now, bool
 	return checking && s->verdict == V_ALLOWED ? V_ALLOWED : V_NONE;
 }
 
-/* A check of c's verdict on d starts: the user's other sessions wait for it
+/* A check of the verdict on d starts: the user's other sessions wait for it
  * under the old verdict (lookup). */
-static void mark_checking(struct client *c, const struct cache_def *d, int64_t now)
+static void mark_checking(struct grant_worker *gw, const struct ident *id, const struct cache_def *d,
+			  int64_t now)
 {
-	struct grant_slot *s = c->w->grants ? find_slot(c->w->grants, d, ident_of(c)) : NULL;
+	struct grant_slot *s = gw->t ? find_slot(gw->t, d, ident_of(id)) : NULL;
 
 	if (s)
 		s->checking_ms = now;
 }
 
-static void record(struct client *c, const struct cache_def *d, int verdict, int64_t now)
+static void record(struct grant_worker *gw, const struct ident *who, const struct cache_def *d, int verdict,
+		   int64_t now)
 {
-	struct grant_table *t = table_of(c);
-	uint32_t id = ident_of(c);
+	struct grant_table *t = table_of(gw);
+	uint32_t id = ident_of(who);
 	struct grant_slot *victim = NULL;
 	size_t h;
 
@@ -170,19 +169,20 @@ static void record(struct client *c, const struct cache_def *d, int verdict, int
 	victim->verdict = (uint8_t)verdict;
 }
 
-enum grant_gate grants_gate(struct client *c, struct cache_def *d, int64_t now, bool stale)
+enum grant_gate grants_gate(struct grant_session *gs, struct grant_worker *gw, const struct ident *id,
+			    struct cache_def *d, int64_t now, bool stale)
 {
 	int v;
 
 	/* the answer of the check just made for this command counts once, even
 	 * with grant_check_ms 0 or the verdict already evicted */
-	if (c->grant_def == d && (c->grant_state == GS_ALLOWED || c->grant_state == GS_REFUSED)) {
-		v = c->grant_state == GS_ALLOWED ? V_ALLOWED : V_REFUSED;
-		c->grant_def = NULL;
-		c->grant_state = GS_NONE;
+	if (gs->def == d && (gs->state == GS_ALLOWED || gs->state == GS_REFUSED)) {
+		v = gs->state == GS_ALLOWED ? V_ALLOWED : V_REFUSED;
+		gs->def = NULL;
+		gs->state = GS_NONE;
 		return v == V_ALLOWED ? GRANT_OK : GRANT_REFUSED;
 	}
-	v = lookup(c, d, now, stale);
+	v = lookup(gw, id, d, now, stale);
 	if (v == V_ALLOWED)
 		return GRANT_OK;
 	if (v == V_REFUSED)
@@ -190,10 +190,10 @@ enum grant_gate grants_gate(struct client *c, struct cache_def *d, int64_t now, 
 	return GRANT_CHECK;
 }
 
-void grants_note_allowed(struct client *c, struct cache_def *d, int64_t now)
+void grants_note_allowed(struct grant_worker *gw, const struct ident *id, struct cache_def *d, int64_t now)
 {
-	if (grants_session_may_cache(c))
-		record(c, d, V_ALLOWED, now);
+	if (grants_session_may_cache(id))
+		record(gw, id, d, V_ALLOWED, now);
 }
 
 /* ---- statements that change privileges -------------------------------- */
@@ -223,7 +223,7 @@ static int statement_kind(const char *p)
 	return 0;
 }
 
-void grants_note_statement(struct client *c, const struct sql_tok_result *tok)
+void grants_note_statement(struct ident *id, const struct sql_tok_result *tok)
 {
 	const char *p = tok->text;
 
@@ -231,10 +231,10 @@ void grants_note_statement(struct client *c, const struct sql_tok_result *tok)
 	while (p && *p) {
 		int k = statement_kind(p);
 
-		if (k == 2 && c->ident) {
-			c->ident->role_set = true;
+		if (k == 2 && id) {
+			id->role_set = true;
 		} else if (k == 1) {
-			grants_invalidate(c->ident ? c->ident->up_user : NULL);
+			grants_invalidate(id ? id->up_user : NULL);
 		}
 		p = strchr(p, ';');
 		if (p)
@@ -244,74 +244,32 @@ void grants_note_statement(struct client *c, const struct sql_tok_result *tok)
 
 /* ---- the upstream check ----------------------------------------------- */
 
-bool grants_checking(const struct client *c)
+void grants_abort(struct grant_session *gs)
 {
-	return c->grant_state == GS_CHECKING;
+	gs->def = NULL;
+	gs->state = GS_NONE;
 }
 
-void grants_abort(struct client *c)
+void grants_check_sent(struct grant_session *gs, struct grant_worker *gw, const struct ident *id,
+		       int64_t now)
 {
-	c->grant_def = NULL;
-	c->grant_state = GS_NONE;
-}
-
-bool grants_start_check(struct client *c, struct cache_def *d, const char *q, size_t n)
-{
-	struct pbuf *o;
-	size_t start;
-	int rc;
-
-	if (!c->up || c->st != CS_READY || n == 0)
-		return false;
-	o = &c->up->io.out;
-	rc = pkt_begin(o, &start);
-	rc |= put_u8(o, CMD_STMT_PREPARE);
-	rc |= pbuf_append(o, q, n);
-	if (rc)
-		return false;
-	pkt_end(o, start, 0);
 	STAT_INC(grant_checks);
-	mark_checking(c, d, (int64_t)(ev_now(c->w->loop) * 1000.0));
-	c->scratch.len = 0;
-	relay_start(&c->relay, CMD_STMT_PREPARE, 0);
-	relay_upstream(&c->relay, c->up->cache_meta, c->up->progress, NULL, NULL);
-	c->grant_def = d;
-	c->grant_state = GS_CHECKING;
-	c->st = CS_SETTINGS;
-	return true;
+	mark_checking(gw, id, gs->def, now);
+	gs->state = GS_CHECKING;
 }
 
-/* Close the statement the check prepared (no answer comes). */
-static void close_statement(struct client *c, uint32_t stmt_id)
+uint32_t grants_check_done(struct grant_session *gs, struct grant_worker *gw, const struct ident *id,
+			   const struct relay *r, const struct pbuf *b, int64_t now, uint32_t conn_id)
 {
-	struct pbuf *o = &c->up->io.out;
-	size_t start;
-	int rc;
+	bool allowed = b->len >= PKT_HEADER_LEN + 5 && b->data[PKT_HEADER_LEN] == 0x00 && !r->saw_err;
 
-	rc = pkt_begin(o, &start);
-	rc |= put_u8(o, CMD_STMT_CLOSE);
-	rc |= put_u32(o, stmt_id);
-	if (rc == 0)
-		pkt_end(o, start, 0);
-	else
-		c->up->dirty = true; /* the statement stays: no other session gets it */
-}
-
-void grants_check_done(struct client *c)
-{
-	const struct pbuf *b = &c->scratch;
-	bool allowed = b->len >= PKT_HEADER_LEN + 5 && b->data[PKT_HEADER_LEN] == 0x00 &&
-		       !c->relay.saw_err;
-	int64_t now = (int64_t)(ev_now(c->w->loop) * 1000.0);
-
-	if (allowed && c->up)
-		close_statement(c, rd_u32(b->data + PKT_HEADER_LEN + 1));
 	if (!allowed) {
 		STAT_INC(grant_denied);
 		if (b->len >= PKT_HEADER_LEN + 3 && b->data[PKT_HEADER_LEN] == 0xff)
-			log_debug("client %u: grant check refused for '%s': error %u", c->id,
-				  c->ident ? c->ident->up_user : c->user, rd_u16(b->data + PKT_HEADER_LEN + 1));
+			log_debug("client %u: grant check refused for '%s': error %u", conn_id,
+				  id ? id->up_user : "", rd_u16(b->data + PKT_HEADER_LEN + 1));
 	}
-	record(c, c->grant_def, allowed ? V_ALLOWED : V_REFUSED, now);
-	c->grant_state = allowed ? GS_ALLOWED : GS_REFUSED;
+	record(gw, id, gs->def, allowed ? V_ALLOWED : V_REFUSED, now);
+	gs->state = allowed ? GS_ALLOWED : GS_REFUSED;
+	return allowed ? rd_u32(b->data + PKT_HEADER_LEN + 1) : 0;
 }

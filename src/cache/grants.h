@@ -24,6 +24,12 @@
  *
  * Threads: the verdict table is per worker (its thread only, no lock); the
  * epoch is one relaxed atomic, written by grants_invalidate (any thread).
+ *
+ * Layering: this file stands below cache/session.c (which embeds struct
+ * grant_session and struct grant_worker) and, like all of src/cache/, knows
+ * nothing of the session core: it is handed the session's identity and its
+ * grant state; the check itself is sent and answered by the core
+ * (CSTEP_GRANT_CHECK, UPCMD_GRANT_CHECK).
  */
 #ifndef SHOAL_CACHE_GRANTS_H
 #define SHOAL_CACHE_GRANTS_H
@@ -32,49 +38,69 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct client;
+#include "packet.h"
+#include "relay.h"
+
 struct cache_def;
+struct ident;
 struct sql_tok_result;
-struct worker;
+struct grant_table;
 
 enum grant_gate {
 	GRANT_OK,        /* serve the hit */
-	GRANT_CHECK,     /* no verdict: check upstream first (grants_start_check) */
+	GRANT_CHECK,     /* no verdict: check upstream first (CSTEP_GRANT_CHECK) */
 	GRANT_REFUSED,   /* forward the command upstream, no hit */
+};
+
+/* A session's side: the check of its command's shape, if any. */
+struct grant_session {
+	struct cache_def *def;        /* the shape whose verdict is checked */
+	uint8_t state;                /* ... and how far the check is */
+	bool refused;                 /* this command's hit was refused by the verdict */
+};
+
+/* A worker's verdicts (its thread only). */
+struct grant_worker {
+	struct grant_table *t;        /* made on the first verdict recorded */
 };
 
 /* Any thread: every verdict of every user is forgotten (user, when known,
  * is logged only: roles make a change to one grant reach other users). */
 void grants_invalidate(const char *user);
 
-/* The identity part of c's cache keys. */
-uint32_t grants_key_id(const struct client *c);
-/* May c use the cache at all (not after SET ROLE)? */
-bool grants_session_may_cache(const struct client *c);
+/* The identity part of a session's cache keys (id: its identity, or NULL). */
+uint32_t grants_key_id(const struct ident *id);
+/* May the session use the cache at all (not after SET ROLE)? */
+bool grants_session_may_cache(const struct ident *id);
 
-/* Before a hit of shape d: c's verdict. stale: the upstream is down and
+/* Before a hit of shape d: the verdict. stale: the upstream is down and
  * results are served past their TTL (serve-stale): the last verdict holds
  * past grant_check_ms too, as it cannot be checked. */
-enum grant_gate grants_gate(struct client *c, struct cache_def *d, int64_t now_ms, bool stale);
-/* c ran a command of shape d upstream and got a result set: allowed. */
-void grants_note_allowed(struct client *c, struct cache_def *d, int64_t now_ms);
+enum grant_gate grants_gate(struct grant_session *gs, struct grant_worker *gw, const struct ident *id,
+			    struct cache_def *d, int64_t now_ms, bool stale);
+/* The session ran a command of shape d upstream and got a result set:
+ * allowed. */
+void grants_note_allowed(struct grant_worker *gw, const struct ident *id, struct cache_def *d,
+			 int64_t now_ms);
 /* A statement that is not a cached read went upstream: a privilege change
- * (invalidate), or SET ROLE (c's privileges become its own). */
-void grants_note_statement(struct client *c, const struct sql_tok_result *tok);
+ * (invalidate), or SET ROLE (the session's privileges become its own). */
+void grants_note_statement(struct ident *id, const struct sql_tok_result *tok);
 
-/* Send the check for shape d (statement text q, n bytes) on c->up: c goes
- * to CS_SETTINGS until the answer is in c->scratch. false: not sent. */
-bool grants_start_check(struct client *c, struct cache_def *d, const char *q, size_t n);
-/* The check's answer is in c->scratch (cache_settings_done). */
-void grants_check_done(struct client *c);
-/* The check in flight, if any (CS_SETTINGS is shared with the settings
- * query). */
-bool grants_checking(const struct client *c);
+/* The check of gs->def (a COM_STMT_PREPARE of the statement as the user)
+ * was sent upstream. */
+void grants_check_sent(struct grant_session *gs, struct grant_worker *gw, const struct ident *id,
+		       int64_t now_ms);
+/* Its answer (r, the bytes in answer): the verdict is recorded. Returns the
+ * upstream id of the statement it prepared, which the caller closes on the
+ * connection (0: none). conn_id is for the log. */
+uint32_t grants_check_done(struct grant_session *gs, struct grant_worker *gw, const struct ident *id,
+			   const struct relay *r, const struct pbuf *answer, int64_t now_ms,
+			   uint32_t conn_id);
 
 /* The session ends or lost its upstream: forget a check in flight. */
-void grants_abort(struct client *c);
+void grants_abort(struct grant_session *gs);
 
 /* The worker's verdict table (freed with the worker). */
-void grants_worker_free(struct worker *w);
+void grants_worker_free(struct grant_worker *gw);
 
 #endif

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hex.h"
+
 struct rule {
 	struct rule_row row;     /* the strings are owned */
 	bool has_digest;
@@ -40,17 +42,6 @@ static bool is_set(const char *s)
 	return s && *s;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* "0x" + exactly 16 hex digits (ProxySQL shows 0x%016X); either case. */
 static int parse_digest(const char *s, uint64_t *out)
 {
@@ -59,7 +50,7 @@ static int parse_digest(const char *s, uint64_t *out)
 	if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X') || strlen(s) != 18)
 		return -1;
 	for (int i = 2; i < 18; i++) {
-		int h = hexval(s[i]);
+		int h = hex_value(s[i]);
 
 		if (h < 0)
 			return -1;

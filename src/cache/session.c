@@ -1,8 +1,10 @@
 /*
- * session.c: the cache's part of a session's command phase (see session.h):
- * cache keys, hits, coalesced waits, fills and background refreshes, the
- * session settings that keys depend on, and the prepared statements that
- * binary-protocol keys are made from.
+ * session.c: owns the cache's part of a session's command phase (see
+ * session.h): cache keys, hits, the decision to fill, wait (coalesce) or
+ * refresh, what to do with the answers the core brings back (fills,
+ * refreshes, the settings query), and the session settings that keys depend
+ * on. It asks the session core for everything that touches the upstream or
+ * the session's state (enum cache_step); it never calls into the core.
  *
  * A cache key is, byte for byte: the protocol ('Q' text, 'B' binary), the
  * client capability bits that change the encoding (DEPRECATE_EOF,
@@ -13,8 +15,6 @@
  * served only when the user's grant verdict allows it (grants.h).
  */
 #include "cache/session.h"
-#include "mux.h"
-#include "pool.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -24,17 +24,14 @@
 #include "cache/commands.h"
 #include "cache/grants.h"
 #include "cache/registry.h"
-#include "cache/settings.h"
 #include "cache/rules.h"
-#include "cache/store.h"
-#include "client.h"
+#include "cache/settings.h"
 #include "config.h"
 #include "health.h"
 #include "log.h"
 #include "sql/classify.h"
 #include "sql/tokenizer.h"
 #include "stats.h"
-#include "worker.h"
 
 /* What, besides the query, decides the bytes of a SELECT's answer. */
 #define SETTINGS_SQL "SELECT @@character_set_client,@@character_set_connection," \
@@ -47,9 +44,7 @@
 #define SETTINGS_SQL_MARIADB SETTINGS_SQL ",@@default_regex_flags,@@system_versioning_asof,@@old_mode"
 #define SETTINGS_COLUMNS_MARIADB 17
 
-/* Status bits that describe the session, not the statement: patched into a
- * cached answer for the session that gets it. */
-
+/* EXPLAIN LAST STATEMENT's Query_destination. */
 #define DEST_CACHE "readyset_shallow"
 #define DEST_UPSTREAM "upstream"
 
@@ -58,11 +53,11 @@ struct tok_scratch {
 	char text[SQL_TOK_MIN_TEXT_CAP];
 };
 
-int cache_global_init(void)
+int cache_global_init(store_wake_fn wake)
 {
 	if (registry_init() < 0)
 		return -1;
-	return store_init(g_config.memory_limit, worker_wake);
+	return store_init(g_config.memory_limit, wake);
 }
 
 void cache_global_free(void)
@@ -72,9 +67,11 @@ void cache_global_free(void)
 	settings_free_all();
 }
 
-int64_t cache_now_ms(struct client *c)
+void cache_worker_free(struct cache_worker *cw)
 {
-	return (int64_t)(ev_now(c->w->loop) * 1000.0);
+	free(cw->tok);
+	cw->tok = NULL;
+	grants_worker_free(&cw->grants);
 }
 
 uint64_t cache_now_us(void)
@@ -85,112 +82,52 @@ uint64_t cache_now_us(void)
 	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
-static void on_wait_timeout(struct ev_loop *loop, ev_timer *t, int revents)
+void cache_session_init(struct cache_session *cs, struct cache_worker *cw, struct worker *w,
+			uint32_t id)
 {
-	struct client *c = t->data;
-
-	(void)loop;
-	(void)revents;
-	cache_wait_over(c, true);
-	client_resume(c);
+	cs->cw = cw;
+	cs->id = id;
+	cs->settings_dirty = true;
+	cs->waiter.w = w;
+	cs->waiter.client_id = id;
+	cs->last_dest = DEST_UPSTREAM;
+	cs->last_reason = "no statement yet";
 }
 
-void cache_session_init(struct client *c)
+void cache_session_free(struct cache_session *cs)
 {
-	c->settings_dirty = true;
-	c->server_status = ST_AUTOCOMMIT;
-	c->waiter.w = c->w;
-	c->waiter.client_id = c->id;
-	ev_timer_init(&c->wait_timer, on_wait_timeout, 0., 0.);
-	c->wait_timer.data = c;
-	c->last_dest = DEST_UPSTREAM;
-	c->last_reason = "no statement yet";
+	cache_abort(cs);
+	pbuf_free(&cs->keybuf);
+	pbuf_free(&cs->fill_buf);
 }
 
-static void stmts_clear(struct client *c)
+void cache_abort(struct cache_session *cs)
 {
-	for (size_t i = 0; i < c->n_stmts; i++) {
-		free(c->stmts[i].text);
-		free(c->stmts[i].types);
-		pbuf_free(&c->stmts[i].meta);
+	if (cs->waiting) {
+		store_cancel_wait(cs->keybuf.data, cs->keybuf.len, cs->key_hash, &cs->waiter);
+		cs->waiting = false;
 	}
-	c->n_stmts = 0;
-	c->cur_stmt = NULL;
-}
-
-void cache_session_free(struct client *c)
-{
-	cache_abort(c);
-	stmts_clear(c);
-	free(c->stmts);
-	c->stmts = NULL;
-	pbuf_free(&c->keybuf);
-	pbuf_free(&c->fill_buf);
-	pbuf_free(&c->scratch);
-	pbuf_free(&c->prep_text);
-	pbuf_free(&c->prep_meta);
-}
-
-void cache_relay_setup(struct client *c, uint8_t cmd)
-{
-	struct pbuf *meta = NULL;
-
-	if (!c->up)
-		return;
-	if (cmd == CMD_STMT_PREPARE)
-		meta = &c->prep_meta;
-	else if (cmd == CMD_STMT_EXECUTE && c->cur_stmt)
-		meta = &c->cur_stmt->meta;
-	relay_upstream(&c->relay, c->up->cache_meta, c->up->progress, meta, meta);
-}
-
-static void waiting_unlink(struct client *c)
-{
-	if (c->wait_prev)
-		c->wait_prev->wait_next = c->wait_next;
-	else if (c->w->waiting == c)
-		c->w->waiting = c->wait_next;
-	if (c->wait_next)
-		c->wait_next->wait_prev = c->wait_prev;
-	c->wait_prev = c->wait_next = NULL;
-}
-
-void cache_abort(struct client *c)
-{
-	if (c->waiting) {
-		store_cancel_wait(c->keybuf.data, c->keybuf.len, c->key_hash, &c->waiter);
-		ev_timer_stop(c->w->loop, &c->wait_timer);
-		waiting_unlink(c);
-		c->waiting = false;
+	if (cs->fill) {
+		store_abandon(cs->fill);
+		cs->fill = NULL;
 	}
-	if (c->fill) {
-		store_abandon(c->fill);
-		c->fill = NULL;
+	if (cs->refresh) {
+		atomic_fetch_add(&cs->refresh->def->refresh_failed, 1);
+		store_abandon(cs->refresh);
+		cs->refresh = NULL;
 	}
-	if (c->refresh) {
-		atomic_fetch_add(&c->refresh->def->refresh_failed, 1);
-		store_abandon(c->refresh);
-		c->refresh = NULL;
-	}
-	grants_abort(c);
+	grants_abort(&cs->grants);
 }
 
-void cache_session_reset(struct client *c)
+void cache_session_reset(struct cache_session *cs)
 {
-	cache_abort(c);
-	stmts_clear(c);
-	c->settings_dirty = true;
-	c->settings_broken = false;
-	c->server_status = ST_AUTOCOMMIT;
-	c->txn_wrote = false;
+	cache_abort(cs);
+	cs->settings_dirty = true;
+	cs->settings_broken = false;
+	cs->txn_wrote = false;
 }
 
 /* ---- keys, hits -------------------------------------------------------- */
-
-static bool in_txn(const struct client *c)
-{
-	return client_in_txn(c);
-}
 
 /* How long past their TTL entries may be served now: max_stale_ms while the
  * upstream is down under the serve-stale policy, else 0. */
@@ -201,43 +138,45 @@ static int64_t stale_window(void)
 	return __atomic_load_n(&g_config.max_stale_ms, __ATOMIC_RELAXED);
 }
 
-static bool txn_allows(const struct client *c, const struct cache_def *d)
+static bool txn_allows(const struct cache_session *cs, const struct cache_ctx *x,
+		       const struct cache_def *d)
 {
-	if (!in_txn(c))
+	if (!status_in_txn(x->status))
 		return true;
 	switch (atomic_load_explicit(&d->txn, memory_order_relaxed)) {
 	case TXN_ALWAYS:
 		return true;
 	case TXN_UNTIL_WRITE:
-		return !c->txn_wrote;
+		return !cs->txn_wrote;
 	default:
 		return false;
 	}
 }
 
-static bool ryw_active(const struct client *c, int64_t now)
+static bool ryw_active(const struct cache_session *cs, int64_t now)
 {
-	return g_config.read_your_writes_ms > 0 && c->last_write_ms &&
-	       now - c->last_write_ms < g_config.read_your_writes_ms;
+	return g_config.read_your_writes_ms > 0 && cs->last_write_ms &&
+	       now - cs->last_write_ms < g_config.read_your_writes_ms;
 }
 
-static bool caching_possible(const struct client *c)
+static bool caching_possible(const struct cache_session *cs, const struct cache_ctx *x)
 {
-	return !c->is_monitor && !c->settings_broken && !c->up_lost && grants_session_may_cache(c);
+	return !x->monitor && !cs->settings_broken && !x->up_lost && grants_session_may_cache(x->ident);
 }
 
-static bool build_key(struct client *c, char kind, const void *a, size_t alen,
-		      const void *b, size_t blen)
+static bool build_key(struct cache_session *cs, const struct cache_ctx *x, char kind, const void *a,
+		      size_t alen, const void *b, size_t blen)
 {
+	uint32_t caps = x->caps;
 	uint8_t head[10];
-	struct pbuf *k = &c->keybuf;
+	struct pbuf *k = &cs->keybuf;
 	int rc;
 
 	head[0] = (uint8_t)kind;
-	head[1] = (uint8_t)(((c->caps & CAP_DEPRECATE_EOF) ? 1 : 0) | ((c->caps & CAP_SESSION_TRACK) ? 2 : 0) |
-			    ((c->caps & CAP_X_EXT_METADATA) ? 4 : 0));
-	wr_u32(head + 2, c->settings_id);
-	wr_u32(head + 6, grants_key_id(c));
+	head[1] = (uint8_t)(((caps & CAP_DEPRECATE_EOF) ? 1 : 0) | ((caps & CAP_SESSION_TRACK) ? 2 : 0) |
+			    ((caps & CAP_X_EXT_METADATA) ? 4 : 0));
+	wr_u32(head + 2, cs->settings_id);
+	wr_u32(head + 6, grants_key_id(x->ident));
 	k->len = 0;
 	rc = pbuf_append(k, head, sizeof(head));
 	rc |= pbuf_append(k, a, alen);
@@ -245,16 +184,17 @@ static bool build_key(struct client *c, char kind, const void *a, size_t alen,
 		rc |= pbuf_append(k, b, blen);
 	if (rc)
 		return false;
-	c->key_hash = store_hash(k->data, k->len);
+	cs->key_hash = store_hash(k->data, k->len);
 	return true;
 }
 
-static void serve_hit(struct client *c, struct cache_entry *e, uint64_t t0)
+static void serve_hit(struct cache_session *cs, const struct cache_ctx *x, struct cache_entry *e,
+		      uint64_t t0)
 {
-	struct pbuf *out = &c->io.out;
+	struct pbuf *out = x->out;
 	size_t at = out->len;
 	struct cache_def *d = e->def;
-	uint16_t session_bits = c->server_status & SESSION_STATUS_BITS;
+	uint16_t session_bits = x->status & SESSION_STATUS_BITS;
 
 	/* with autocommit off, any statement opens a transaction, as the
 	 * server would report for the same SELECT */
@@ -280,102 +220,140 @@ static void serve_hit(struct client *c, struct cache_entry *e, uint64_t t0)
 		cache_metrics_observe(true, us);
 	}
 	STAT_INC(cache_hits);
-	if (cache_now_ms(c) >= e->expires_ms)
+	if (x->now_ms >= e->expires_ms)
 		STAT_INC(cache_stale_hits); /* served past its TTL: the upstream is down */
-	c->last_dest = DEST_CACHE;
-	c->last_reason = "ok";
+	cs->last_dest = DEST_CACHE;
+	cs->last_reason = "ok";
 	store_release(e);
 }
 
-/* Send the current command again, for a background refresh of e. */
-static void start_refresh(struct client *c, struct cache_entry *e, const uint8_t *pl, uint32_t len)
+/* A hit past its refresh age (SL_REFRESH): the core sends the command
+ * again in the background, one refresh per session at a time. */
+static enum cache_step want_refresh(struct cache_session *cs, struct cache_entry *e)
 {
-	size_t start;
-	int rc;
-
-	if (c->st != CS_READY || c->refresh || (!c->up && !pool_borrow_now(c))) {
+	if (cs->refresh) {
 		store_abandon(e); /* not now: the next hit past the refresh age retries */
-		return;
+		return CSTEP_SERVED;
 	}
-	rc = pkt_begin(&c->up->io.out, &start);
-	rc |= pbuf_append(&c->up->io.out, pl, len);
-	if (rc) {
-		store_abandon(e);
-		return;
-	}
-	pkt_end(&c->up->io.out, start, 0);
-	c->refresh = e;
-	c->fill_buf.len = 0;
-	c->cmd_start_us = cache_now_us();
-	relay_start(&c->relay, pl[0], c->caps);
-	cache_relay_setup(c, pl[0]);
-	c->st = CS_REFRESHING;
+	cs->refresh = e;
+	return CSTEP_REFRESH;
 }
 
-/* A hit found e: may this session have it? Else e is let go. */
-static enum grant_gate hit_allowed(struct client *c, struct cache_entry *e, enum store_lookup r,
-				   int64_t now)
+void cache_refresh_cancel(struct cache_session *cs)
 {
-	bool txn_ok = txn_allows(c, e->def);
-	enum grant_gate g = txn_ok ? grants_gate(c, e->def, now, stale_window() > 0) : GRANT_REFUSED;
+	if (cs->refresh) {
+		store_abandon(cs->refresh); /* not now: the next hit past the refresh age retries */
+		cs->refresh = NULL;
+	}
+}
+
+/* A hit found e: may this session have it (transaction, grant verdict)?
+ * Else e is let go. */
+static enum grant_gate hit_allowed(struct cache_session *cs, const struct cache_ctx *x,
+				   struct cache_entry *e, enum store_lookup r)
+{
+	bool txn_ok = txn_allows(cs, x, e->def);
+	enum grant_gate g = txn_ok ? grants_gate(&cs->grants, &cs->cw->grants, x->ident, e->def, x->now_ms,
+						 stale_window() > 0)
+				   : GRANT_REFUSED;
 
 	if (g == GRANT_OK)
 		return g;
 	if (g == GRANT_CHECK)
-		c->grant_def = e->def;
+		cs->grants.def = e->def;
 	else if (txn_ok)
-		c->grant_refused = true; /* EXPLAIN LAST STATEMENT says why */
+		cs->grants.refused = true; /* EXPLAIN LAST STATEMENT says why */
 	if (r == SL_REFRESH)
 		store_abandon(e);
 	store_release(e);
 	return g;
 }
 
-/* 1 served, 0 not found, -1 found but this session may not use it, -2 the
- * user's grant verdict must be checked first (c->grant_def). */
-static int try_hit(struct client *c, int64_t now, const uint8_t *pl, uint32_t len, uint64_t t0)
+/* Look the key in cs->keybuf up, hits only. 1 served (*step: SERVED or
+ * REFRESH), 0 not found, -1 found but this session may not use it, -2 the
+ * user's grant verdict must be checked first (cs->grants.def). */
+static int try_hit(struct cache_session *cs, const struct cache_ctx *x, uint64_t t0,
+		   enum cache_step *step)
 {
 	struct cache_entry *e;
-	enum store_lookup r = store_lookup(c->keybuf.data, c->keybuf.len, c->key_hash, now,
+	enum store_lookup r = store_lookup(cs->keybuf.data, cs->keybuf.len, cs->key_hash, x->now_ms,
 					   stale_window(), NULL, NULL, &e);
 	enum grant_gate g;
 
 	if (r != SL_HIT && r != SL_REFRESH)
 		return 0;
-	g = hit_allowed(c, e, r, now);
+	g = hit_allowed(cs, x, e, r);
 	if (g != GRANT_OK)
 		return g == GRANT_CHECK ? -2 : -1;
-	serve_hit(c, e, t0);
-	if (r == SL_REFRESH)
-		start_refresh(c, e, pl, len);
+	serve_hit(cs, x, e, t0);
+	*step = r == SL_REFRESH ? want_refresh(cs, e) : CSTEP_SERVED;
 	return 1;
 }
 
-/* Check the user's grant verdict for c->grant_def upstream before the hit
- * (statement text q). */
-static enum cache_step check_grant(struct client *c, const char *q, size_t n)
+/* Check the user's grant verdict for cs->grants.def upstream before the
+ * hit, by preparing the statement (text q) as the user. */
+static enum cache_step check_grant(struct cache_session *cs, const char *q, size_t n)
 {
-	if (c->st == CS_REFRESHING)
+	if (cs->refresh)
 		return CSTEP_BLOCKED;
-	if (!c->up)
-		return CSTEP_NEED_UP;
-	if (grants_start_check(c, c->grant_def, q, n))
-		return CSTEP_PENDING;
-	c->grant_def = NULL;
-	return CSTEP_PASS;
+	if (n == 0) {
+		grants_abort(&cs->grants);
+		return CSTEP_PASS;
+	}
+	cs->check_text = q;
+	cs->check_len = n;
+	return CSTEP_GRANT_CHECK;
+}
+
+void cache_grant_check_sent(struct cache_session *cs, const struct cache_ctx *x)
+{
+	grants_check_sent(&cs->grants, &cs->cw->grants, x->ident, x->now_ms);
+}
+
+void cache_grant_check_failed(struct cache_session *cs)
+{
+	grants_abort(&cs->grants);
+}
+
+uint32_t cache_grant_check_done(struct cache_session *cs, const struct cache_ctx *x,
+				const struct relay *r, const struct pbuf *answer)
+{
+	return grants_check_done(&cs->grants, &cs->cw->grants, x->ident, r, answer, x->now_ms, cs->id);
+}
+
+/* The fast path of a query or an execute (text q, n), before any parsing:
+ * with try (the key is built), a hit ends the command (SERVED, REFRESH), or
+ * the grant verdict is checked first (GRANT_CHECK). Else PASS: carry on
+ * with the miss path (*bypass set when an entry exists that this session
+ * may not use); BLOCKED while a refresh is upstream. */
+static enum cache_step first_look(struct cache_session *cs, const struct cache_ctx *x, bool try,
+				  bool *bypass, const char *q, size_t n)
+{
+	enum cache_step step;
+
+	if (try) {
+		int h = try_hit(cs, x, cache_now_us(), &step);
+
+		if (h > 0)
+			return step;
+		if (h == -2)
+			return check_grant(cs, q, n);
+		*bypass = h < 0;
+	}
+	return cs->refresh ? CSTEP_BLOCKED : CSTEP_PASS;
 }
 
 /* ---- misses ------------------------------------------------------------ */
 
-static struct sql_tok_result *tokenize(struct client *c, const char *q, size_t n)
+static struct sql_tok_result *tokenize(struct cache_session *cs, const char *q, size_t n)
 {
-	struct tok_scratch *t = c->w->tok;
+	struct tok_scratch *t = cs->cw->tok;
 
 	if (!t) {
 		t = calloc(1, sizeof(*t));
 		if (!t)
 			return NULL;
-		c->w->tok = t;
+		cs->cw->tok = t;
 	}
 	t->r.text = t->text;
 	t->r.text_cap = sizeof(t->text);
@@ -441,7 +419,7 @@ static bool is_read_keyword(int kw)
 
 /* A statement that is not a cacheable read: may it change the settings, or
  * write (read-your-writes, UNTIL WRITE)? */
-static void note_statement(struct client *c, int kw, bool multi)
+static void note_statement(struct cache_session *cs, int kw, bool multi)
 {
 	switch (kw) {
 	case SQL_KW_SELECT: case SQL_KW_WITH: case SQL_KW_SHOW: case SQL_KW_EXPLAIN:
@@ -450,67 +428,43 @@ static void note_statement(struct client *c, int kw, bool multi)
 		break;
 	case SQL_KW_INSERT: case SQL_KW_UPDATE: case SQL_KW_DELETE: case SQL_KW_REPLACE:
 	case SQL_KW_TRUNCATE: case SQL_KW_LOAD:
-		c->cur_write = true;
+		cs->cur_write = true;
 		break;
 	default: /* SET, USE, CALL, DDL, anything else */
-		c->cur_write = true;
-		c->cur_dirty = true;
+		cs->cur_write = true;
+		cs->cur_dirty = true;
 		break;
 	}
 	if (multi)
-		c->cur_write = c->cur_dirty = true;
+		cs->cur_write = cs->cur_dirty = true;
 }
 
-static bool start_settings(struct client *c)
+const char *cache_settings_sql(struct cache_session *cs, bool mariadb, size_t *len)
 {
-	struct pbuf *o;
-	size_t start;
-	int rc;
-
-	if (!c->up || c->st != CS_READY)
-		return false;
-	o = &c->up->io.out;
-	rc = pkt_begin(o, &start);
-	rc |= put_u8(o, CMD_QUERY);
-	if (upstream_mariadb()) {
-		c->settings_cols = SETTINGS_COLUMNS_MARIADB;
-		rc |= pbuf_append(o, SETTINGS_SQL_MARIADB, sizeof(SETTINGS_SQL_MARIADB) - 1);
-	} else {
-		c->settings_cols = SETTINGS_COLUMNS;
-		rc |= pbuf_append(o, SETTINGS_SQL, sizeof(SETTINGS_SQL) - 1);
+	if (mariadb) {
+		cs->settings_cols = SETTINGS_COLUMNS_MARIADB;
+		*len = sizeof(SETTINGS_SQL_MARIADB) - 1;
+		return SETTINGS_SQL_MARIADB;
 	}
-	if (rc)
-		return false;
-	pkt_end(o, start, 0);
-	c->scratch.len = 0;
-	relay_start(&c->relay, CMD_QUERY, 0);
-	cache_relay_setup(c, CMD_QUERY);
-	c->st = CS_SETTINGS;
-	return true;
+	cs->settings_cols = SETTINGS_COLUMNS;
+	*len = sizeof(SETTINGS_SQL) - 1;
+	return SETTINGS_SQL;
 }
 
-static void begin_wait(struct client *c, struct cache_def *d)
+bool cache_wait_current(const struct cache_session *cs, uint32_t gen)
 {
-	c->waiting = true;
-	c->st = CS_WAITING;
-	c->wait_prev = NULL;
-	c->wait_next = c->w->waiting;
-	if (c->w->waiting)
-		c->w->waiting->wait_prev = c;
-	c->w->waiting = c;
-	ev_timer_set(&c->wait_timer, atomic_load(&d->coalesce_ms) / 1000.0, 0.);
-	ev_timer_start(c->w->loop, &c->wait_timer);
+	return cs->waiting && cs->waiter.gen == gen;
 }
 
-void cache_wait_over(struct client *c, bool timed_out)
+void cache_wait_over(struct cache_session *cs, bool timed_out)
 {
-	struct cache_def *d = c->cur_def;
+	struct cache_def *d = cs->cur_def;
 
-	if (!c->waiting)
+	if (!cs->waiting)
 		return;
 	if (timed_out) {
-		store_cancel_wait(c->keybuf.data, c->keybuf.len, c->key_hash, &c->waiter);
-		c->bypass_once = true;
+		store_cancel_wait(cs->keybuf.data, cs->keybuf.len, cs->key_hash, &cs->waiter);
+		cs->bypass_once = true;
 		if (d)
 			atomic_fetch_add(&d->coalesce_timeouts, 1);
 	} else {
@@ -518,398 +472,313 @@ void cache_wait_over(struct client *c, bool timed_out)
 		if (d)
 			atomic_fetch_add(&d->coalesced_waits, 1);
 	}
-	ev_timer_stop(c->w->loop, &c->wait_timer);
-	waiting_unlink(c);
-	c->waiting = false;
-	c->st = CS_READY;
+	cs->waiting = false;
 }
 
 /* q, n: the statement's text (for a grant check). */
-static enum cache_step lookup_or_load(struct client *c, struct cache_def *d, int64_t now,
-				      const uint8_t *pl, uint32_t len, const char *q, size_t n)
+static enum cache_step lookup_or_load(struct cache_session *cs, const struct cache_ctx *x,
+				      struct cache_def *d, const char *q, size_t n)
 {
 	struct cache_entry *e;
 	enum store_lookup r;
 	enum grant_gate g;
 
-	c->waiter.gen++;
-	r = store_lookup(c->keybuf.data, c->keybuf.len, c->key_hash, now, stale_window(), d,
-			 &c->waiter, &e);
+	cs->waiter.gen++;
+	r = store_lookup(cs->keybuf.data, cs->keybuf.len, cs->key_hash, x->now_ms, stale_window(), d,
+			 &cs->waiter, &e);
 	switch (r) {
 	case SL_HIT:
 	case SL_REFRESH:
-		g = hit_allowed(c, e, r, now);
+		g = hit_allowed(cs, x, e, r);
 		if (g == GRANT_CHECK)
-			return check_grant(c, q, n);
+			return check_grant(cs, q, n);
 		if (g == GRANT_REFUSED)
 			return CSTEP_PASS;
-		serve_hit(c, e, cache_now_us());
-		if (r == SL_REFRESH)
-			start_refresh(c, e, pl, len);
-		return CSTEP_DONE;
+		serve_hit(cs, x, e, cache_now_us());
+		return r == SL_REFRESH ? want_refresh(cs, e) : CSTEP_SERVED;
 	case SL_WAIT:
-		begin_wait(c, d);
-		return CSTEP_PENDING;
+		cs->waiting = true;
+		cs->wait_ms = atomic_load(&d->coalesce_ms);
+		return CSTEP_WAIT;
 	case SL_LOAD:
-		c->fill = e;
-		c->fill_buf.len = 0;
-		c->fill_too_big = false;
+		cs->fill = e;
+		cs->fill_buf.len = 0;
+		cs->fill_too_big = false;
 		atomic_fetch_add(&d->misses, 1);
 		STAT_INC(cache_misses);
-		c->last_dest = DEST_CACHE;
-		c->last_reason = "ok";
+		cs->last_dest = DEST_CACHE;
+		cs->last_reason = "ok";
 		return CSTEP_PASS;
 	default:
 		return CSTEP_PASS;
 	}
 }
 
-/* The shape is cached: may this session use it for this command? */
-static enum cache_step cached_shape(struct client *c, struct cache_def *d, bool bypass)
+/* The shape is cached: may this session use it for this command?
+ * CSTEP_SERVED here means "build the key and look it up". */
+static enum cache_step cached_shape(struct cache_session *cs, const struct cache_ctx *x,
+				    struct cache_def *d, bool bypass)
 {
-	c->last_dest = DEST_UPSTREAM;
-	if (bypass || !txn_allows(c, d)) {
-		c->last_reason = c->grant_refused ? "the upstream refused this user's grant check" :
-				 !grants_session_may_cache(c) ? "SET ROLE: the session has its own privileges" :
-				 in_txn(c) ? "inside a transaction" : "read-your-writes window";
+	cs->last_dest = DEST_UPSTREAM;
+	if (bypass || !txn_allows(cs, x, d)) {
+		cs->last_reason = cs->grants.refused ? "the upstream refused this user's grant check" :
+				  !grants_session_may_cache(x->ident) ? "SET ROLE: the session has its own privileges" :
+				  status_in_txn(x->status) ? "inside a transaction" : "read-your-writes window";
 		return CSTEP_PASS;
 	}
-	if (c->settings_dirty) {
-		if (!c->up)
-			return CSTEP_NEED_UP;
-		return start_settings(c) ? CSTEP_PENDING : CSTEP_PASS;
-	}
-	return CSTEP_DONE; /* the caller builds the key and looks up */
+	if (cs->settings_dirty)
+		return CSTEP_SETTINGS;
+	return CSTEP_SERVED;
 }
 
-/* Verdict for a shape seen on a miss; CSTEP_DONE means "look it up". */
-static enum cache_step verdict(struct client *c, struct cache_def *d, bool bypass)
+/* Verdict for a shape seen on a miss; CSTEP_SERVED means "look it up". */
+static enum cache_step verdict(struct cache_session *cs, const struct cache_ctx *x,
+			       struct cache_def *d, bool bypass)
 {
 	int state = atomic_load(&d->state);
 
 	if (state == CACHE_SKIPPED) {
 		atomic_fetch_add(&d->skips, 1);
-		c->last_dest = DEST_UPSTREAM;
-		c->last_reason = atomic_load(&d->skip_reason);
+		cs->last_dest = DEST_UPSTREAM;
+		cs->last_reason = atomic_load(&d->skip_reason);
 		return CSTEP_PASS;
 	}
 	if (state != CACHE_CACHED) {
-		c->last_dest = DEST_UPSTREAM;
-		c->last_reason = "no cache for this query";
+		cs->last_dest = DEST_UPSTREAM;
+		cs->last_reason = "no cache for this query";
 		return CSTEP_PASS;
 	}
-	return cached_shape(c, d, bypass);
+	return cached_shape(cs, x, d, bypass);
 }
 
 /* Text the tokenizer may have read differently from the server: SQL hidden
  * behind a "--" without a following space (ProxySQL's reading), or a
  * backslash escape in a session where backslash is no escape. */
-static bool hidden_statement(const struct client *c, const struct sql_tok_result *tok)
+static bool hidden_statement(const struct cache_ctx *x, const struct sql_tok_result *tok)
 {
 	if (tok->flags & SQL_TOK_HIDDEN_SQL)
 		return true;
-	return (tok->flags & SQL_TOK_BACKSLASH_ESCAPE) && (c->server_status & ST_NO_BACKSLASH_ESCAPES);
+	return (tok->flags & SQL_TOK_BACKSLASH_ESCAPE) && (x->status & ST_NO_BACKSLASH_ESCAPES);
 }
 
-static enum cache_step on_query(struct client *c, const uint8_t *pl, uint32_t len)
+static bool answer_cache_sql(struct cache_session *cs, const struct cache_ctx *x, const char *q,
+			     size_t n, const struct sql_tok_result *tok)
+{
+	struct cache_reply r = {
+		.out = x->out, .caps = x->caps, .status = x->status,
+		.last_dest = cs->last_dest, .last_reason = cs->last_reason,
+	};
+
+	return cache_sql(&r, q, n, tok);
+}
+
+/* A query that is not a cacheable read, or not one shape: what it does to
+ * the session, and why it goes upstream. */
+static enum cache_step not_cacheable(struct cache_session *cs, const struct cache_ctx *x,
+				     struct cache_def *d, const struct sql_tok_result *tok)
+{
+	cs->last_dest = DEST_UPSTREAM;
+	if (hidden_statement(x, tok)) {
+		/* the digest may not show all the server runs: never cached */
+		note_statement(cs, SQL_KW_OTHER, true);
+		grants_note_statement(x->ident, tok);
+		cs->last_reason = "multiple statements";
+		return CSTEP_PASS;
+	}
+	note_statement(cs, tok->keyword, (tok->flags & SQL_TOK_MULTI_STATEMENT) != 0);
+	grants_note_statement(x->ident, tok);
+	if (d)
+		classify_once(d, tok);
+	cs->last_reason = d ? atomic_load(&d->skip_reason) : "not a SELECT";
+	return CSTEP_PASS;
+}
+
+static enum cache_step on_query(struct cache_session *cs, const struct cache_ctx *x,
+				const uint8_t *pl, uint32_t len)
 {
 	const char *q = (const char *)pl + 1;
 	size_t n = len - 1;
-	int64_t now = cache_now_ms(c);
-	bool bypass = c->bypass_once || ryw_active(c, now) || !caching_possible(c);
+	bool bypass = cs->bypass_once || ryw_active(cs, x->now_ms) || !caching_possible(cs, x);
 	struct sql_tok_result *tok;
 	struct cache_def *d;
 	enum cache_step step;
 
-	c->bypass_once = false;
-	if (!bypass && !c->settings_dirty && build_key(c, 'Q', q, n, NULL, 0)) {
-		int h = try_hit(c, now, pl, len, cache_now_us());
-
-		if (h > 0)
-			return CSTEP_DONE;
-		if (h == -2)
-			return check_grant(c, q, n);
-		bypass = h < 0;
-	}
-	if (c->st == CS_REFRESHING)
-		return CSTEP_BLOCKED;
-	tok = tokenize(c, q, n);
+	cs->bypass_once = false;
+	step = first_look(cs, x, !bypass && !cs->settings_dirty && build_key(cs, x, 'Q', q, n, NULL, 0),
+			  &bypass, q, n);
+	if (step != CSTEP_PASS)
+		return step;
+	tok = tokenize(cs, q, n);
 	if (!tok)
 		return CSTEP_PASS;
-	if (cache_sql(c, q, n, tok))
-		return CSTEP_DONE;
+	if (answer_cache_sql(cs, x, q, n, tok))
+		return CSTEP_SERVED;
 	d = registry_get(tok->digest, tok->text, tok->text_len, q, n);
-	c->cur_def = d;
-	if (hidden_statement(c, tok)) {
-		/* the digest may not show all the server runs: never cached */
-		note_statement(c, SQL_KW_OTHER, true);
-		grants_note_statement(c, tok);
-		c->last_dest = DEST_UPSTREAM;
-		c->last_reason = "multiple statements";
-		return CSTEP_PASS;
-	}
-	if (!is_read_keyword(tok->keyword) || (tok->flags & SQL_TOK_MULTI_STATEMENT)) {
-		note_statement(c, tok->keyword, (tok->flags & SQL_TOK_MULTI_STATEMENT) != 0);
-		grants_note_statement(c, tok);
-		if (d)
-			classify_once(d, tok);
-		c->last_dest = DEST_UPSTREAM;
-		c->last_reason = d ? atomic_load(&d->skip_reason) : "not a SELECT";
-		return CSTEP_PASS;
-	}
+	cs->cur_def = d;
+	if (hidden_statement(x, tok) || !is_read_keyword(tok->keyword) ||
+	    (tok->flags & SQL_TOK_MULTI_STATEMENT))
+		return not_cacheable(cs, x, d, tok);
 	if (!d)
 		return CSTEP_PASS;
 	classify_once(d, tok);
-	step = verdict(c, d, bypass);
-	if (step != CSTEP_DONE)
+	step = verdict(cs, x, d, bypass);
+	if (step != CSTEP_SERVED)
 		return step;
-	if (!build_key(c, 'Q', q, n, NULL, 0))
+	if (!build_key(cs, x, 'Q', q, n, NULL, 0))
 		return CSTEP_PASS;
-	return lookup_or_load(c, d, now, pl, len, q, n);
+	return lookup_or_load(cs, x, d, q, n);
 }
 
 /* ---- prepared statements ----------------------------------------------- */
 
-static struct stmt_info *stmt_find(struct client *c, uint32_t id)
+void cache_stmt_prepared(struct cache_session *cs, struct ident *ident, struct stmt_info *s)
 {
-	for (size_t i = 0; i < c->n_stmts; i++)
-		if (c->stmts[i].id == id)
-			return &c->stmts[i];
-	return NULL;
-}
-
-static void stmt_forget(struct client *c, uint32_t id)
-{
-	struct stmt_info *s = stmt_find(c, id);
-
-	if (!s)
-		return;
-	free(s->text);
-	free(s->types);
-	pbuf_free(&s->meta);
-	*s = c->stmts[--c->n_stmts];
-	c->cur_stmt = NULL;
-}
-
-static void stmt_add(struct client *c, uint32_t id, uint16_t nparams, uint64_t serial)
-{
-	struct stmt_info *s;
 	struct sql_tok_result *tok;
 
-	stmt_forget(c, id);
-	if (c->n_stmts == c->cap_stmts) {
-		size_t cap = c->cap_stmts ? c->cap_stmts * 2 : 8;
-		struct stmt_info *n = realloc(c->stmts, cap * sizeof(*n));
-
-		if (!n)
-			return;
-		c->stmts = n;
-		c->cap_stmts = cap;
-	}
-	s = &c->stmts[c->n_stmts];
-	memset(s, 0, sizeof(*s));
-	s->id = id;
-	s->serial = serial;
-	s->nparams = nparams;
-	s->text = malloc(c->prep_text.len + 1);
-	s->types = nparams ? calloc(nparams, 2) : NULL;
-	if (!s->text || (nparams && !s->types)) {
-		free(s->text);
-		free(s->types);
-		s->text = NULL;
-		s->types = NULL;
-		return;
-	}
-	memcpy(s->text, c->prep_text.data, c->prep_text.len);
-	s->text[c->prep_text.len] = 0;
-	s->meta = c->prep_meta; /* the prepare's column definitions move over */
-	c->prep_meta = (struct pbuf){0};
-	s->text_len = c->prep_text.len;
 	/* the settings the statement was prepared under (its schema, for one,
 	 * decides which tables its names mean) are part of its cache keys */
-	if (!c->settings_dirty && !c->settings_broken)
-		wr_u32(s->prep_settings, c->settings_id);
-	tok = tokenize(c, s->text, s->text_len);
+	if (!cs->settings_dirty && !cs->settings_broken)
+		wr_u32(s->prep_settings, cs->settings_id);
+	tok = tokenize(cs, s->text, s->text_len);
 	if (tok) {
 		s->def = registry_get(tok->digest, tok->text, tok->text_len, s->text, s->text_len);
 		if (s->def)
 			classify_once(s->def, tok);
 		if (!is_read_keyword(tok->keyword))
-			grants_note_statement(c, tok);
+			grants_note_statement(ident, tok);
 	}
-	c->n_stmts++;
 }
 
-void cache_stmt_add(struct client *c, uint32_t id, uint16_t nparams, uint64_t serial)
-{
-	stmt_add(c, id, nparams, serial);
-}
-
-struct stmt_info *cache_stmt_find(struct client *c, uint32_t id)
-{
-	return stmt_find(c, id);
-}
-
-bool cache_stmt_holds_conn(const struct client *c)
-{
-	for (size_t i = 0; i < c->n_stmts; i++)
-		if (c->stmts[i].cursor || c->stmts[i].long_data)
-			return true;
-	return false;
-}
-
-/* Parameter block of a COM_STMT_EXECUTE, with types filled in from the
- * previous execute when the client did not resend them. Appended to the key
- * after the statement text. */
-static bool exec_key(struct client *c, struct stmt_info *s, const uint8_t *pl, uint32_t len)
+/* Key of a COM_STMT_EXECUTE: the statement text, the settings it was
+ * prepared under, and its parameter block, with the types of the previous
+ * execute when the client did not resend them (stmts_note_command kept
+ * them). */
+static bool exec_key(struct cache_session *cs, const struct cache_ctx *x, const struct stmt_info *s,
+		     const uint8_t *pl, uint32_t len)
 {
 	size_t nb = ((size_t)s->nparams + 7) / 8, off = 10;
-	const uint8_t *types, *values;
-	size_t vlen;
+	const uint8_t *values;
 	int rc;
 
 	if (rd_u32(s->prep_settings) == 0)
 		return false;
 	if (s->nparams == 0)
-		return build_key(c, 'B', s->text, s->text_len + 1, s->prep_settings, 4);
+		return build_key(cs, x, 'B', s->text, s->text_len + 1, s->prep_settings, 4);
 	if (len < off + nb + 1)
 		return false;
 	if (pl[off + nb]) {
 		if (len < off + nb + 1 + 2u * s->nparams)
 			return false;
-		memcpy(s->types, pl + off + nb + 1, 2u * s->nparams);
-		s->have_types = true;
 		values = pl + off + nb + 1 + 2u * s->nparams;
 	} else {
 		values = pl + off + nb + 1;
 	}
 	if (!s->have_types)
 		return false;
-	types = s->types;
-	vlen = (size_t)(pl + len - values);
-	if (!build_key(c, 'B', s->text, s->text_len + 1, s->prep_settings, 4))
+	if (!build_key(cs, x, 'B', s->text, s->text_len + 1, s->prep_settings, 4))
 		return false;
-	rc = pbuf_append(&c->keybuf, pl + off, nb);
-	rc |= pbuf_append(&c->keybuf, types, 2u * s->nparams);
-	rc |= pbuf_append(&c->keybuf, values, vlen);
+	rc = pbuf_append(&cs->keybuf, pl + off, nb);
+	rc |= pbuf_append(&cs->keybuf, s->types, 2u * s->nparams);
+	rc |= pbuf_append(&cs->keybuf, values, (size_t)(pl + len - values));
 	if (rc)
 		return false;
-	c->key_hash = store_hash(c->keybuf.data, c->keybuf.len);
+	cs->key_hash = store_hash(cs->keybuf.data, cs->keybuf.len);
 	return true;
 }
 
-static enum cache_step on_execute(struct client *c, const uint8_t *pl, uint32_t len)
+static enum cache_step on_execute(struct cache_session *cs, const struct cache_ctx *x,
+				  const uint8_t *pl, uint32_t len)
 {
-	int64_t now = cache_now_ms(c);
-	bool bypass = c->bypass_once || ryw_active(c, now) || !caching_possible(c);
-	struct stmt_info *s = len >= 10 ? stmt_find(c, rd_u32(pl + 1)) : NULL;
-	bool long_data;
+	bool bypass = cs->bypass_once || ryw_active(cs, x->now_ms) || !caching_possible(cs, x);
+	struct stmt_info *s = x->stmts->cur;
 	enum cache_step step;
+	int kw;
 
-	c->bypass_once = false;
-	c->cur_stmt = s;
+	cs->bypass_once = false;
 	if (!s)
-		return c->st == CS_REFRESHING ? CSTEP_BLOCKED : CSTEP_PASS;
-	long_data = s->long_data;
-	if (c->st != CS_REFRESHING)
-		s->long_data = false;
-	if (!s->def || pl[5] != 0 || long_data || !exec_key(c, s, pl, len))
+		return cs->refresh ? CSTEP_BLOCKED : CSTEP_PASS;
+	if (!s->def || pl[5] != 0 || s->long_data || !exec_key(cs, x, s, pl, len))
 		bypass = true;
-	if (!bypass && !c->settings_dirty) {
-		int h = try_hit(c, now, pl, len, cache_now_us());
-
-		if (h > 0)
-			return CSTEP_DONE;
-		if (h == -2)
-			return check_grant(c, s->text, s->text_len);
-		bypass = h < 0;
-	}
-	if (c->st == CS_REFRESHING)
-		return CSTEP_BLOCKED;
-	c->cur_def = s->def;
-	if (!s->def || !is_read_keyword(atomic_load(&s->def->keyword))) {
-		note_statement(c, s->def ? atomic_load(&s->def->keyword) : SQL_KW_OTHER, false);
-		return CSTEP_PASS;
-	}
-	step = verdict(c, s->def, bypass);
-	if (step != CSTEP_DONE)
+	step = first_look(cs, x, !bypass && !cs->settings_dirty, &bypass, s->text, s->text_len);
+	if (step != CSTEP_PASS)
 		return step;
-	if (!exec_key(c, s, pl, len))
+	cs->cur_def = s->def;
+	kw = s->def ? atomic_load(&s->def->keyword) : SQL_KW_OTHER;
+	if (!s->def || !is_read_keyword(kw)) {
+		note_statement(cs, kw, false);
 		return CSTEP_PASS;
-	return lookup_or_load(c, s->def, now, pl, len, s->text, s->text_len);
+	}
+	step = verdict(cs, x, s->def, bypass);
+	if (step != CSTEP_SERVED)
+		return step;
+	if (!exec_key(cs, x, s, pl, len))
+		return CSTEP_PASS;
+	return lookup_or_load(cs, x, s->def, s->text, s->text_len);
 }
 
 /* Can this session's keys be built without asking the upstream? */
-static bool serve_possible(const struct client *c, int64_t now)
+static bool serve_possible(const struct cache_session *cs, const struct cache_ctx *x)
 {
-	return !c->is_monitor && !c->settings_broken && !c->settings_dirty && !ryw_active(c, now);
+	return !x->monitor && !cs->settings_broken && !cs->settings_dirty && !ryw_active(cs, x->now_ms);
 }
 
-bool cache_serve_only(struct client *c, const uint8_t *pl, uint32_t len)
+/* A hit with no refresh (there is no upstream to refresh from). */
+static bool hit_only(struct cache_session *cs, const struct cache_ctx *x, uint64_t t0)
 {
-	int64_t now = cache_now_ms(c);
+	enum cache_step step;
+
+	if (try_hit(cs, x, t0, &step) <= 0)
+		return false;
+	if (step == CSTEP_REFRESH)
+		cache_refresh_cancel(cs);
+	return true;
+}
+
+bool cache_serve_only(struct cache_session *cs, const struct cache_ctx *x, const uint8_t *pl,
+		      uint32_t len)
+{
 	uint64_t t0 = cache_now_us();
 	struct sql_tok_result *tok;
 	struct stmt_info *s;
 
 	if (pl[0] == CMD_QUERY) {
-		if (serve_possible(c, now) && build_key(c, 'Q', pl + 1, len - 1, NULL, 0) &&
-		    try_hit(c, now, pl, len, t0) > 0)
+		if (serve_possible(cs, x) && build_key(cs, x, 'Q', pl + 1, len - 1, NULL, 0) &&
+		    hit_only(cs, x, t0))
 			return true;
-		tok = tokenize(c, (const char *)pl + 1, len - 1);
-		return tok && cache_sql(c, (const char *)pl + 1, len - 1, tok);
+		tok = tokenize(cs, (const char *)pl + 1, len - 1);
+		return tok && answer_cache_sql(cs, x, (const char *)pl + 1, len - 1, tok);
 	}
 	if (pl[0] != CMD_STMT_EXECUTE || len < 10)
 		return false;
-	s = stmt_find(c, rd_u32(pl + 1));
-	return s && s->def && pl[5] == 0 && !s->long_data && serve_possible(c, now) &&
-	       exec_key(c, s, pl, len) && try_hit(c, now, pl, len, t0) > 0;
+	s = stmts_find(x->stmts, rd_u32(pl + 1));
+	return s && s->def && pl[5] == 0 && !s->long_data && serve_possible(cs, x) &&
+	       exec_key(cs, x, s, pl, len) && hit_only(cs, x, t0);
 }
 
-enum cache_step cache_command(struct client *c, const uint8_t *pl, uint32_t len)
+enum cache_step cache_command(struct cache_session *cs, const struct cache_ctx *x,
+			      const uint8_t *pl, uint32_t len)
 {
 	uint8_t cmd = pl[0];
 
-	c->cur_def = NULL;
-	c->cur_dirty = c->cur_write = false;
-	c->grant_refused = false;
+	cs->cur_def = NULL;
+	cs->cur_dirty = cs->cur_write = false;
+	cs->grants.refused = false;
 	if (cmd == CMD_QUERY)
-		return on_query(c, pl, len);
+		return on_query(cs, x, pl, len);
 	if (cmd == CMD_STMT_EXECUTE)
-		return on_execute(c, pl, len);
-	if (c->st == CS_REFRESHING)
+		return on_execute(cs, x, pl, len);
+	if (cs->refresh)
 		return CSTEP_BLOCKED;
 	switch (cmd) {
 	case CMD_STMT_PREPARE:
-		if (c->settings_dirty && caching_possible(c)) {
-			if (!c->up)
-				return CSTEP_NEED_UP;
-			if (start_settings(c))
-				return CSTEP_PENDING; /* its settings become part of its keys */
-		}
-		c->prep_text.len = 0;
-		if (pbuf_append(&c->prep_text, pl + 1, len - 1) < 0)
-			c->prep_text.len = 0;
-		break;
-	case CMD_STMT_CLOSE:
-		if (len >= 5)
-			stmt_forget(c, rd_u32(pl + 1));
-		break;
-	case CMD_STMT_SEND_LONG_DATA:
-	case CMD_STMT_RESET:
-		if (len >= 5 && stmt_find(c, rd_u32(pl + 1))) {
-			stmt_find(c, rd_u32(pl + 1))->long_data = cmd == CMD_STMT_SEND_LONG_DATA;
-			if (cmd == CMD_STMT_RESET)
-				stmt_find(c, rd_u32(pl + 1))->cursor = false;
-		}
+		/* the settings it is prepared under become part of its keys */
+		if (cs->settings_dirty && caching_possible(cs, x))
+			return CSTEP_SETTINGS;
 		break;
 	case CMD_RESET_CONNECTION:
-		stmts_clear(c);
-		c->cur_dirty = true;
-		break;
 	case CMD_INIT_DB:
 	case CMD_SET_OPTION:
-		c->cur_dirty = true;
+		cs->cur_dirty = true;
 		break;
 	default:
 		break;
@@ -919,16 +788,13 @@ enum cache_step cache_command(struct client *c, const uint8_t *pl, uint32_t len)
 
 /* ---- answers ----------------------------------------------------------- */
 
-void cache_tee(struct client *c, size_t from)
+void cache_tee(struct cache_session *cs, const uint8_t *p, size_t n)
 {
-	size_t n = c->io.out.len - from;
-
-	if (!c->fill || c->fill_too_big || n == 0)
+	if (!cs->fill || cs->fill_too_big || n == 0)
 		return;
-	if (c->fill_buf.len + n > g_config.cache_max_entry_size ||
-	    pbuf_append(&c->fill_buf, c->io.out.data + from, n) < 0) {
-		c->fill_too_big = true;
-		pbuf_free(&c->fill_buf);
+	if (cs->fill_buf.len + n > g_config.cache_max_entry_size || pbuf_append(&cs->fill_buf, p, n) < 0) {
+		cs->fill_too_big = true;
+		pbuf_free(&cs->fill_buf);
 	}
 }
 
@@ -953,67 +819,65 @@ static void status_offsets(const struct pbuf *b, uint16_t off[ENTRY_MAX_STATUS])
 }
 
 /* Is the relayed answer one a cache may keep? */
-static bool storable(const struct client *c, size_t size)
+static bool storable(const struct relay *r, size_t size)
 {
-	const struct relay *r = &c->relay;
-
 	return size > 0 && size <= g_config.cache_max_entry_size && r->results == 1 && !r->saw_err &&
 	       r->status_valid && (r->warnings == 0 || g_config.cache_warnings) &&
 	       (r->rows > 0 || g_config.cache_empty);
 }
 
-static void finish_fill(struct client *c, uint64_t us, int64_t now)
+static uint32_t clamp_us(uint64_t us)
 {
-	struct cache_entry *e = c->fill;
+	return (uint32_t)(us > UINT32_MAX ? UINT32_MAX : us);
+}
+
+static void finish_fill(struct cache_session *cs, const struct relay *r, uint64_t us, int64_t now)
+{
+	struct cache_entry *e = cs->fill;
 	struct cache_def *d = e->def;
 	uint16_t off[ENTRY_MAX_STATUS];
 
-	c->fill = NULL;
-	if (c->fill_too_big || !storable(c, c->fill_buf.len)) {
+	cs->fill = NULL;
+	if (cs->fill_too_big || !storable(r, cs->fill_buf.len)) {
 		store_abandon(e);
 		return;
 	}
-	status_offsets(&c->fill_buf, off);
-	store_fill(e, c->fill_buf.data, c->fill_buf.len, off, (uint32_t)(us > UINT32_MAX ? UINT32_MAX : us),
-		   (uint32_t)c->relay.rows, now, atomic_load(&d->ttl_ms), def_refresh_ms(d));
-	c->fill_buf.len = 0;
-	pbuf_shrink(&c->fill_buf, 65536);
+	status_offsets(&cs->fill_buf, off);
+	store_fill(e, cs->fill_buf.data, cs->fill_buf.len, off, clamp_us(us), (uint32_t)r->rows, now,
+		   atomic_load(&d->ttl_ms), def_refresh_ms(d));
+	cs->fill_buf.len = 0;
+	pbuf_shrink(&cs->fill_buf, 65536);
 }
 
-void cache_answer_done(struct client *c)
+void cache_answer_done(struct cache_session *cs, const struct cache_ctx *x, const struct relay *r,
+		       uint64_t us)
 {
-	struct relay *r = &c->relay;
-	uint64_t us = cache_now_us() - c->cmd_start_us;
-	int64_t now = cache_now_ms(c);
+	uint16_t status = x->status;
+	int64_t now_ms = x->now_ms;
 
-	if (r->status_valid)
-		c->server_status = r->status;
-	if (c->cur_def)
-		def_account(c->cur_def, us, r->rows, r->affected);
-	if (c->cur_def && !r->saw_err && r->results > 0)
-		grants_note_allowed(c, c->cur_def, now); /* the user just read it upstream */
+	if (cs->cur_def)
+		def_account(cs->cur_def, us, r->rows, r->affected);
+	if (cs->cur_def && !r->saw_err && r->results > 0) /* the user just read it upstream */
+		grants_note_allowed(&cs->cw->grants, x->ident, cs->cur_def, now_ms);
 	cache_metrics_observe(false, us);
-	if (c->fill)
-		finish_fill(c, us, now);
-	if (r->cmd == CMD_STMT_PREPARE && r->prep_ok)
-		mux_prepared(c);
-	if (c->cur_dirty)
-		c->settings_dirty = true;
-	if (c->cur_write) {
-		c->last_write_ms = now;
-		if (in_txn(c))
-			c->txn_wrote = true;
+	if (cs->fill)
+		finish_fill(cs, r, us, now_ms);
+	if (cs->cur_dirty)
+		cs->settings_dirty = true;
+	if (cs->cur_write) {
+		cs->last_write_ms = now_ms;
+		if (status_in_txn(status))
+			cs->txn_wrote = true;
 	}
-	if (!in_txn(c))
-		c->txn_wrote = false;
-	c->cur_def = NULL;
-	c->cur_dirty = c->cur_write = false;
+	if (!status_in_txn(status))
+		cs->txn_wrote = false;
+	cs->cur_def = NULL;
+	cs->cur_dirty = cs->cur_write = false;
 }
 
-/* Parse the one-row answer to SETTINGS_SQL into c->settings. */
-static bool parse_settings(struct client *c)
+/* Parse the one-row answer to SETTINGS_SQL into cs->settings. */
+static bool parse_settings(struct cache_session *cs, const struct pbuf *b)
 {
-	const struct pbuf *b = &c->scratch;
 	size_t pos = 0, idx = 0, out = 0;
 
 	while (pos + PKT_HEADER_LEN <= b->len) {
@@ -1022,10 +886,10 @@ static bool parse_settings(struct client *c)
 
 		if (pos + PKT_HEADER_LEN + len > b->len)
 			return false;
-		/* column count, 14 definitions, EOF, then the row */
-		if (idx++ == (size_t)c->settings_cols + 2) {
+		/* the column count, one definition per column, an EOF, then the row */
+		if (idx++ == (size_t)cs->settings_cols + 2) {
 			pcur_init(&cur, b->data + pos + PKT_HEADER_LEN, len);
-			for (int i = 0; i < c->settings_cols; i++) {
+			for (int i = 0; i < cs->settings_cols; i++) {
 				bool null;
 				size_t n = 0;
 				const uint8_t *v;
@@ -1039,65 +903,52 @@ static bool parse_settings(struct client *c)
 					null = false;
 					v = pcur_lenenc_str(&cur, &n);
 				}
-				if (cur.err || out + n + 1 > sizeof(c->settings))
+				if (cur.err || out + n + 1 > sizeof(cs->settings))
 					return false;
-				memcpy(c->settings + out, v, n);
+				memcpy(cs->settings + out, v, n);
 				out += n;
-				c->settings[out++] = null ? 0x02 : 0x1f;
+				cs->settings[out++] = null ? 0x02 : 0x1f;
 			}
-			c->settings_len = (uint16_t)out;
-			c->settings_id = settings_intern(c->settings, out);
-			return c->settings_id != 0;
+			cs->settings_len = (uint16_t)out;
+			cs->settings_id = settings_intern(cs->settings, out);
+			return cs->settings_id != 0;
 		}
 		pos += PKT_HEADER_LEN + len;
 	}
 	return false;
 }
 
-void cache_settings_done(struct client *c)
+void cache_settings_done(struct cache_session *cs, const struct relay *r, const struct pbuf *answer)
 {
-	if (c->relay.status_valid)
-		c->server_status = c->relay.status;
-	if (grants_checking(c)) {
-		grants_check_done(c);
-		c->scratch.len = 0;
-		c->st = CS_READY;
-		return;
+	if (r->saw_err || !parse_settings(cs, answer)) {
+		log_warn("client %u: cannot read session settings; caching off for this session", cs->id);
+		cs->settings_broken = true;
 	}
-	if (c->relay.saw_err || !parse_settings(c)) {
-		log_warn("client %u: cannot read session settings; caching off for this session", c->id);
-		c->settings_broken = true;
-	}
-	c->settings_dirty = false;
-	c->scratch.len = 0;
-	pbuf_shrink(&c->scratch, 4096);
-	c->st = CS_READY;
+	cs->settings_dirty = false;
 }
 
-void cache_refresh_done(struct client *c)
+void cache_refresh_done(struct cache_session *cs, const struct cache_ctx *x, const struct relay *r,
+			const struct pbuf *answer, uint64_t us)
 {
-	struct cache_entry *e = c->refresh;
-	struct cache_def *d = e->def;
-	uint64_t us = cache_now_us() - c->cmd_start_us;
+	int64_t now_ms = x->now_ms;
+	struct cache_entry *e = cs->refresh;
+	struct cache_def *d;
 	uint16_t off[ENTRY_MAX_STATUS];
 	int changed;
 
-	c->refresh = NULL;
-	c->st = CS_READY;
-	if (c->relay.status_valid)
-		c->server_status = c->relay.status;
-	if (!storable(c, c->fill_buf.len)) {
+	if (!e)
+		return;
+	d = e->def;
+	cs->refresh = NULL;
+	if (!storable(r, answer->len)) {
 		atomic_fetch_add(&d->refresh_failed, 1);
 		store_abandon(e);
-	} else {
-		status_offsets(&c->fill_buf, off);
-		grants_note_allowed(c, d, cache_now_ms(c));
-		changed = store_fill(e, c->fill_buf.data, c->fill_buf.len, off,
-				     (uint32_t)(us > UINT32_MAX ? UINT32_MAX : us), (uint32_t)c->relay.rows,
-				     cache_now_ms(c), atomic_load(&d->ttl_ms), def_refresh_ms(d));
-		atomic_fetch_add(changed > 0 ? &d->refresh_changed : changed == 0 ? &d->refresh_unchanged
-					     : &d->refresh_failed, 1);
+		return;
 	}
-	c->fill_buf.len = 0;
-	pbuf_shrink(&c->fill_buf, 65536);
+	status_offsets(answer, off);
+	grants_note_allowed(&cs->cw->grants, x->ident, d, now_ms);
+	changed = store_fill(e, answer->data, answer->len, off, clamp_us(us), (uint32_t)r->rows, now_ms,
+			     atomic_load(&d->ttl_ms), def_refresh_ms(d));
+	atomic_fetch_add(changed > 0 ? &d->refresh_changed : changed == 0 ? &d->refresh_unchanged
+			 : &d->refresh_failed, 1);
 }

@@ -1,10 +1,19 @@
 /*
- * session.h: the cache's part of a client session's command phase. For each
- * command it decides: answer from the store (a hit), wait for another
- * session loading the same key (coalescing), read the session's settings
- * first, forward and fill a new entry (a miss), or just forward. It also
- * keeps what cache keys depend on: the session's settings, transaction and
- * write state, and its prepared statements.
+ * session.h: the cache's part of a client session. For each command the
+ * session core (client.c) asks cache_command() what to do, and the cache
+ * answers with a step: it served the command from the store (a hit), or the
+ * core must forward it (a miss the session then fills, or no caching), read
+ * the session's settings first, wait for another session loading the same
+ * key (coalescing), or run a background refresh. The cache never touches a
+ * socket, an upstream connection, a timer or the session core's state: it
+ * is handed what it needs (struct cache_ctx) and the core does the rest.
+ * It keeps what cache keys depend on: the session's settings, its upstream
+ * identity (grants.h: cache_scope), and its transaction and write state; a
+ * hit is served only when the user's grant verdict allows it (grants.h).
+ *
+ * Layering: this file and everything in src/cache/ stand below the session
+ * core (client.c, mux.c, pool.c, ...); they must not include client.h,
+ * mux.h, pool.h or worker.h (scripts/check-layering fails if they do).
  */
 #ifndef SHOAL_CACHE_SESSION_H
 #define SHOAL_CACHE_SESSION_H
@@ -13,59 +22,153 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct client;
+#include "cache/grants.h"
+#include "cache/store.h"
+#include "packet.h"
+#include "relay.h"
+#include "stmts.h"
 
+#define SETTINGS_MAX 1024
+
+/* What cache_command() asks of the core. */
 enum cache_step {
-	CSTEP_PASS,      /* forward the command to the upstream as usual */
-	CSTEP_DONE,      /* answered here: consume the command */
-	CSTEP_PENDING,   /* keep the command queued: the session waits (state set) */
-	CSTEP_BLOCKED,   /* keep the command queued until the upstream is free */
-	CSTEP_NEED_UP,   /* borrow an upstream connection, then ask again */
+	CSTEP_PASS,      /* forward the command to the upstream as usual; when
+			  * cs->fill is set its answer fills that entry (cache_tee) */
+	CSTEP_SERVED,    /* answered into ctx->out: consume the command */
+	CSTEP_REFRESH,   /* served, and the entry is due for a background refresh:
+			  * send the same command upstream now (UPCMD_REFRESH,
+			  * answer to cache_refresh_done) if a connection is free at
+			  * once, else cache_refresh_cancel() */
+	CSTEP_SETTINGS,  /* the session's settings must be read first: send
+			  * cache_settings_sql() upstream (UPCMD_SETTINGS, answer to
+			  * cache_settings_done), then ask again */
+	CSTEP_GRANT_CHECK, /* the user's grant verdict for the shape must be
+			  * checked first: send COM_STMT_PREPARE of cs->check_text
+			  * upstream (UPCMD_GRANT_CHECK, cache_grant_check_sent, answer
+			  * to cache_grant_check_done), then ask again */
+	CSTEP_WAIT,      /* another session loads this key: keep the command
+			  * queued and wait, at most cs->wait_ms, for a wake-up
+			  * (then cache_wait_over), and ask again */
+	CSTEP_BLOCKED,   /* a refresh is upstream and the command needs the
+			  * upstream: keep it queued until the refresh is answered */
 };
 
-/* Process-wide: the store, the registry, the wake-up hook. */
-int cache_global_init(void);
+/* The cache's per-worker state, embedded in struct worker. */
+struct cache_worker {
+	struct tok_scratch *tok;      /* tokenizer scratch, made on first use */
+	struct grant_worker grants;   /* the grant verdicts (grants.h) */
+};
+
+/* The cache's per-session state, embedded in struct client (as cs). */
+struct cache_session {
+	struct cache_worker *cw;
+	uint32_t id;                  /* the session's connection id (logs) */
+	struct pbuf keybuf;           /* the current command's cache key */
+	uint64_t key_hash;
+	char settings[SETTINGS_MAX];  /* values that change result bytes, see docs/caching.md */
+	uint16_t settings_len;
+	uint32_t settings_id;         /* interned (cache/settings.h): part of keys */
+	int settings_cols;            /* columns of the settings query sent */
+	bool settings_dirty;          /* must be read again before the next lookup */
+	bool settings_broken;         /* the settings query failed: no caching */
+	bool bypass_once;             /* coalescing timed out: go upstream */
+	bool txn_wrote;
+	int64_t last_write_ms;
+	struct cache_def *cur_def;    /* the shape of the command in flight */
+	bool cur_dirty, cur_write;
+	struct cache_entry *fill;     /* the placeholder this session fills */
+	struct cache_entry *refresh;  /* the entry this session refreshes */
+	struct pbuf fill_buf;
+	bool fill_too_big;
+	struct store_waiter waiter;
+	bool waiting;
+	int wait_ms;                  /* CSTEP_WAIT: how long at most */
+	const char *last_dest, *last_reason;  /* EXPLAIN LAST STATEMENT */
+	struct grant_session grants;  /* the grant check of this command (grants.h) */
+	const char *check_text;       /* CSTEP_GRANT_CHECK: the statement to prepare */
+	size_t check_len;
+};
+
+/* What the cache is handed of the session, for one call. */
+struct cache_ctx {
+	struct pbuf *out;             /* the client's output */
+	uint32_t caps;                /* the client's negotiated capabilities */
+	uint16_t status;              /* status flags of the session's last answer */
+	int64_t now_ms;               /* the worker loop's clock */
+	bool monitor;                 /* the monitor user: never cached */
+	bool up_lost;                 /* the session lost its upstream state:
+				       * cache_serve_only() only */
+	struct stmt_table *stmts;     /* the session's prepared statements */
+	struct ident *ident;          /* whom the session acts as upstream (ident.h) */
+};
+
+/* Process-wide: the store, the registry. wake is how a session waiting on
+ * a key is woken by whichever worker fills it (worker_wake). */
+int cache_global_init(store_wake_fn wake);
 void cache_global_free(void);
+void cache_worker_free(struct cache_worker *cw);
 
-void cache_session_init(struct client *c);
-void cache_session_free(struct client *c);
+/* w is the session's worker, only handed to store waiters (wake). */
+void cache_session_init(struct cache_session *cs, struct cache_worker *cw, struct worker *w,
+			uint32_t id);
+void cache_session_free(struct cache_session *cs);
+/* The session ends or lost its upstream, or its command is dropped: give up
+ * fills, refreshes and waits (the core stops its wait timer). */
+void cache_abort(struct cache_session *cs);
+/* COM_CHANGE_USER: forget the settings and the transaction state. */
+void cache_session_reset(struct cache_session *cs);
 
-/* A whole command packet payload (command byte first). While a refresh is
- * upstream (CS_REFRESHING) only hits are possible; else CSTEP_BLOCKED. */
-enum cache_step cache_command(struct client *c, const uint8_t *pl, uint32_t len);
+/* A whole command packet payload (command byte first), with the session's
+ * statement table already told of it (stmts_note_command). While a refresh
+ * is upstream only hits are possible, else CSTEP_BLOCKED. */
+enum cache_step cache_command(struct cache_session *cs, const struct cache_ctx *x,
+			      const uint8_t *pl, uint32_t len);
 /* The session has no upstream connection and will get none (it lost it
  * while the upstream went down): answer the command if the cache can (a
  * hit, possibly stale, or cache SQL) and return true; false otherwise. */
-bool cache_serve_only(struct client *c, const uint8_t *pl, uint32_t len);
-/* The bytes appended to the client's output from `from` on belong to the
- * answer being relayed: copy them into the entry being filled. */
-void cache_tee(struct client *c, size_t from);
-/* The answer to the command relayed upstream is complete. */
-void cache_answer_done(struct client *c);
-/* The internal settings query (CS_SETTINGS) is answered in c->scratch. */
-void cache_settings_done(struct client *c);
-/* The background refresh (CS_REFRESHING) is answered in c->fill_buf. */
-void cache_refresh_done(struct client *c);
-/* A coalescing wait ended (woken, or timed out). */
-void cache_wait_over(struct client *c, bool timed_out);
-/* The session ends or lost its upstream: drop fills, refreshes, waits. */
-void cache_abort(struct client *c);
-/* COM_CHANGE_USER: forget statements and settings. */
-void cache_session_reset(struct client *c);
+bool cache_serve_only(struct cache_session *cs, const struct cache_ctx *x, const uint8_t *pl,
+		      uint32_t len);
 
-/* After relay_start() for cmd: tell the relay about the upstream session's
- * MariaDB extensions and where the statement's column definitions live. */
-void cache_relay_setup(struct client *c, uint8_t cmd);
+/* Bytes of the answer being relayed for a CSTEP_PASS command: kept for the
+ * entry being filled, if any. */
+void cache_tee(struct cache_session *cs, const uint8_t *p, size_t n);
+/* The answer to the command forwarded after CSTEP_PASS is complete (r), in
+ * `us` microseconds; x->status is the session's status after it. */
+void cache_answer_done(struct cache_session *cs, const struct cache_ctx *x, const struct relay *r,
+		       uint64_t us);
 
-/* The session's prepared statements (client-visible ids). */
-struct stmt_info;
-void cache_stmt_add(struct client *c, uint32_t id, uint16_t nparams, uint64_t serial);
-struct stmt_info *cache_stmt_find(struct client *c, uint32_t id);
-/* A statement has an open cursor or long data: the connection must stay. */
-bool cache_stmt_holds_conn(const struct client *c);
+/* CSTEP_SETTINGS: the query to send (COM_QUERY text), for a MariaDB or a
+ * MySQL upstream. */
+const char *cache_settings_sql(struct cache_session *cs, bool mariadb, size_t *len);
+/* Its answer (the relay's view r, the bytes in answer). */
+void cache_settings_done(struct cache_session *cs, const struct relay *r, const struct pbuf *answer);
 
-/* Monotonic clock for cache timing. */
-int64_t cache_now_ms(struct client *c);
+/* CSTEP_REFRESH: the refresh could not start. */
+void cache_refresh_cancel(struct cache_session *cs);
+/* Its answer, `us` microseconds after it was sent. */
+void cache_refresh_done(struct cache_session *cs, const struct cache_ctx *x, const struct relay *r,
+			const struct pbuf *answer, uint64_t us);
+
+/* CSTEP_GRANT_CHECK: the check was sent, or could not be (then the command
+ * goes upstream without a hit). */
+void cache_grant_check_sent(struct cache_session *cs, const struct cache_ctx *x);
+void cache_grant_check_failed(struct cache_session *cs);
+/* Its answer. Returns the upstream id of the statement it prepared, to be
+ * closed on the connection (0: none). */
+uint32_t cache_grant_check_done(struct cache_session *cs, const struct cache_ctx *x,
+				const struct relay *r, const struct pbuf *answer);
+
+/* CSTEP_WAIT: is gen the wait in progress (a wake-up may be stale)? */
+bool cache_wait_current(const struct cache_session *cs, uint32_t gen);
+/* The wait ended: woken, or timed out (then the command goes upstream). */
+void cache_wait_over(struct cache_session *cs, bool timed_out);
+
+/* A statement was added to the session's table: its cache shape and the
+ * settings it was prepared under (ident: the session's identity, for a
+ * statement that changes privileges or roles). */
+void cache_stmt_prepared(struct cache_session *cs, struct ident *ident, struct stmt_info *s);
+
+/* Monotonic clock in microseconds, for cache timing. */
 uint64_t cache_now_us(void);
 
 #endif

@@ -68,7 +68,11 @@ def counted_and_delayed():
     def late():
         t = time.time(); out["res"] = r.login_result(port, pw="bad4"); out["t"] = time.time() - t
     th = threading.Thread(target=late); th.start()
-    time.sleep(0.2)
+    # the other session logs in only once the node holds the 4th failure
+    # (a good login from this address would clear the count before it)
+    deadline = time.time() + 10
+    while metric("shoal_auth_failures_delayed_total") - dbefore < 1 and time.time() < deadline:
+        time.sleep(0.02)
     t = time.time(); c = r.connect(port); q = c.query("SELECT 42"); c.close(); other = time.time() - t
     still_waiting = th.is_alive()
     th.join()

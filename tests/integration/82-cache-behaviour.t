@@ -6,6 +6,10 @@
 #     the refresh age hits keep coming back in well under the query's time,
 #     and a row changed upstream shows before the TTL could have expired (so a
 #     refresh happened), with no new miss.
+#   - Background refresh of a prepared statement, on a node with one upstream
+#     connection shared by two sessions whose statements have different ids
+#     there: the refresh runs (a changed row shows within the TTL) and runs
+#     the session's own statement (never the other session's).
 #   - Transactions: BEGIN / autocommit=0 read upstream; CREATE CACHE ...
 #     ALWAYS is served inside one; UNTIL WRITE until the transaction writes.
 #   - --read-your-writes-ms 2000: after an INSERT the writer reads upstream,
@@ -17,27 +21,32 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 if fake_mode; then skip_all "cache behaviour: needs a node (SHOAL_FAKE_DIRECT=1)"; fi
-plan 64
+plan 69
 
-on_exit "mdb -e 'DROP TABLE IF EXISTS t82, t82w; DROP FUNCTION IF EXISTS t82_fn'"
+on_exit "mdb -e 'DROP TABLE IF EXISTS t82, t82w, t82p; DROP FUNCTION IF EXISTS t82_fn'"
 mdb <<'SQL' || bail "create the test tables"
-DROP TABLE IF EXISTS t82, t82w;
+DROP TABLE IF EXISTS t82, t82w, t82p;
 DROP FUNCTION IF EXISTS t82_fn;
+CREATE TABLE t82p (id INT PRIMARY KEY, v VARCHAR(20)) ENGINE=InnoDB;
+INSERT INTO t82p VALUES (3, 'three');
 CREATE TABLE t82 (id INT PRIMARY KEY, v VARCHAR(20)) ENGINE=InnoDB;
 INSERT INTO t82 VALUES (1, 'one'), (2, 'two'), (3, 'three');
 CREATE TABLE t82w (id INT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(20)) ENGINE=InnoDB;
 CREATE FUNCTION t82_fn(x INT) RETURNS INT DETERMINISTIC RETURN x + 1;
 SQL
 
-DD=$(mktemp -d); mkdir -p "$DD/ttl" "$DD/refresh" "$DD/main" "$DD/ryw"
+DD=$(mktemp -d); mkdir -p "$DD/ttl" "$DD/refresh" "$DD/main" "$DD/ryw" "$DD/prefresh"
 on_exit "rm -rf '$DD'"
 ok_start() { if shoal_start "$@"; then ok "node $1 starts"; else bail "node $1 starts"; fi; }
 ok_start ttl --auto-cache --cache-ttl-ms 1000 --data-dir "$DD/ttl"
 ok_start refresh --auto-cache --cache-ttl-ms 4000 --cache-refresh-ms 1000 --data-dir "$DD/refresh"
 ok_start main --auto-cache --cache-ttl-ms 60000 --data-dir "$DD/main"
 ok_start ryw --auto-cache --cache-ttl-ms 60000 --read-your-writes-ms 2000 --data-dir "$DD/ryw"
+ok_start prefresh --auto-cache --cache-ttl-ms 4000 --cache-refresh-ms 1000 --workers 1 \
+  --max-upstream-connections 1 --data-dir "$DD/prefresh"
 
-TTL_PORT=$ttl_PORT REFRESH_PORT=$refresh_PORT MAIN_PORT=$main_PORT RYW_PORT=$ryw_PORT "$PY" - <<'PY' || not_ok "python part crashed"
+TTL_PORT=$ttl_PORT REFRESH_PORT=$refresh_PORT MAIN_PORT=$main_PORT RYW_PORT=$ryw_PORT \
+  PREFRESH_PORT=$prefresh_PORT "$PY" - <<'PY' || not_ok "python part crashed"
 import os
 import time
 import rawmysql as r
@@ -45,7 +54,7 @@ import cache_proto as cp
 from taplib import ok, diag, run, done_testing
 
 DPORT = int(os.environ["MDB_PORT"])
-P = {k: int(os.environ[k.upper() + "_PORT"]) for k in ("ttl", "refresh", "main", "ryw")}
+P = {k: int(os.environ[k.upper() + "_PORT"]) for k in ("ttl", "refresh", "main", "ryw", "prefresh")}
 
 
 def hm(v):
@@ -160,6 +169,52 @@ def refresh_part():
 
 
 run("refresh part runs", refresh_part)
+
+
+def exec_bytes(c, sid, param):
+    """The answer to an execute, its packets' payloads joined."""
+    return b"|".join(p for _, p in c.execute(sid, (param,)))
+
+
+def prepared_refresh_part():
+    v = r.connect(P["prefresh"])
+    other = r.connect(P["prefresh"])
+    # the other session's statement is prepared first on the one upstream
+    # connection, so the two statements have other ids there than the
+    # sessions gave their clients (both 1)
+    oid, _, _, _ = other.prepare("SELECT CONCAT('other-', ?) AS v")
+    exec_bytes(other, oid, 3)
+    sid, _, _, _ = v.prepare("SELECT v FROM t82p WHERE id = ?")
+    diag("client statement ids: %r and %r" % (oid, sid))
+    h0, m0 = hm(v)
+    first = exec_bytes(v, sid, 3)
+    t0 = time.monotonic()
+    h1, m1 = hm(v)
+    ok(b"three" in first and m1 == m0 + 1, "prepared refresh: the first execute fills the cache",
+       "answer %r, misses +%d" % (first, m1 - m0))
+    direct("UPDATE t82p SET v = 'THREE' WHERE id = 3")
+    time.sleep(max(0, 1.25 - (time.monotonic() - t0)))
+    seen, answers = b"", []
+    while time.monotonic() < t0 + 3.0:          # the TTL is 4 s
+        seen = exec_bytes(v, sid, 3)
+        answers.append(seen)
+        if b"THREE" in seen:
+            break
+        time.sleep(0.1)
+    age = time.monotonic() - t0
+    ok(b"THREE" in seen and age < 3.9,
+       "prepared refresh: the changed row is served %.2f s after the fill (TTL 4 s): a refresh ran" % age,
+       "last answer %r" % (seen,))
+    ok(not any(b"other-" in a for a in answers),
+       "prepared refresh: the refresh ran the session's own statement, not the other session's",
+       "answers %r" % (answers,))
+    h2, m2 = hm(v)
+    ok(m2 == m1, "prepared refresh: no miss since the fill", "hits +%d, misses +%d" % (h2 - h1, m2 - m1))
+    v.close()
+    other.close()
+
+
+run("prepared refresh part runs", prepared_refresh_part)
 
 
 # ---- transactions -------------------------------------------------------------

@@ -6,7 +6,10 @@
 #     for the monitor) and on a node whose upstream is dead;
 #   - the drain on SIGTERM: refused at once, /health 503 and "Maintenance
 #     Mode", idle sessions closed, a running SLEEP finishes with its row, a
-#     transaction closed after COMMIT, another at --drain-timeout-ms, exit 0;
+#     transaction closed after COMMIT, another at --drain-timeout-ms, exit 0
+#     (with --drain-handoff-ms 0); the hand-off before it: sessions served
+#     and COM_PING failing until no query came for --drain-quiet-ms, or
+#     until --drain-handoff-ms;
 #   - upstream-down-policy shun with --upstream-down-after-ms 1000 on a
 #     private MariaDB that is dead, started, killed and started again: new
 #     connections get a clear ERR 1429, COM_PING fails, /health 503, the
@@ -22,7 +25,7 @@ if fake_mode; then
   skip_all "HA behaviour is node-only (fake mode)"
 fi
 
-plan 96
+plan 109
 work="$BUILD_TEST/ha"
 mkdir -p "$work"
 mdir="$BUILD_TEST/mdb90"
@@ -150,7 +153,7 @@ fi
 
 # ------------------------------------------------------------------- drain
 hport=$(free_port)
-if shoal_start drain --metrics-address "127.0.0.1:$hport" --drain-timeout-ms 5000; then
+if shoal_start drain --metrics-address "127.0.0.1:$hport" --drain-timeout-ms 5000 --drain-handoff-ms 0; then
   PORT=$drain_PORT HPORT=$hport PID=$drain_PID "$PY" - <<'PY' || not_ok "python part (drain) crashed"
 import os
 import signal
@@ -214,6 +217,101 @@ PY
     "  ... and its timeout"
 else
   not_ok "node for the drain test starts"
+fi
+
+# ------------------------------------------------------- drain: the hand-off
+# The first part of the drain (drain.h): sessions stay open and are served
+# until no query came for --drain-quiet-ms, at most --drain-handoff-ms.
+hport=$(free_port)
+if shoal_start handoff --metrics-address "127.0.0.1:$hport" --drain-timeout-ms 8000 \
+  --drain-handoff-ms 2500 --drain-quiet-ms 700; then
+  PORT=$handoff_PORT HPORT=$hport PID=$handoff_PID "$PY" - <<'PY' || not_ok "python part (hand-off) crashed"
+import os
+import signal
+import time
+import rawmysql as r
+from ha_help import query, health, ping, port_refuses, wait_for
+from taplib import ok, is_, run, done_testing
+
+port, hport, pid = int(os.environ["PORT"]), int(os.environ["HPORT"]), int(os.environ["PID"])
+
+def handoff():
+    idle, busy = r.connect(port), r.connect(port)
+    mon = r.connect(port, "monitor", "monitor")
+    query(idle, "SELECT 1")
+    t0 = time.time()
+    os.kill(pid, signal.SIGTERM)
+    ok(wait_for(lambda: port_refuses(port), 1.0, 0.02), "hand-off: new connections refused at once")
+    code, h = health(hport)
+    ok(code == 503 and h.get("status") == "draining", "  /health 503 draining", repr((code, h)))
+    res = ping(mon)
+    ok(res[0] == "err" and res[1] == 1053, "  COM_PING fails with 1053 (ProxySQL's monitor and keep-alive "
+       "pings see it)", repr(res))
+    ok(not idle.is_closed(0.4), "  an idle session stays open")
+    n = 0
+    while time.time() - t0 < 1.5:  # queries keep the hand-off going
+        res = query(busy, "SELECT %d" % (n + 1))
+        n += res[0] == "rs" and res[2] == [[str(n + 1)]]
+        time.sleep(0.2)
+    ok(n >= 6, "  sessions are served during the hand-off (%d answers)" % n)
+    res = query(idle, "SELECT 2")
+    ok(res[0] == "rs" and res[2] == [["2"]], "  the idle session too, 1.5 s after the signal", repr(res))
+    t1 = time.time()
+    ok(idle.is_closed(3) and busy.is_closed(1), "  no query for --drain-quiet-ms: idle sessions are closed")
+    took = time.time() - t1
+    ok(0.5 <= took <= 1.6, "  ... %.1f s after the last query (quiet 0.7 s)" % took)
+run("handoff", handoff)
+done_testing(always_zero=True)
+PY
+  wait "$handoff_PID" 2>/dev/null
+  is "$?" 0 "hand-off: the node exits with status 0"
+  handoff_PID=""
+  shoal_stop handoff
+  like "$(cat "$handoff_LOG")" "drain: no query for drain_quiet_ms after [0-9]+ ms" "  the log says why the hand-off ended"
+else
+  not_ok "node for the hand-off test starts"
+fi
+
+# The hand-off's limit: a client that never stops querying.
+hport=$(free_port)
+if shoal_start handoff2 --metrics-address "127.0.0.1:$hport" --drain-handoff-ms 1500 --drain-quiet-ms 700; then
+  PORT=$handoff2_PORT PID=$handoff2_PID "$PY" - <<'PY' || not_ok "python part (hand-off limit) crashed"
+import os
+import signal
+import time
+import rawmysql as r
+from ha_help import query
+from taplib import ok, run, done_testing
+
+port, pid = int(os.environ["PORT"]), int(os.environ["PID"])
+
+def capped():
+    c = r.connect(port)
+    t0 = time.time()
+    os.kill(pid, signal.SIGTERM)
+    answered, closed_at = 0, None
+    while time.time() - t0 < 4:
+        try:
+            res = query(c, "SELECT 1")
+        except (EOFError, OSError):
+            closed_at = time.time() - t0
+            break
+        if res[0] != "rs":
+            closed_at = time.time() - t0
+            break
+        answered += 1
+        time.sleep(0.1)
+    ok(closed_at is not None and 1.4 <= closed_at <= 2.5 and answered >= 10,
+       "a session querying without pause is served until --drain-handoff-ms (1.5 s), then closed at an idle "
+       "point (%r s, %d answers)" % (closed_at, answered))
+run("handoff cap", capped)
+done_testing(always_zero=True)
+PY
+  shoal_stop handoff2
+  is "${handoff2_STATUS:-}" 0 "  the node exits with status 0"
+  like "$(cat "$handoff2_LOG")" "drain: drain_handoff_ms is over after" "  the log says the hand-off hit its limit"
+else
+  not_ok "node for the hand-off limit test starts"
 fi
 
 # ------------------------------------------------------- upstream down: shun

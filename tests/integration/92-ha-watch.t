@@ -139,7 +139,8 @@ agent watch --once
 is "$rc" 0 "watch --once after the window: exit 0"
 is "$(sent)" "SELECT hostname, port, status, weight, comment FROM mysql_servers WHERE hostgroup_id=30 ORDER BY hostname, port
 UPDATE mysql_servers SET status='OFFLINE_SOFT' WHERE hostgroup_id=30 AND hostname='127.0.0.1' AND port=$n1_PORT
-LOAD MYSQL SERVERS TO RUNTIME" "flat n1: UPDATE to OFFLINE_SOFT, LOAD to runtime (not saved to disk)"
+LOAD MYSQL SERVERS TO RUNTIME
+SELECT COUNT(*) FROM stats_mysql_connection_pool" "flat n1: UPDATE to OFFLINE_SOFT, LOAD to runtime (not saved to disk), read the pool (ProxySQL drops the idle connections)"
 is "$(status_of "$n1_PORT") $(status_of "$n2_PORT")" "OFFLINE_SOFT ONLINE" "flat n1 is OFFLINE_SOFT in the runtime, n2 (hits) stays ONLINE"
 is "$(hook_count)" 1 "one webhook POST"
 h=$(last_hook)

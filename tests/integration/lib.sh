@@ -58,6 +58,19 @@ DATADIR="$SRCDIR/tests/data"
 export SRCDIR SHOAL_BIN MDB_PORT MDB_SOCK MDB_DIR SHOAL_FAKE_DIRECT SHOAL_QUICK \
   BUILD_TEST SHOAL_LOG_DIR PY TESTDIR TESTLIB DATADIR
 export PYTHONPATH="$TESTLIB${PYTHONPATH:+:$PYTHONPATH}"
+# The real ProxySQL (tests 94-*): $PROXYSQL_BIN, which .ci/run and scripts/test
+# set to ../shared/peers/proxysql beside the checkout when it exists.
+if [ -z "${PROXYSQL_BIN:-}" ] && [ -x "$SRCDIR/../shared/peers/proxysql" ]; then
+  PROXYSQL_BIN=$(cd "$SRCDIR/../shared/peers" && pwd)/proxysql
+fi
+export PROXYSQL_BIN=${PROXYSQL_BIN:-}
+# need_proxysql: exits with a whole-file SKIP when there is no ProxySQL to run.
+need_proxysql() {
+  if [ -z "$PROXYSQL_BIN" ] || [ ! -x "$PROXYSQL_BIN" ]; then
+    echo "1..0 # SKIP no ProxySQL binary: set PROXYSQL_BIN (CI: ../shared/peers/proxysql, see its README)"
+    exit 0
+  fi
+}
 mkdir -p "$SHOAL_LOG_DIR"
 
 fake_mode() { [ "$SHOAL_FAKE_DIRECT" = 1 ]; }

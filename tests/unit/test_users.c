@@ -13,13 +13,11 @@
 #include "admin/users.h"
 #include "auth.h"
 #include "cache/grants.h"
-#include "client.h"
 #include "config.h"
 #include "ident.h"
 #include "sql/tokenizer.h"
 #include "tap.h"
 #include "upauth.h"
-#include "worker.h"
 
 static void sha1(const char *pw, uint8_t out[20])
 {
@@ -252,7 +250,7 @@ static void test_switch_rewrite(void)
 	ok(memcmp(buf + 16, UPAUTH_PLUGIN, sizeof(UPAUTH_PLUGIN)) == 0, "the second packet of a read is seen");
 }
 
-static void note(struct client *c, const char *sql)
+static void note(struct ident *id, const char *sql)
 {
 	static struct {
 		struct sql_tok_result r;
@@ -262,50 +260,47 @@ static void note(struct client *c, const char *sql)
 	t.r.text = t.text;
 	t.r.text_cap = sizeof t.text;
 	sql_tokenize(sql, strlen(sql), &t.r);
-	grants_note_statement(c, &t.r);
+	grants_note_statement(id, &t.r);
 }
 
 static void test_grants(void)
 {
-	static struct worker w;
-	struct client *c = calloc(1, sizeof *c);
+	struct grant_worker gw = { 0 };
+	struct grant_session gs = { 0 };
 	struct ident *id = calloc(1, sizeof *id);
 	struct cache_def *d1 = (struct cache_def *)(uintptr_t)0x1000, *d2 = (struct cache_def *)(uintptr_t)0x2000;
 
-	c->w = &w;
-	c->ident = id;
 	id->id = 42;
 	g_config.grant_check_ms = 1000;
 	g_config.cache_scope = CACHE_SCOPE_USER;
-	is_int(grants_key_id(c), 42, "cache_scope=user: the upstream user is part of the key");
+	is_int(grants_key_id(id), 42, "cache_scope=user: the upstream user is part of the key");
 	g_config.cache_scope = CACHE_SCOPE_SHARED;
-	is_int(grants_key_id(c), 0, "cache_scope=shared: it is not");
-	is_int(grants_gate(c, d1, 100, false), GRANT_CHECK, "no verdict yet: check upstream");
-	grants_note_allowed(c, d1, 100);
-	is_int(grants_gate(c, d1, 500, false), GRANT_OK, "the user read it upstream: allowed");
-	is_int(grants_gate(c, d2, 500, false), GRANT_CHECK, "  for that shape only");
-	is_int(grants_gate(c, d1, 1100, false), GRANT_CHECK, "after grant_check_ms: checked again");
-	is_int(grants_gate(c, d1, 1100, true), GRANT_OK, "  unless the upstream is down (serve-stale): the last verdict holds");
-	grants_note_allowed(c, d1, 1200);
+	is_int(grants_key_id(id), 0, "cache_scope=shared: it is not");
+	is_int(grants_gate(&gs, &gw, id, d1, 100, false), GRANT_CHECK, "no verdict yet: check upstream");
+	grants_note_allowed(&gw, id, d1, 100);
+	is_int(grants_gate(&gs, &gw, id, d1, 500, false), GRANT_OK, "the user read it upstream: allowed");
+	is_int(grants_gate(&gs, &gw, id, d2, 500, false), GRANT_CHECK, "  for that shape only");
+	is_int(grants_gate(&gs, &gw, id, d1, 1100, false), GRANT_CHECK, "after grant_check_ms: checked again");
+	is_int(grants_gate(&gs, &gw, id, d1, 1100, true), GRANT_OK, "  unless the upstream is down (serve-stale): the last verdict holds");
+	grants_note_allowed(&gw, id, d1, 1200);
 	id->id = 43;
-	is_int(grants_gate(c, d1, 1300, false), GRANT_CHECK, "another user has its own verdict");
+	is_int(grants_gate(&gs, &gw, id, d1, 1300, false), GRANT_CHECK, "another user has its own verdict");
 	id->id = 42;
-	note(c, "SELECT * FROM t WHERE id = 1");
-	is_int(grants_gate(c, d1, 1300, false), GRANT_OK, "a SELECT changes nothing");
-	note(c, "REVOKE SELECT ON db.t FROM 'u'@'%'");
-	is_int(grants_gate(c, d1, 1300, false), GRANT_CHECK, "a REVOKE seen through the node forgets the verdicts");
-	grants_note_allowed(c, d1, 1300);
-	note(c, "alter   user u IDENTIFIED BY 'x'");
-	is_int(grants_gate(c, d1, 1300, false), GRANT_CHECK, "  so does ALTER USER");
-	grants_note_allowed(c, d1, 1300);
+	note(id, "SELECT * FROM t WHERE id = 1");
+	is_int(grants_gate(&gs, &gw, id, d1, 1300, false), GRANT_OK, "a SELECT changes nothing");
+	note(id, "REVOKE SELECT ON db.t FROM 'u'@'%'");
+	is_int(grants_gate(&gs, &gw, id, d1, 1300, false), GRANT_CHECK, "a REVOKE seen through the node forgets the verdicts");
+	grants_note_allowed(&gw, id, d1, 1300);
+	note(id, "alter   user u IDENTIFIED BY 'x'");
+	is_int(grants_gate(&gs, &gw, id, d1, 1300, false), GRANT_CHECK, "  so does ALTER USER");
+	grants_note_allowed(&gw, id, d1, 1300);
 	grants_invalidate("someone");
-	is_int(grants_gate(c, d1, 1300, false), GRANT_CHECK, "  and grants_invalidate() (the binlog follower's call)");
-	ok(grants_session_may_cache(c), "a session may use the cache");
-	note(c, "SET ROLE reporting");
-	ok(!grants_session_may_cache(c), "  not after SET ROLE");
-	grants_worker_free(&w);
+	is_int(grants_gate(&gs, &gw, id, d1, 1300, false), GRANT_CHECK, "  and grants_invalidate() (the binlog follower's call)");
+	ok(grants_session_may_cache(id), "a session may use the cache");
+	note(id, "SET ROLE reporting");
+	ok(!grants_session_may_cache(id), "  not after SET ROLE");
+	grants_worker_free(&gw);
 	free(id);
-	free(c);
 }
 
 int main(void)

@@ -100,6 +100,12 @@ class Admin:
             for name in ("main." + t, "main.runtime_" + t, "disk." + t):
                 self.db.execute("CREATE TABLE %s (%s)" % (name, cols))
         self.db.execute("CREATE TABLE stats.stats_mysql_query_digest (%s)" % DIGEST_COLS)
+        # read by shoal-ha watch to make ProxySQL drop idle connections of
+        # servers that are not ONLINE (empty here: no connection pool)
+        self.db.execute("CREATE TABLE stats.stats_mysql_connection_pool (hostgroup INT, srv_host VARCHAR, "
+                        "srv_port INT, status VARCHAR, ConnUsed INT, ConnFree INT, ConnOK INT, ConnERR INT, "
+                        "MaxConnUsed INT, Queries INT, Queries_GTID_sync INT, Bytes_data_sent INT, "
+                        "Bytes_data_recv INT, Latency_us INT)")
         self.lock = threading.Lock()
         self.log = open(logpath, "a", buffering=1)
 

@@ -1,5 +1,5 @@
 /*
- * admin.c: owns the admin port: its listening socket on the main thread's
+ * server.c: owns the admin port: its listening socket on the main thread's
  * loop, the connection limit, and each admin session: greeting,
  * mysql_native_password login against g_config.admin_user (plain text, no
  * TLS), the default-credentials rule (admin/admin from loopback only), and
@@ -52,6 +52,7 @@ struct admin_conn {
 	struct admin_warnings warn;
 };
 
+/* The admin port: its listener and its sessions (main thread only). */
 static struct {
 	struct ev_loop *loop;
 	int fd;
@@ -59,28 +60,23 @@ static struct {
 	struct admin_conn *conns;
 	int n_conns;
 	uint32_t next_id;
-} A = { .fd = -1 };
-
-int admin_sessions(void)
-{
-	return A.n_conns;
-}
+} port = { .fd = -1 };
 
 /* ------------------------------------------------------------ sessions */
 
 static void conn_close(struct admin_conn *c, const char *why)
 {
 	log_debug("admin session %u (%s) closed: %s", c->id, c->peer, why);
-	ev_io_stop(A.loop, &c->watcher);
-	ev_timer_stop(A.loop, &c->timer);
+	ev_io_stop(port.loop, &c->watcher);
+	ev_timer_stop(port.loop, &c->timer);
 	sbuf_close(&c->io);
 	if (c->prev)
 		c->prev->next = c->next;
 	else
-		A.conns = c->next;
+		port.conns = c->next;
 	if (c->next)
 		c->next->prev = c->prev;
-	A.n_conns--;
+	port.n_conns--;
 	free(c);
 }
 
@@ -103,9 +99,9 @@ static bool conn_settle(struct admin_conn *c)
 	if (c->st == AS_CLOSING)
 		ev = EV_WRITE;
 	if (!ev_is_active(&c->watcher) || (c->watcher.events & (EV_READ | EV_WRITE)) != ev) {
-		ev_io_stop(A.loop, &c->watcher);
+		ev_io_stop(port.loop, &c->watcher);
 		ev_io_set(&c->watcher, c->io.fd, ev);
-		ev_io_start(A.loop, &c->watcher);
+		ev_io_start(port.loop, &c->watcher);
 	}
 	if (sbuf_out_pending(&c->io) == 0)
 		sbuf_shrink(&c->io);
@@ -152,7 +148,7 @@ static void check_login(struct admin_conn *c, const uint8_t *tok, size_t len)
 	log_info("admin: session %u: '%s' logged in from %s", c->id, c->user, c->peer);
 	pkt_put_ok(&c->io.out, c->seq, 0, 0, ST_AUTOCOMMIT, 0, c->caps);
 	c->st = AS_READY;
-	ev_timer_stop(A.loop, &c->timer);
+	ev_timer_stop(port.loop, &c->timer);
 }
 
 static void on_handshake(struct admin_conn *c, const uint8_t *pl, uint32_t len)
@@ -225,6 +221,7 @@ static void on_query(struct admin_conn *c, const uint8_t *sql, uint32_t len)
 	struct admin_reply r = {
 		.out = &c->io.out, .seq = 1, .caps = c->caps, .warn = &c->warn,
 		.db = c->db, .user = c->user, .peer = c->peer, .conn_id = c->id,
+		.admin_sessions = port.n_conns,
 	};
 
 	log_debug("admin session %u: %.*s", c->id, (int)(len > 200 ? 200 : len), (const char *)sql);
@@ -236,7 +233,7 @@ static void on_statistics(struct admin_conn *c)
 	char text[128];
 	size_t start;
 	int n = snprintf(text, sizeof text, "Uptime: %llu  Threads: %d  Questions: 0",
-			 (unsigned long long)refresh_uptime(), A.n_conns);
+			 (unsigned long long)refresh_uptime(), port.n_conns);
 
 	if (pkt_begin(&c->io.out, &start) == 0 && pbuf_append(&c->io.out, text, (size_t)n) == 0)
 		pkt_end(&c->io.out, start, 1);
@@ -408,20 +405,20 @@ static void conn_open(int fd, const struct sockaddr_storage *peer)
 		close(fd);
 		return;
 	}
-	c->id = ++A.next_id;
+	c->id = ++port.next_id;
 	sbuf_init(&c->io, fd);
 	peer_of(peer, c->peer, sizeof c->peer, &c->loopback);
 	snprintf(c->db, sizeof c->db, "main");
-	c->next = A.conns;
-	if (A.conns)
-		A.conns->prev = c;
-	A.conns = c;
-	A.n_conns++;
+	c->next = port.conns;
+	if (port.conns)
+		port.conns->prev = c;
+	port.conns = c;
+	port.n_conns++;
 	ev_io_init(&c->watcher, on_conn_io, fd, EV_READ);
 	c->watcher.data = c;
 	ev_timer_init(&c->timer, on_login_timeout, g_config.handshake_timeout_ms / 1000.0, 0.);
 	c->timer.data = c;
-	ev_timer_start(A.loop, &c->timer);
+	ev_timer_start(port.loop, &c->timer);
 	if (hs_put_greeting(&c->io.out, c->id, ADMIN_VERSION, c->nonce, ADMIN_CAPS,
 			    ADMIN_COLLATION, PLUGIN_NATIVE, 0) < 0) {
 		conn_close(c, "out of memory");
@@ -438,7 +435,7 @@ static void on_accept(struct ev_loop *loop, ev_io *w, int revents)
 		struct sockaddr_storage peer;
 		socklen_t plen = sizeof peer;
 		int one = 1;
-		int fd = accept4(A.fd, (struct sockaddr *)&peer, &plen, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		int fd = accept4(port.fd, (struct sockaddr *)&peer, &plen, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
 		if (fd < 0) {
 			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
@@ -447,10 +444,10 @@ static void on_accept(struct ev_loop *loop, ev_io *w, int revents)
 		}
 		if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) < 0)
 			log_debug("admin: TCP_NODELAY: %s", strerror(errno));
-		if (A.n_conns >= g_config.admin_max_connections) {
+		if (port.n_conns >= g_config.admin_max_connections) {
 			STAT_INC(admin_connections_refused);
 			log_warn("admin: refused a connection from a peer: %d admin sessions open "
-				 "(admin_max_connections)", A.n_conns);
+				 "(admin_max_connections)", port.n_conns);
 			refuse(fd);
 			continue;
 		}
@@ -474,14 +471,14 @@ int admin_start(struct ev_loop *loop, char *err, size_t errlen)
 	if (adb_open(g_config.data_dir, err, errlen) < 0)
 		return -1;
 	modules_boot();
-	A.fd = listen_socket(&g_config.admin, err, errlen);
-	if (A.fd < 0) {
+	port.fd = listen_socket(&g_config.admin, err, errlen);
+	if (port.fd < 0) {
 		adb_close();
 		return -1;
 	}
-	A.loop = loop;
-	ev_io_init(&A.accept_w, on_accept, A.fd, EV_READ);
-	ev_io_start(loop, &A.accept_w);
+	port.loop = loop;
+	ev_io_init(&port.accept_w, on_accept, port.fd, EV_READ);
+	ev_io_start(loop, &port.accept_w);
 	log_info("admin interface on %s:%u (database %s)", g_config.admin.host,
 		 (unsigned)g_config.admin.port,
 		 g_adb.disk_in_memory ? "in memory only" : g_adb.disk_path);
@@ -493,12 +490,12 @@ int admin_start(struct ev_loop *loop, char *err, size_t errlen)
 
 void admin_stop(void)
 {
-	while (A.conns)
-		conn_close(A.conns, "admin stopping");
-	if (A.fd >= 0) {
-		ev_io_stop(A.loop, &A.accept_w);
-		close(A.fd);
-		A.fd = -1;
+	while (port.conns)
+		conn_close(port.conns, "admin stopping");
+	if (port.fd >= 0) {
+		ev_io_stop(port.loop, &port.accept_w);
+		close(port.fd);
+		port.fd = -1;
 	}
 	adb_close();
 	modules_reset();

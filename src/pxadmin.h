@@ -1,0 +1,59 @@
+/*
+ * pxadmin.h: the node's optional link to ProxySQL's admin interface
+ * (setting proxysql_admin). With it the node takes its own mysql_servers
+ * rows out of rotation (OFFLINE_SOFT) when it starts to drain, and puts them
+ * back (ONLINE) when it starts, so that ProxySQL stops sending it work before
+ * it closes a connection (docs/operations.md, "Drain").
+ *
+ * The statements run on threads of their own, one per admin, so that a slow
+ * or unreachable ProxySQL never blocks an event loop. Their progress is a
+ * pair of atomics read by the drain (drain.c).
+ */
+#ifndef SHOAL_PXADMIN_H
+#define SHOAL_PXADMIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+
+#define PXADMIN_MAX 8
+#define PXADMIN_DEFAULT_PORT 6032
+
+/* Parse a comma-separated list of mysql://user:pass@host[:port] (empty
+ * items are ignored). Returns the number of URLs (0..PXADMIN_MAX), or -1
+ * with a message (never a password) in err. out may be NULL (check only). */
+int pxadmin_parse(const char *list, struct shoal_mysql_url *out, int max, char *err, size_t errlen);
+
+/* The node's host and port as written in mysql_servers: the setting
+ * proxysql_node_address, or the first listen address, or (when that is a
+ * wildcard) the host name with the listen port. 0, or -1 with err. */
+int pxadmin_node_address(const struct shoal_config *cfg, char *host, size_t hostlen, uint16_t *port,
+			 char *err, size_t errlen);
+
+/* A host name that can go into the statements unquoted-safe: letters,
+ * digits, '.', '-', '_', ':' (IPv6), '%' (zone). */
+bool pxadmin_host_ok(const char *host);
+
+/* Whether proxysql_admin is set. */
+bool pxadmin_enabled(void);
+
+/* Start setting this node's rows to status ("OFFLINE_SOFT" or "ONLINE") on
+ * every admin. Going ONLINE, an admin that cannot be reached is tried again
+ * every 2 s until it answers or the node drains. Returns the number of
+ * admins being updated (0 when not enabled), or -1 if a thread could not be
+ * started (logged). */
+int pxadmin_set_status(const char *status);
+
+/* Admins still being updated by the last pxadmin_set_status(). */
+int pxadmin_pending(void);
+
+/* Admins that took the last change (their rows changed or were already
+ * so); the others failed or had no row for this node (logged). */
+int pxadmin_succeeded(void);
+
+/* Wait up to timeout_ms for pending updates (at exit). */
+void pxadmin_wait(int timeout_ms);
+
+#endif

@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""layering.t: scripts/check-layering (TAP, run by make check).
+
+The node's own graph must pass (no loop through src/cache/, none in admin/,
+the core's loop at most 7 modules). Then the check must fail when a loop
+comes back: the real graph with one dependency added (a cache module calling
+back into the core, a loop inside admin/, an eighth module in the core
+loop), and small C trees compiled here whose only loop is in the call graph
+(seen in the objects) or closed by an #include.
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRCDIR = os.path.abspath(os.environ.get("srcdir") or os.path.join(HERE, "..", ".."))
+OBJDIR = os.getcwd() if os.path.isdir(os.path.join(os.getcwd(), "src")) else SRCDIR
+CHECK = os.path.join(SRCDIR, "scripts", "check-layering")
+PLAN = 9
+n = 0
+
+
+def ok(cond, name, detail=""):
+    global n
+    n += 1
+    print(("ok" if cond else "not ok") + f" {n} - {name}")
+    if not cond and detail:
+        for line in detail.rstrip().splitlines():
+            print("# " + line)
+    sys.stdout.flush()
+    return cond
+
+
+def run(*args):
+    r = subprocess.run([sys.executable, CHECK, *args], capture_output=True, text=True)
+    return r.returncode, r.stdout + r.stderr
+
+
+def loops_of(edges):
+    """The loops check-layering finds in edges: {frozenset(members)}."""
+    with tempfile.NamedTemporaryFile("w", suffix=".edges", delete=False) as f:
+        f.write("\n".join(f"{a} {b} {w}" for a, b, w in edges) + "\n")
+    rc, out = run("--edges", f.name)
+    os.unlink(f.name)
+    found = set()
+    for line in out.splitlines():
+        if line.strip().startswith("loop of "):
+            found.add(frozenset(line.split(": ", 1)[1].split()))
+    return rc, out, found
+
+
+def with_edge(edges, a, b):
+    return edges + [(a, b, "uses injected_by_layering_t")]
+
+
+def compile_tree(files):
+    """Write files {path: text} into a temporary tree and compile each .c
+    into its .o (the way the build does: -I src -I .)."""
+    d = tempfile.mkdtemp(prefix="layering-")
+    for path, text in files.items():
+        full = os.path.join(d, path)
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        with open(full, "w") as fh:
+            fh.write(text)
+    cc = os.environ.get("CC", "cc")
+    for path in files:
+        if path.endswith(".c"):
+            subprocess.run([cc, "-c", "-I", os.path.join(d, "src"), "-I", d, "-o",
+                            os.path.join(d, path[:-2] + ".o"), os.path.join(d, path)], check=True)
+    return d
+
+
+print(f"1..{PLAN}")
+
+# --- the node itself
+rc, out = run("--top", SRCDIR, "--objdir", OBJDIR)
+ok(rc == 0, "the node's layering holds (no loop through src/cache/ or in admin/, core loop <= 7)", out)
+for line in out.splitlines():
+    if not line.startswith("      "):
+        print("# " + line)
+
+rc, dump = run("--top", SRCDIR, "--objdir", OBJDIR, "--dump")
+edges = []
+for line in dump.splitlines():
+    p = line.split(None, 2)
+    if len(p) == 3:
+        edges.append((p[0], p[1], p[2]))
+kinds = {w.split()[0] for _, _, w in edges}
+ok(rc == 0 and len(edges) > 100 and kinds == {"uses", "includes"},
+   f"the graph has call edges (nm) and include edges ({len(edges)} edges)", dump[-2000:])
+
+rc, out, found = loops_of(edges)
+core = max(found, key=len) if found else frozenset()
+ok(rc == 0 and "src/client" in core and not any(m.startswith("src/cache/") for m in core),
+   f"fed back as --edges it passes too; the core loop is {' '.join(sorted(core))}", out)
+
+# --- a dependency added to the real graph brings a loop back: it must fail
+cache_dep = next(((a, b) for a, b, _ in edges if a in core and b.startswith("src/cache/")), None)
+if cache_dep:
+    rc, out, found = loops_of(with_edge(edges, cache_dep[1], cache_dep[0]))
+    ok(rc == 1 and "BROKEN" in out and cache_dep[1] in out and "contains src/cache/" in out,
+       f"{cache_dep[1]} calling back into {cache_dep[0]} fails, and the loop is printed", out)
+else:
+    ok(False, "the core depends on some src/cache/ module (nothing to invert)")
+
+admin_dep = next(((a, b) for a, b, _ in edges if a.startswith("admin/") and b.startswith("admin/")), None)
+if admin_dep:
+    rc, out, found = loops_of(with_edge(edges, admin_dep[1], admin_dep[0]))
+    ok(rc == 1 and "contains admin/" in out, f"{admin_dep[1]} -> {admin_dep[0]} (a loop in admin/) fails", out)
+else:
+    ok(False, "admin/ modules depend on each other (nothing to invert)")
+
+# an eighth module: one the core uses, made to call back into it (the first
+# that joins the core loop alone)
+grown = None
+for a, b in sorted({(a, b) for a, b, _ in edges if a in core and b not in core and b.startswith("src/")
+                     and not b.startswith("src/cache/")}):
+    rc, out, found = loops_of(with_edge(edges, b, a))
+    if any(len(f) == len(core) + 1 and core < f for f in found):
+        grown = (a, b, rc, out)
+        break
+if grown and len(core) == 7:
+    a, b, rc, out = grown
+    ok(rc == 1 and "8 modules, more than 7" in out,
+       f"{b} calling back into {a} makes the core loop 8 modules: fails", out)
+else:
+    ok(len(core) < 7, "the core loop is smaller than 7 modules")
+
+# --- compiled trees: the loop seen in the objects, or closed by an include
+call_loop = compile_tree({
+    "src/core.c": "int cache_get(int);\nint core_resume(int x) { return x + 1; }\n"
+                  "int core_step(int x) { return cache_get(x); }\n",
+    "src/cache/get.c": "int core_resume(int);\nint cache_get(int x) { return core_resume(x); }\n",
+})
+rc, out = run("--top", call_loop)
+ok(rc == 1 and "src/cache/get -> src/core  (uses core_resume)" in out,
+   "a compiled tree whose cache calls back into the core fails (seen in the objects)", out)
+
+include_loop = compile_tree({
+    "src/core.h": "struct core { int x; };\nint core_step(struct core *c);\n",
+    "src/core.c": '#include "core.h"\nint cache_peek(struct core *c);\n'
+                  "int core_step(struct core *c) { return cache_peek(c); }\n",
+    "src/cache/peek.c": '#include "core.h"\nint cache_peek(struct core *c) { return c->x; }\n',
+})
+rc, out = run("--top", include_loop)
+ok(rc == 1 and "src/cache/peek -> src/core  (includes core.h)" in out,
+   "a compiled tree whose cache reads the core's struct (an include, no call) fails", out)
+
+layered = compile_tree({
+    "src/cache/store.h": "int store_get(int);\n",
+    "src/cache/store.c": '#include "cache/store.h"\nint store_get(int x) { return x; }\n',
+    "src/core.h": "int core_step(int);\n",
+    "src/core.c": '#include "core.h"\n#include "cache/store.h"\n'
+                  "int core_step(int x) { return store_get(x); }\n",
+    "admin/a.c": '#include "core.h"\nint admin_a(int x) { return core_step(x); }\n',
+})
+rc, out = run("--top", layered)
+ok(rc == 0 and "0 loop(s)" in out, "a compiled tree with the core above the cache passes", out)
+
+if n != PLAN:
+    print(f"# ran {n} of {PLAN}")

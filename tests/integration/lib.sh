@@ -67,8 +67,7 @@ export PROXYSQL_BIN=${PROXYSQL_BIN:-}
 # need_proxysql: exits with a whole-file SKIP when there is no ProxySQL to run.
 need_proxysql() {
   if [ -z "$PROXYSQL_BIN" ] || [ ! -x "$PROXYSQL_BIN" ]; then
-    echo "1..0 # SKIP no ProxySQL binary: set PROXYSQL_BIN (CI: ../shared/peers/proxysql, see its README)"
-    exit 0
+    skip_all "no ProxySQL binary: set PROXYSQL_BIN (CI: ../shared/peers/proxysql, see its README)"
   fi
 }
 mkdir -p "$SHOAL_LOG_DIR"

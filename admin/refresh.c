@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "config.h"
+#include "consistency.h"
 #include "internal.h"
 #include "log.h"
 #include "stats.h"
@@ -128,6 +129,16 @@ static int fill_global(sqlite3 *db, const char *table, const struct refresh_fact
 	for (size_t i = 0; i < sizeof counters / sizeof counters[0]; i++)
 		rc |= put_pair(db, table, counters[i].name, counter(counters[i].off));
 	rc |= put_pair(db, table, "Admin_Connections_connected", (uint64_t)f->admin_sessions);
+	{
+		struct consist_figure cf[CONSIST_FIGURES];
+		size_t nf = consistency_figures(cf);
+
+		for (size_t i = 0; i < nf; i++) {
+			const char *row[2] = { cf[i].name, cf[i].value };
+
+			rc |= admin_insert_row(db, table, 2, row);
+		}
+	}
 	return rc ? -1 : 0;
 }
 

@@ -65,6 +65,7 @@ static struct cache_ctx cache_ctx_of(struct client *c)
 	struct cache_ctx x = {
 		.out = &c->io.out, .caps = c->caps, .status = c->server_status, .now_ms = now_ms(c),
 		.monitor = c->is_monitor, .up_lost = c->up_lost, .stmts = &c->stmts, .ident = c->ident,
+		.db = c->sv.db,
 	};
 
 	return x;
@@ -618,14 +619,17 @@ static void answer_complete(struct client *c)
 		internal_done(c);
 	} else {
 		struct cache_ctx x;
+		bool hold;
 
 		c->st = CS_READY;
 		note_status(c);
 		if (c->relay.cmd == CMD_STMT_PREPARE && c->relay.prep_ok)
 			mux_prepared(c);
 		x = cache_ctx_of(c);
-		cache_answer_done(&c->cs, &x, &c->relay, cache_now_us() - c->cmd_start_us);
+		hold = cache_answer_done(&c->cs, &x, &c->relay, cache_now_us() - c->cmd_start_us);
 		mux_answer_done(c);
+		if (hold)
+			wait_begin(c); /* its OK waits for the binlog (cache/session.c) */
 	}
 	if (c->up)
 		sbuf_shrink(&c->up->io);

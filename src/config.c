@@ -648,9 +648,13 @@ static int apply_value(struct shoal_config *cfg, const struct setting *s, const 
 		       const char *where)
 {
 	char err[512];
+	size_t i = (size_t)(s - config_settings);
 
-	if (apply(cfg, s, v, err, sizeof err) == 0)
+	if (apply(cfg, s, v, err, sizeof err) == 0) {
+		if (i < 128)
+			cfg->set_mask[i / 64] |= 1ull << (i % 64);
 		return 0;
+	}
 	report_invalid(s, v, err, where);
 	return 2;
 }
@@ -707,6 +711,9 @@ void config_defaults(struct shoal_config *cfg)
 	cfg->upstream_down_policy = DOWN_POLICY_SHUN;
 	cfg->upstream_down_after_ms = 3000;
 	cfg->max_stale_ms = 300000;
+	cfg->invalidation = INVALIDATION_AUTO;
+	cfg->binlog_max_lag_ms = 10000;
+	cfg->binlog_settle_ms = 5;
 	snprintf(cfg->admin_user.name, sizeof cfg->admin_user.name, "admin");
 	snprintf(cfg->admin_user.password, sizeof cfg->admin_user.password, "admin");
 	snprintf(cfg->data_dir, sizeof cfg->data_dir, "/var/lib/shoal");
@@ -1178,6 +1185,14 @@ int config_each(int (*fn)(const char *key, void *arg), void *arg)
 			return rc;
 	}
 	return 0;
+}
+
+bool config_is_set(const struct shoal_config *cfg, const char *key)
+{
+	const struct setting *s = key ? find_key(key) : NULL;
+	size_t i = s ? (size_t)(s - config_settings) : 128;
+
+	return i < 128 && (cfg->set_mask[i / 64] & (1ull << (i % 64)));
 }
 
 bool config_has_key(const char *key)

@@ -30,6 +30,9 @@ struct shoal_user {
 enum shoal_tls_mode { TLS_MODE_DISABLED, TLS_MODE_OPTIONAL, TLS_MODE_REQUIRED };
 enum shoal_auth_plugin { AUTH_NATIVE_PASSWORD, AUTH_CACHING_SHA2 };
 enum shoal_log_level { LOG_LEVEL_ERROR, LOG_LEVEL_WARN, LOG_LEVEL_INFO, LOG_LEVEL_DEBUG };
+/* How cached results are invalidated (docs/caching.md, "Consistency"). */
+enum shoal_invalidation { INVALIDATION_AUTO, INVALIDATION_BINLOG, INVALIDATION_WRITES,
+			  INVALIDATION_TTL };
 /* What the node does while its upstream is down (docs/operations.md). */
 enum shoal_down_policy { DOWN_POLICY_SHUN, DOWN_POLICY_SERVE_STALE };
 /* Who shares cached results (docs/security.md). */
@@ -105,6 +108,14 @@ struct shoal_config {
 	enum shoal_cache_scope cache_scope; /* default user: results per upstream user */
 	int grant_check_ms;              /* a user's verdict on a shape holds this long; default 1000 */
 
+	/* consistency (docs/caching.md, "Consistency") */
+	enum shoal_invalidation invalidation; /* default auto: binlog when possible, else writes */
+	char binlog_user[128];           /* default (empty): the upstream user */
+	char binlog_password[256];       /* with binlog_user */
+	int binlog_server_id;            /* 0: derived from the host name and listen port */
+	int binlog_max_lag_ms;           /* further behind: nothing served; default 10000 */
+	int binlog_settle_ms;            /* after a binlog invalidation, no fills this long */
+
 	/* high availability (docs/operations.md) */
 	int drain_timeout_ms;            /* SIGTERM/SIGINT: longest wait for sessions; default 30000 */
 	int drain_handoff_ms;            /* drain: longest wait for ProxySQL to stop sending work; default 8000 */
@@ -114,6 +125,9 @@ struct shoal_config {
 	enum shoal_down_policy upstream_down_policy; /* default shun */
 	int upstream_down_after_ms;      /* outage that takes the node out of rotation; default 3000 */
 	int max_stale_ms;                /* serve-stale: entries served this long past their TTL; default 300000 */
+
+	/* which settings a file, the environment or a flag set (config_is_set) */
+	uint64_t set_mask[2];
 };
 
 /* The one configuration, filled by config_load(). */
@@ -148,6 +162,9 @@ int config_parse_upstream_url(struct shoal_config *cfg, const char *url, char *e
 
 /* Parse "host:port" (IPv6 as "[::1]:3307"). Returns 0 or -1. */
 int config_parse_addr(const char *s, struct shoal_addr *out);
+
+/* Did a file, the environment or a flag set this setting (by key)? */
+bool config_is_set(const struct shoal_config *cfg, const char *key);
 
 /* Print --help to the stream. */
 void config_print_help(FILE *out);

@@ -8,12 +8,14 @@ _Static_assert(sizeof(enum shoal_tls_mode) == sizeof(int), "enum stored as int")
 _Static_assert(sizeof(enum shoal_auth_plugin) == sizeof(int), "enum stored as int");
 _Static_assert(sizeof(enum shoal_log_level) == sizeof(int), "enum stored as int");
 _Static_assert(sizeof(enum shoal_down_policy) == sizeof(int), "enum stored as int");
+_Static_assert(sizeof(enum shoal_invalidation) == sizeof(int), "enum stored as int");
 _Static_assert(sizeof(enum shoal_cache_scope) == sizeof(int), "enum stored as int");
 
 static const char *const auth_names[] = { "mysql_native_password", "caching_sha2_password", NULL };
 static const char *const tls_names[] = { "disabled", "optional", "required", NULL };
 static const char *const log_names[] = { "error", "warn", "info", "debug", NULL };
 static const char *const policy_names[] = { "shun", "serve-stale", NULL };
+static const char *const inval_names[] = { "auto", "binlog", "writes", "ttl", NULL };
 static const char *const scope_names[] = { "user", "shared", NULL };
 
 #define SZ(f) sizeof(((struct shoal_config *)0)->f)
@@ -156,13 +158,17 @@ const struct setting config_settings[] = {
 	  .off = OFF(auto_cache), .metavar = "BOOL", .def = "false",
 	  .help = "Cache read queries automatically, without explicit cache rules." },
 	{ .key = "cache_ttl_ms", .env = "CACHE_TTL_MS", .flag = "cache-ttl-ms", .type = T_INT,
-	  .off = OFF(cache_ttl_ms), .min = 1, .max = 86400000, .metavar = "MS", .def = "10000",
-	  .help = "Default time to live of a cached result, in milliseconds." },
+	  .off = OFF(cache_ttl_ms), .min = 1, .max = 86400000, .metavar = "MS",
+	  .def = "10000; 3600000 with binlog invalidation",
+	  .help = "Default time to live of a cached result, in milliseconds. With binlog "
+		  "invalidation it is a safety net, not the freshness mechanism: unset, it is "
+		  "an hour there." },
 	{ .key = "cache_refresh_ms", .env = "CACHE_REFRESH_MS", .flag = "cache-refresh-ms",
 	  .type = T_INT, .off = OFF(cache_refresh_ms), .min = 0, .max = 86400000, .metavar = "MS",
-	  .def = "0 (half the TTL)",
+	  .def = "0 (half the TTL); none with binlog invalidation",
 	  .help = "Age at which a hit triggers a background refresh (stale-while-revalidate); "
-		  "0 means half the TTL." },
+		  "0 means half the TTL, a value not below the TTL means never. Unset with binlog "
+		  "invalidation: never (unchanged data causes no upstream traffic)." },
 	{ .key = "cache_coalesce_ms", .env = "CACHE_COALESCE_MS", .flag = "cache-coalesce-ms",
 	  .type = T_INT, .off = OFF(cache_coalesce_ms), .min = 0, .max = 3600000, .metavar = "MS",
 	  .def = "5000",
@@ -186,6 +192,37 @@ const struct setting config_settings[] = {
 	  .type = T_INT, .off = OFF(read_your_writes_ms), .min = 0, .max = 3600000, .metavar = "MS",
 	  .def = "0 (off)",
 	  .help = "After a session writes, its reads bypass the caches for this long." },
+	{ .key = "invalidation", .env = "INVALIDATION", .flag = "invalidation", .type = T_ENUM,
+	  .off = OFF(invalidation), .names = inval_names, .metavar = "MODE", .def = "auto",
+	  .help = "How cached results are kept consistent: binlog (follow the upstream's binlog: "
+		  "every write, wherever it is made, invalidates; own writes before their OK), "
+		  "writes (only writes through this node invalidate), ttl (nothing invalidates: "
+		  "results live their TTL), or auto: binlog when the upstream has a binlog and the "
+		  "binlog login may read it, else writes. See docs/caching.md." },
+	{ .key = "binlog_user", .env = "BINLOG_USER", .flag = "binlog-user", .type = T_STR,
+	  .off = OFF(binlog_user), .size = SZ(binlog_user), .metavar = "NAME",
+	  .def = "(the upstream user)",
+	  .help = "Login that reads the upstream's binlog (needs REPLICATION SLAVE)." },
+	{ .key = "binlog_password", .env = "BINLOG_PASSWORD", .flag = "binlog-password",
+	  .type = T_STR, .secret = SEC_ALL, .off = OFF(binlog_password),
+	  .size = SZ(binlog_password), .metavar = "PASS", .def = "(the upstream password)",
+	  .help = "Password of binlog_user." },
+	{ .key = "binlog_server_id", .env = "BINLOG_SERVER_ID", .flag = "binlog-server-id",
+	  .type = T_INT, .off = OFF(binlog_server_id), .min = 0, .max = 2147483647,
+	  .metavar = "N", .def = "0 (derived from the host name and listen port)",
+	  .help = "Server id the binlog follower registers with; must differ from every other "
+		  "replica of the upstream." },
+	{ .key = "binlog_max_lag_ms", .env = "BINLOG_MAX_LAG_MS", .flag = "binlog-max-lag-ms",
+	  .type = T_INT, .off = OFF(binlog_max_lag_ms), .min = 1000, .max = 86400000,
+	  .metavar = "MS", .def = "10000",
+	  .help = "When the binlog follower is further behind than this, nothing is served "
+		  "from the cache until it catches up." },
+	{ .key = "binlog_settle_ms", .env = "BINLOG_SETTLE_MS", .flag = "binlog-settle-ms",
+	  .type = T_INT, .off = OFF(binlog_settle_ms), .min = 0, .max = 10000, .metavar = "MS",
+	  .def = "5",
+	  .help = "After the binlog invalidates a table, results read from it in the next this "
+		  "many milliseconds are not stored (a binlog event can reach the node before "
+		  "the commit it records is visible to other connections)." },
 	{ .key = "cache_scope", .env = "CACHE_SCOPE", .flag = "cache-scope", .type = T_ENUM,
 	  .off = OFF(cache_scope), .names = scope_names, .metavar = "SCOPE", .def = "user",
 	  .help = "user: each upstream user has its own cached results; shared: users share "

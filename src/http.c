@@ -23,6 +23,8 @@
 #include <jansson.h>
 #include <microhttpd.h>
 
+#include "binlog.h"
+#include "cache/inval.h"
 #include "health.h"
 #include "listener.h"
 #include "log.h"
@@ -93,16 +95,20 @@ static enum MHD_Result serve_health(struct MHD_Connection *c)
 	bool serving = health_serving(atomic_load(&down_after_ms), why, sizeof(why));
 	double down = (double)(int64_t)(health_upstream_down_seconds() * 1000.0 + 0.5) / 1000.0;
 	uint64_t conns = STAT_GET(client_connections);
+	struct binlog_status bl;
 	enum MHD_Result ret;
 	json_t *o;
 	char *s;
 
 	if (conns > (uint64_t)INT64_MAX) /* a racing inc/dec pair may wrap */
 		conns = 0;
-	o = json_pack("{s:s, s:s, s:f, s:b, s:I}", "status", why,
+	binlog_get_status(&bl);
+	o = json_pack("{s:s, s:s, s:f, s:b, s:I, s:s, s:b, s:s, s:f}", "status", why,
 		      "upstream", health_upstream_up() ? "up" : "down",
 		      "upstream_down_seconds", down, "draining", (int)health_draining(),
-		      "client_connections", (json_int_t)conns);
+		      "client_connections", (json_int_t)conns,
+		      "invalidation", inval_mode_name(inval_mode()), "cache_serving", (int)inval_serving(),
+		      "binlog", binlog_state_name(bl.state), "binlog_lag_seconds", bl.lag_seconds);
 	s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12)) : NULL;
 	json_decref(o);
 	if (!s)

@@ -24,6 +24,7 @@
 #include "cache/commands.h"
 #include "cache/session.h"
 #include "config.h"
+#include "consistency.h"
 #include "drain.h"
 #include "health.h"
 #include "http.h"
@@ -167,6 +168,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	cache_persist_load();
+	rc = consistency_start();
+	if (rc != 0)
+		return rc;
 	setup_thresholds();
 	probe_start(loop);
 	if (workers_start(g_config.workers, tls) < 0) {
@@ -181,6 +185,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	metrics_register_provider(cache_metrics_render);
+	metrics_register_provider(consistency_metrics_render);
 	if (http_start(&g_config.metrics, err, sizeof(err)) < 0) {
 		log_error("metrics endpoint: %s", err);
 		return 1;
@@ -201,6 +206,7 @@ int main(int argc, char **argv)
 	http_stop();
 	workers_stop();
 	probe_stop();
+	consistency_stop();
 	cache_global_free();
 	auth_rsa_free();
 	argscrub_free(start_argv);

@@ -168,6 +168,9 @@ bool mux_local(struct client *c, const uint8_t *pl, uint32_t len)
 		return local_stmt(c, pl, len);
 	case CMD_RESET_CONNECTION:
 		mux_reset(c);
+		/* the variables are back to their defaults: so must the cache
+		 * keys be (and the temporary tables are gone) */
+		cache_session_reset(&c->cs);
 		c->server_status = ST_AUTOCOMMIT;
 		pkt_put_ok(&c->io.out, 1, 0, 0, ST_AUTOCOMMIT, 0, c->caps);
 		return true;

@@ -33,6 +33,8 @@ static const struct rt_field fields[] = {
 	RT("cache_empty", cache_empty, RT_BOOL),
 	RT("auto_cache", auto_cache, RT_BOOL),
 	RT("read_your_writes_ms", read_your_writes_ms, RT_INT),
+	RT("binlog_max_lag_ms", binlog_max_lag_ms, RT_INT),
+	RT("binlog_settle_ms", binlog_settle_ms, RT_INT),
 	RT("cache_scope", cache_scope, RT_INT),
 	RT("grant_check_ms", grant_check_ms, RT_INT),
 	RT("max_client_connections", max_client_connections, RT_INT),

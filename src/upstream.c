@@ -157,7 +157,7 @@ static void learn_info(MYSQL *m)
 	pthread_mutex_unlock(&info_lock);
 }
 
-static void set_common_options(MYSQL *m)
+void upstream_set_common_options(MYSQL *m)
 {
 	unsigned timeout = (unsigned)(g_config.upstream_connect_timeout_ms + 999) / 1000;
 	my_bool on = 1, verify = g_config.upstream_tls_verify;
@@ -185,7 +185,7 @@ int upstream_probe(char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	set_common_options(m);
+	upstream_set_common_options(m);
 	if (!mysql_real_connect(m, g_config.upstream_host, u->name, u->password, NULL,
 				g_config.upstream_port, NULL, 0)) {
 		snprintf(err, errlen, "%s", mysql_error(m));
@@ -470,7 +470,7 @@ struct upstream *upstream_open(struct ev_loop *loop, const struct upstream_param
 	sv_names_from_collation(&u->sv, p->collation);
 	sbuf_init(&u->io, -1);
 	mysql_options(u->mysql, MYSQL_OPT_NONBLOCK, 0);
-	set_common_options(u->mysql);
+	upstream_set_common_options(u->mysql);
 	if (cs)
 		mysql_optionsv(u->mysql, MYSQL_SET_CHARSET_NAME, cs->csname);
 	ev_io_init(&u->watcher, on_io, -1, 0);

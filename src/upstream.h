@@ -52,6 +52,12 @@ enum upstream_event {
 };
 
 struct upstream;
+
+/* The options every connection to the upstream gets (timeouts, TLS, no
+ * local infile): also for the blocking connections of the catalog reader
+ * and the binlog follower. */
+void upstream_set_common_options(MYSQL *m);
+
 typedef void (*upstream_cb)(struct upstream *u, enum upstream_event ev, void *owner);
 
 struct upstream_params {

@@ -13,7 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cache/inval.h"
 #include "cache/registry.h"
+#include "consistency.h"
 #include "cache/store.h"
 #include "config.h"
 #include "health.h"
@@ -333,8 +335,8 @@ int cache_create(const struct create_cache *cc, char *query_id_out, uint16_t *co
 		 char *err, size_t errlen)
 {
 	struct cache_def *d;
-	int ttl = cc->ttl_ms >= 0 ? cc->ttl_ms : g_config.cache_ttl_ms;
-	int refresh = cc->refresh_ms >= 0 ? cc->refresh_ms : g_config.cache_refresh_ms;
+	int ttl = cc->ttl_ms >= 0 ? cc->ttl_ms : inval_default_ttl_ms();
+	int refresh = cc->refresh_ms >= 0 ? cc->refresh_ms : inval_default_refresh_ms();
 	int coalesce = cc->coalesce_ms >= 0 ? cc->coalesce_ms : g_config.cache_coalesce_ms;
 
 	if (ttl <= 0 || (cc->refresh_ms >= 0 && refresh >= ttl)) {
@@ -597,8 +599,12 @@ static void answer_listing(const struct cache_reply *r, bool caches, const struc
 		rs_cell_str(&w, d->query_id);
 		if (caches) {
 			rs_cell_str(&w, d->name[0] ? d->name : d->query_id);
-			snprintf(props, sizeof(props), "shallow, ttl %d ms, refresh %d ms, coalesce %d ms%s",
-				 atomic_load(&d->ttl_ms), def_refresh_ms(d), atomic_load(&d->coalesce_ms),
+			char refresh[40] = "no refresh";
+
+			if (def_refresh_ms(d) < atomic_load(&d->ttl_ms))
+				snprintf(refresh, sizeof(refresh), "refresh %d ms", def_refresh_ms(d));
+			snprintf(props, sizeof(props), "shallow, ttl %d ms, %s, coalesce %d ms%s",
+				 atomic_load(&d->ttl_ms), refresh, atomic_load(&d->coalesce_ms),
 				 atomic_load(&d->txn) == TXN_ALWAYS ? ", always" :
 				 atomic_load(&d->txn) == TXN_UNTIL_WRITE ? ", until write" : "");
 		}
@@ -643,7 +649,22 @@ void cache_status_answer(const struct cache_reply *r, bool readyset)
 	snprintf(limit, sizeof(limit), "%llu", (unsigned long long)g_config.memory_limit);
 	snprintf(hits, sizeof(hits), "%llu", (unsigned long long)STAT_GET(cache_hits));
 	snprintf(misses, sizeof(misses), "%llu", (unsigned long long)STAT_GET(cache_misses));
-	answer_pairs(r, "Variable_name", "Value", cells, readyset ? 3 : 9);
+	if (readyset) {
+		answer_pairs(r, "Variable_name", "Value", cells, 3);
+		return;
+	}
+	{
+		struct consist_figure f[CONSIST_FIGURES];
+		size_t nf = consistency_figures(f), n = sizeof(cells) / sizeof(cells[0]) / 2;
+		const char *all[2 * (sizeof(cells) / sizeof(cells[0]) / 2 + CONSIST_FIGURES)];
+
+		memcpy(all, cells, sizeof(cells));
+		for (size_t i = 0; i < nf; i++) {
+			all[2 * (n + i)] = f[i].title;
+			all[2 * (n + i) + 1] = f[i].value;
+		}
+		answer_pairs(r, "Variable_name", "Value", all, n + nf);
+	}
 }
 
 bool cache_sql(const struct cache_reply *r, const char *q, size_t n, const struct sql_tok_result *tok)

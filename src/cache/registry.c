@@ -194,7 +194,9 @@ int def_refresh_ms(const struct cache_def *d)
 {
 	int r = atomic_load(&d->refresh_ms), ttl = atomic_load(&d->ttl_ms);
 
-	return r > 0 && r < ttl ? r : ttl / 2;
+	if (r >= ttl)
+		return ttl;     /* never refreshed: a hit past the TTL is a miss */
+	return r > 0 ? r : ttl / 2;
 }
 
 static void atomic_min(atomic_uint_fast64_t *a, uint64_t v)

@@ -108,7 +108,8 @@ void registry_set_cached(struct cache_def *d, const char *name, int ttl_ms, int 
 void registry_set_skipped(struct cache_def *d, const char *reason);
 void registry_set_proxied(struct cache_def *d);
 
-/* Effective refresh age: the policy's, or half the TTL. */
+/* Effective refresh age: the policy's, or half the TTL when it is 0; the
+ * TTL itself (no refresh) when the policy's is not below the TTL. */
 int def_refresh_ms(const struct cache_def *d);
 
 /* Record one execution (time in microseconds). */

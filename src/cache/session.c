@@ -20,8 +20,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "binlog.h"
 #include "cache/cache_metrics.h"
+#include "cache/catalog.h"
 #include "cache/commands.h"
+#include "cache/consist.h"
+#include "cache/inval.h"
 #include "cache/grants.h"
 #include "cache/registry.h"
 #include "cache/rules.h"
@@ -40,6 +44,7 @@
 	"@@group_concat_max_len,@@max_sort_length,@@default_week_format," \
 	"@@sql_auto_is_null,DATABASE()"
 #define SETTINGS_COLUMNS 14
+#define SETTINGS_SCHEMA_FIELD 13    /* DATABASE() */
 /* MariaDB has more that change results: appended when the upstream is one. */
 #define SETTINGS_SQL_MARIADB SETTINGS_SQL ",@@default_regex_flags,@@system_versioning_asof,@@old_mode"
 #define SETTINGS_COLUMNS_MARIADB 17
@@ -55,14 +60,18 @@ struct tok_scratch {
 
 int cache_global_init(store_wake_fn wake)
 {
-	if (registry_init() < 0)
+	if (registry_init() < 0 || inval_init() < 0)
 		return -1;
+	catalog_set_wake(wake);
+	binlog_set_wake(wake);
 	return store_init(g_config.memory_limit, wake);
 }
 
 void cache_global_free(void)
 {
 	store_destroy();
+	catalog_free();
+	inval_destroy();
 	registry_destroy();
 	settings_free_all();
 }
@@ -92,20 +101,30 @@ void cache_session_init(struct cache_session *cs, struct cache_worker *cw, struc
 	cs->waiter.client_id = id;
 	cs->last_dest = DEST_UPSTREAM;
 	cs->last_reason = "no statement yet";
+	consist_init(&cs->cons);
 }
 
 void cache_session_free(struct cache_session *cs)
 {
 	cache_abort(cs);
+	consist_free(&cs->cons);
 	pbuf_free(&cs->keybuf);
 	pbuf_free(&cs->fill_buf);
+	pbuf_free(&cs->held_ok);
 }
 
 void cache_abort(struct cache_session *cs)
 {
 	if (cs->waiting) {
-		store_cancel_wait(cs->keybuf.data, cs->keybuf.len, cs->key_hash, &cs->waiter);
+		if (cs->wait_kind == WAIT_CATALOG)
+			catalog_cancel_wait(&cs->waiter);
+		else if (cs->wait_kind == WAIT_BINLOG)
+			binlog_barrier_cancel(&cs->waiter);
+		else
+			store_cancel_wait(cs->keybuf.data, cs->keybuf.len, cs->key_hash, &cs->waiter);
 		cs->waiting = false;
+		cs->wait_kind = WAIT_STORE;
+		cs->held_ok.len = 0;
 	}
 	if (cs->fill) {
 		store_abandon(cs->fill);
@@ -125,6 +144,7 @@ void cache_session_reset(struct cache_session *cs)
 	cs->settings_dirty = true;
 	cs->settings_broken = false;
 	cs->txn_wrote = false;
+	consist_reset(&cs->cons);
 }
 
 /* ---- keys, hits -------------------------------------------------------- */
@@ -224,6 +244,7 @@ static void serve_hit(struct cache_session *cs, const struct cache_ctx *x, struc
 		STAT_INC(cache_stale_hits); /* served past its TTL: the upstream is down */
 	cs->last_dest = DEST_CACHE;
 	cs->last_reason = "ok";
+	cs->cat_waited = false;
 	store_release(e);
 }
 
@@ -236,6 +257,7 @@ static enum cache_step want_refresh(struct cache_session *cs, struct cache_entry
 		return CSTEP_SERVED;
 	}
 	cs->refresh = e;
+	store_entry_deps(e, &cs->refresh_deps);   /* before the core sends it upstream */
 	return CSTEP_REFRESH;
 }
 
@@ -252,7 +274,8 @@ void cache_refresh_cancel(struct cache_session *cs)
 static enum grant_gate hit_allowed(struct cache_session *cs, const struct cache_ctx *x,
 				   struct cache_entry *e, enum store_lookup r)
 {
-	bool txn_ok = txn_allows(cs, x, e->def);
+	/* a transaction that wrote a table of e: only the upstream has its rows */
+	bool txn_ok = txn_allows(cs, x, e->def) && !consist_txn_wrote_into(&cs->cons, e);
 	enum grant_gate g = txn_ok ? grants_gate(&cs->grants, &cs->cw->grants, x->ident, e->def, x->now_ms,
 						 stale_window() > 0)
 				   : GRANT_REFUSED;
@@ -377,7 +400,7 @@ static void decide_cacheable(struct cache_def *d)
 	else if (v > 0) /* refresh 0: half the TTL */
 		registry_set_cached(d, NULL, ttl, 0, g_config.cache_coalesce_ms, TXN_DEFAULT, false);
 	else if (g_config.auto_cache)
-		registry_set_cached(d, NULL, g_config.cache_ttl_ms, g_config.cache_refresh_ms,
+		registry_set_cached(d, NULL, inval_default_ttl_ms(), inval_default_refresh_ms(),
 				    g_config.cache_coalesce_ms, TXN_DEFAULT, false);
 	else if (state != CACHE_PROXIED)
 		registry_set_proxied(d); /* a rule's verdict that no longer holds */
@@ -456,12 +479,18 @@ bool cache_wait_current(const struct cache_session *cs, uint32_t gen)
 	return cs->waiting && cs->waiter.gen == gen;
 }
 
+static void other_wait_over(struct cache_session *cs, bool timed_out);
+
 void cache_wait_over(struct cache_session *cs, bool timed_out)
 {
 	struct cache_def *d = cs->cur_def;
 
 	if (!cs->waiting)
 		return;
+	if (cs->wait_kind != WAIT_STORE) {
+		other_wait_over(cs, timed_out);
+		return;
+	}
 	if (timed_out) {
 		store_cancel_wait(cs->keybuf.data, cs->keybuf.len, cs->key_hash, &cs->waiter);
 		cs->bypass_once = true;
@@ -475,6 +504,102 @@ void cache_wait_over(struct cache_session *cs, bool timed_out)
 	cs->waiting = false;
 }
 
+/* ---- consistency waits ------------------------------------------------ */
+
+/* Wait (at most CATALOG_WAIT_MS) for the catalog to be read again: a new
+ * table or view, or a DDL whose effect is not read yet. Once per command. */
+#define CATALOG_WAIT_MS 2000
+static enum cache_step catalog_wait_step(struct cache_session *cs)
+{
+	cs->cat_waited = true;
+	cs->waiting = true;
+	cs->wait_kind = WAIT_CATALOG;
+	cs->wait_ms = CATALOG_WAIT_MS;
+	cs->waiter.gen++;
+	catalog_wait(&cs->waiter);
+	return CSTEP_WAIT;
+}
+
+/* The tables a fill of this command will read, snapshot before it goes
+ * upstream (cs->fill_deps). CSTEP_SERVED: look it up. Else not from the
+ * cache this time (the reason is EXPLAIN LAST STATEMENT's; a view that
+ * cannot be cached, or tables that cannot be determined, make the shape one
+ * that is never cached), or CSTEP_WAIT for the catalog. */
+static enum cache_step read_deps(struct cache_session *cs, struct cache_def *d, const char *q,
+				 size_t n, const char *schema)
+{
+	bool retry;
+	const char *reason = consist_read_deps(&cs->cons, q, n, schema, &cs->fill_deps, &retry);
+
+	if (!reason)
+		return CSTEP_SERVED;
+	if (retry && !cs->cat_waited)
+		return catalog_wait_step(cs);
+	cs->last_dest = DEST_UPSTREAM;
+	cs->last_reason = reason;
+	if (strncmp(reason, "view ", 5) == 0 || strcmp(reason, "cannot determine the tables") == 0) {
+		if (!atomic_load(&d->explicit_cache))
+			registry_set_skipped(d, reason);
+		atomic_fetch_add(&d->skips, 1);
+	}
+	return CSTEP_PASS;
+}
+
+/* Read-your-writes for a statement whose writes its text does not show
+ * (binlog mode): its answer's last packet (the OK the client waits for)
+ * is held until the binlog follower has applied everything the upstream
+ * had committed by then, so the session's next read, or anyone's the
+ * client tells about it, is current. If the follower is not streaming, or
+ * does not get there within BINLOG_HOLD_MS, everything is invalidated
+ * instead. */
+#define BINLOG_HOLD_MS 5000
+static bool hold_for_binlog(struct cache_session *cs, const struct cache_ctx *x)
+{
+	struct pbuf *out = x->out;
+	size_t n = cs->last_pkt_len;
+
+	cs->waiter.gen++;
+	if (n == 0 || n > out->len || binlog_barrier(&cs->waiter) < 0) {
+		inval_all(INVAL_SRC_FLUSH);
+		return false;
+	}
+	cs->held_ok.len = 0;
+	if (pbuf_append(&cs->held_ok, out->data + out->len - n, n) < 0) {
+		binlog_barrier_cancel(&cs->waiter);
+		inval_all(INVAL_SRC_FLUSH);
+		return false;
+	}
+	out->len -= n;
+	cs->held_out = out;
+	cs->waiting = true;
+	cs->wait_kind = WAIT_BINLOG;
+	cs->wait_ms = BINLOG_HOLD_MS;
+	return true;
+}
+
+/* A catalog wait or a binlog hold ended (woken, or timed out). */
+static void other_wait_over(struct cache_session *cs, bool timed_out)
+{
+	if (cs->wait_kind == WAIT_CATALOG) {
+		if (timed_out)
+			catalog_cancel_wait(&cs->waiter);
+	} else {
+		if (timed_out) {
+			binlog_barrier_cancel(&cs->waiter);
+			cs->waiter.gen++;          /* a late wake-up is ignored */
+			inval_all(INVAL_SRC_FLUSH);
+		}
+		/* the answer goes to the client now (on out of memory it never
+		 * gets it: the core's idle timeout ends the session) */
+		if (pbuf_append(cs->held_out, cs->held_ok.data, cs->held_ok.len) < 0)
+			log_warn("client %u: out of memory releasing a held answer", cs->id);
+		cs->held_ok.len = 0;
+		pbuf_shrink(&cs->held_ok, 4096);
+	}
+	cs->waiting = false;
+	cs->wait_kind = WAIT_STORE;
+}
+
 /* q, n: the statement's text (for a grant check). */
 static enum cache_step lookup_or_load(struct cache_session *cs, const struct cache_ctx *x,
 				      struct cache_def *d, const char *q, size_t n)
@@ -484,8 +609,11 @@ static enum cache_step lookup_or_load(struct cache_session *cs, const struct cac
 	enum grant_gate g;
 
 	cs->waiter.gen++;
-	r = store_lookup(cs->keybuf.data, cs->keybuf.len, cs->key_hash, x->now_ms, stale_window(), d,
-			 &cs->waiter, &e);
+	/* inside a transaction the upstream answers from the transaction's
+	 * snapshot, which may predate writes other sessions committed since:
+	 * such an answer is never stored */
+	r = store_lookup(cs->keybuf.data, cs->keybuf.len, cs->key_hash, x->now_ms, stale_window(),
+			 status_in_txn(x->status) ? NULL : d, &cs->waiter, &e);
 	switch (r) {
 	case SL_HIT:
 	case SL_REFRESH:
@@ -498,6 +626,7 @@ static enum cache_step lookup_or_load(struct cache_session *cs, const struct cac
 		return r == SL_REFRESH ? want_refresh(cs, e) : CSTEP_SERVED;
 	case SL_WAIT:
 		cs->waiting = true;
+		cs->wait_kind = WAIT_STORE;
 		cs->wait_ms = atomic_load(&d->coalesce_ms);
 		return CSTEP_WAIT;
 	case SL_LOAD:
@@ -575,17 +704,20 @@ static bool answer_cache_sql(struct cache_session *cs, const struct cache_ctx *x
 /* A query that is not a cacheable read, or not one shape: what it does to
  * the session, and why it goes upstream. */
 static enum cache_step not_cacheable(struct cache_session *cs, const struct cache_ctx *x,
-				     struct cache_def *d, const struct sql_tok_result *tok)
+				     struct cache_def *d, const struct sql_tok_result *tok,
+				     const char *q, size_t n)
 {
 	cs->last_dest = DEST_UPSTREAM;
 	if (hidden_statement(x, tok)) {
 		/* the digest may not show all the server runs: never cached */
 		note_statement(cs, SQL_KW_OTHER, true);
+		consist_statement(&cs->cons, q, n, true, x->db);
 		grants_note_statement(x->ident, tok);
 		cs->last_reason = "multiple statements";
 		return CSTEP_PASS;
 	}
 	note_statement(cs, tok->keyword, (tok->flags & SQL_TOK_MULTI_STATEMENT) != 0);
+	consist_statement(&cs->cons, q, n, false, x->db);
 	grants_note_statement(x->ident, tok);
 	if (d)
 		classify_once(d, tok);
@@ -604,8 +736,10 @@ static enum cache_step on_query(struct cache_session *cs, const struct cache_ctx
 	enum cache_step step;
 
 	cs->bypass_once = false;
-	step = first_look(cs, x, !bypass && !cs->settings_dirty && build_key(cs, x, 'Q', q, n, NULL, 0),
-			  &bypass, q, n);
+	/* a session with temporary tables has its queries read first: a name
+	 * may be one of them */
+	step = first_look(cs, x, !bypass && !cs->settings_dirty && !consist_has_temps(&cs->cons) &&
+			  inval_serving() && build_key(cs, x, 'Q', q, n, NULL, 0), &bypass, q, n);
 	if (step != CSTEP_PASS)
 		return step;
 	tok = tokenize(cs, q, n);
@@ -617,11 +751,20 @@ static enum cache_step on_query(struct cache_session *cs, const struct cache_ctx
 	cs->cur_def = d;
 	if (hidden_statement(x, tok) || !is_read_keyword(tok->keyword) ||
 	    (tok->flags & SQL_TOK_MULTI_STATEMENT))
-		return not_cacheable(cs, x, d, tok);
-	if (!d)
+		return not_cacheable(cs, x, d, tok, q, n);
+	if (!d) {
+		consist_statement(&cs->cons, q, n, false, x->db); /* it may call a stored function */
 		return CSTEP_PASS;
+	}
 	classify_once(d, tok);
 	step = verdict(cs, x, d, bypass);
+	if (step != CSTEP_SERVED) {
+		/* an uncached read may still call a stored function that writes */
+		if (step == CSTEP_PASS)
+			consist_statement(&cs->cons, q, n, false, x->db);
+		return step;
+	}
+	step = read_deps(cs, d, q, n, cs->cons.schema);
 	if (step != CSTEP_SERVED)
 		return step;
 	if (!build_key(cs, x, 'Q', q, n, NULL, 0))
@@ -699,18 +842,31 @@ static enum cache_step on_execute(struct cache_session *cs, const struct cache_c
 		return cs->refresh ? CSTEP_BLOCKED : CSTEP_PASS;
 	if (!s->def || pl[5] != 0 || s->long_data || !exec_key(cs, x, s, pl, len))
 		bypass = true;
-	step = first_look(cs, x, !bypass && !cs->settings_dirty, &bypass, s->text, s->text_len);
+	step = first_look(cs, x, !bypass && !cs->settings_dirty && !consist_has_temps(&cs->cons) &&
+			  inval_serving(), &bypass, s->text, s->text_len);
 	if (step != CSTEP_PASS)
 		return step;
 	cs->cur_def = s->def;
 	kw = s->def ? atomic_load(&s->def->keyword) : SQL_KW_OTHER;
 	if (!s->def || !is_read_keyword(kw)) {
 		note_statement(cs, kw, false);
+		consist_statement(&cs->cons, s->text, s->text_len, !s->def, x->db);
 		return CSTEP_PASS;
 	}
 	step = verdict(cs, x, s->def, bypass);
-	if (step != CSTEP_SERVED)
+	if (step != CSTEP_SERVED) {
+		if (step == CSTEP_PASS)  /* it may call a stored function that writes */
+			consist_statement(&cs->cons, s->text, s->text_len, false, x->db);
 		return step;
+	}
+	{
+		char schema[CONSIST_SCHEMA_MAX];
+
+		settings_field(rd_u32(s->prep_settings), SETTINGS_SCHEMA_FIELD, schema, sizeof(schema));
+		step = read_deps(cs, s->def, s->text, s->text_len, schema);
+		if (step != CSTEP_SERVED)
+			return step;
+	}
 	if (!exec_key(cs, x, s, pl, len))
 		return CSTEP_PASS;
 	return lookup_or_load(cs, x, s->def, s->text, s->text_len);
@@ -719,7 +875,8 @@ static enum cache_step on_execute(struct cache_session *cs, const struct cache_c
 /* Can this session's keys be built without asking the upstream? */
 static bool serve_possible(const struct cache_session *cs, const struct cache_ctx *x)
 {
-	return !x->monitor && !cs->settings_broken && !cs->settings_dirty && !ryw_active(cs, x->now_ms);
+	return !x->monitor && !cs->settings_broken && !cs->settings_dirty && !ryw_active(cs, x->now_ms) &&
+	       !consist_has_temps(&cs->cons) && inval_serving();
 }
 
 /* A hit with no refresh (there is no upstream to refresh from). */
@@ -763,6 +920,7 @@ enum cache_step cache_command(struct cache_session *cs, const struct cache_ctx *
 	cs->cur_def = NULL;
 	cs->cur_dirty = cs->cur_write = false;
 	cs->grants.refused = false;
+	cs->cons.cur_set = false;
 	if (cmd == CMD_QUERY)
 		return on_query(cs, x, pl, len);
 	if (cmd == CMD_STMT_EXECUTE)
@@ -776,6 +934,9 @@ enum cache_step cache_command(struct cache_session *cs, const struct cache_ctx *
 			return CSTEP_SETTINGS;
 		break;
 	case CMD_RESET_CONNECTION:
+		consist_reset(&cs->cons);   /* its temporary tables are gone */
+		cs->cur_dirty = true;
+		break;
 	case CMD_INIT_DB:
 	case CMD_SET_OPTION:
 		cs->cur_dirty = true;
@@ -790,6 +951,7 @@ enum cache_step cache_command(struct cache_session *cs, const struct cache_ctx *
 
 void cache_tee(struct cache_session *cs, const uint8_t *p, size_t n)
 {
+	cs->last_pkt_len = n;       /* the answer's end may be held (hold_for_binlog) */
 	if (!cs->fill || cs->fill_too_big || n == 0)
 		return;
 	if (cs->fill_buf.len + n > g_config.cache_max_entry_size || pbuf_append(&cs->fill_buf, p, n) < 0) {
@@ -844,12 +1006,12 @@ static void finish_fill(struct cache_session *cs, const struct relay *r, uint64_
 	}
 	status_offsets(&cs->fill_buf, off);
 	store_fill(e, cs->fill_buf.data, cs->fill_buf.len, off, clamp_us(us), (uint32_t)r->rows, now,
-		   atomic_load(&d->ttl_ms), def_refresh_ms(d));
+		   atomic_load(&d->ttl_ms), def_refresh_ms(d), &cs->fill_deps);
 	cs->fill_buf.len = 0;
 	pbuf_shrink(&cs->fill_buf, 65536);
 }
 
-void cache_answer_done(struct cache_session *cs, const struct cache_ctx *x, const struct relay *r,
+bool cache_answer_done(struct cache_session *cs, const struct cache_ctx *x, const struct relay *r,
 		       uint64_t us)
 {
 	uint16_t status = x->status;
@@ -873,6 +1035,10 @@ void cache_answer_done(struct cache_session *cs, const struct cache_ctx *x, cons
 		cs->txn_wrote = false;
 	cs->cur_def = NULL;
 	cs->cur_dirty = cs->cur_write = false;
+	cs->cat_waited = false;
+	if (consist_done(&cs->cons, status_in_txn(status), !r->saw_err))
+		return hold_for_binlog(cs, x);
+	return false;
 }
 
 /* Parse the one-row answer to SETTINGS_SQL into cs->settings. */
@@ -911,6 +1077,12 @@ static bool parse_settings(struct cache_session *cs, const struct pbuf *b)
 			}
 			cs->settings_len = (uint16_t)out;
 			cs->settings_id = settings_intern(cs->settings, out);
+			if (cs->settings_id) {
+				char schema[CONSIST_SCHEMA_MAX];
+
+				settings_field(cs->settings_id, SETTINGS_SCHEMA_FIELD, schema, sizeof(schema));
+				consist_set_schema(&cs->cons, schema);
+			}
 			return cs->settings_id != 0;
 		}
 		pos += PKT_HEADER_LEN + len;
@@ -948,7 +1120,7 @@ void cache_refresh_done(struct cache_session *cs, const struct cache_ctx *x, con
 	status_offsets(answer, off);
 	grants_note_allowed(&cs->cw->grants, x->ident, d, now_ms);
 	changed = store_fill(e, answer->data, answer->len, off, clamp_us(us), (uint32_t)r->rows, now_ms,
-			     atomic_load(&d->ttl_ms), def_refresh_ms(d));
+			     atomic_load(&d->ttl_ms), def_refresh_ms(d), &cs->refresh_deps);
 	atomic_fetch_add(changed > 0 ? &d->refresh_changed : changed == 0 ? &d->refresh_unchanged
 			 : &d->refresh_failed, 1);
 }

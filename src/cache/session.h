@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cache/consist.h"
 #include "cache/grants.h"
 #include "cache/store.h"
 #include "packet.h"
@@ -87,6 +88,16 @@ struct cache_session {
 	struct grant_session grants;  /* the grant check of this command (grants.h) */
 	const char *check_text;       /* CSTEP_GRANT_CHECK: the statement to prepare */
 	size_t check_len;
+
+	/* consistency (consist.h, docs/caching.md "Consistency") */
+	struct consist cons;          /* writes, temporary tables */
+	struct fill_deps fill_deps;   /* what the fill reads, snapshot before it went upstream */
+	struct fill_deps refresh_deps;
+	enum { WAIT_STORE, WAIT_CATALOG, WAIT_BINLOG } wait_kind;
+	bool cat_waited;              /* this command waited for the catalog once */
+	size_t last_pkt_len;          /* bytes of the last packet relayed to the client */
+	struct pbuf held_ok;          /* WAIT_BINLOG: the answer's last packet, held */
+	struct pbuf *held_out;        /* ... and where it goes back */
 };
 
 /* What the cache is handed of the session, for one call. */
@@ -100,6 +111,7 @@ struct cache_ctx {
 				       * cache_serve_only() only */
 	struct stmt_table *stmts;     /* the session's prepared statements */
 	struct ident *ident;          /* whom the session acts as upstream (ident.h) */
+	const char *db;               /* the session's current schema ("" none) */
 };
 
 /* Process-wide: the store, the registry. wake is how a session waiting on
@@ -133,8 +145,12 @@ bool cache_serve_only(struct cache_session *cs, const struct cache_ctx *x, const
  * entry being filled, if any. */
 void cache_tee(struct cache_session *cs, const uint8_t *p, size_t n);
 /* The answer to the command forwarded after CSTEP_PASS is complete (r), in
- * `us` microseconds; x->status is the session's status after it. */
-void cache_answer_done(struct cache_session *cs, const struct cache_ctx *x, const struct relay *r,
+ * `us` microseconds; x->status is the session's status after it. True when
+ * its last packet is held (binlog mode, a statement whose writes its text
+ * does not show): the core waits as for CSTEP_WAIT (cs->wait_ms, a wake-up,
+ * then cache_wait_over puts the packet back into x->out) before it reads
+ * the next command. */
+bool cache_answer_done(struct cache_session *cs, const struct cache_ctx *x, const struct relay *r,
 		       uint64_t us);
 
 /* CSTEP_SETTINGS: the query to send (COM_QUERY text), for a MariaDB or a

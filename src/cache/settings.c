@@ -106,3 +106,29 @@ void settings_free_all(void)
 	n_items = cap_items = n_slots = 0;
 	pthread_mutex_unlock(&lock);
 }
+
+size_t settings_field(uint32_t id, unsigned idx, char *out, size_t cap)
+{
+	size_t n = 0;
+
+	if (cap)
+		out[0] = 0;
+	pthread_mutex_lock(&lock);
+	if (id >= 1 && id <= n_items && cap) {
+		const struct interned *it = &items[id - 1];
+		size_t start = 0, field = 0;
+
+		for (size_t i = 0; i < it->len; i++) {
+			if (it->bytes[i] != 0x1f && it->bytes[i] != 0x02)
+				continue;
+			if (field++ == idx && it->bytes[i] == 0x1f && i - start < cap) {
+				n = i - start;
+				memcpy(out, it->bytes + start, n);
+				out[n] = 0;
+			}
+			start = i + 1;
+		}
+	}
+	pthread_mutex_unlock(&lock);
+	return n;
+}

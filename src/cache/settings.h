@@ -16,4 +16,9 @@
 uint32_t settings_intern(const void *s, size_t n);
 void settings_free_all(void);
 
+/* Field idx (0-based, in the order of the settings query) of list id,
+ * copied NUL-terminated into out. Returns its length; 0 for NULL, an empty
+ * value, an unknown id or a value that does not fit. */
+size_t settings_field(uint32_t id, unsigned idx, char *out, size_t cap);
+
 #endif

@@ -26,12 +26,18 @@ struct shard {
 
 static struct shard shards[N_SHARDS];
 static _Atomic size_t mem_limit;
-static atomic_uint_fast64_t n_entries, n_bytes, n_evictions;
+static atomic_uint_fast64_t n_entries, n_bytes, n_evictions, n_discarded;
 static store_wake_fn wake_fn;
 
 static size_t entry_size(const struct cache_entry *e)
 {
-	return sizeof(*e) + e->key_len + e->resp_len;
+	return sizeof(*e) + e->ndeps * sizeof(struct inval_dep) + e->key_len + e->resp_len;
+}
+
+/* Still current: no table it read was invalidated since its fill began. */
+static bool entry_current(const struct cache_entry *e)
+{
+	return inval_current(entry_deps(e), e->ndeps, e->epoch);
 }
 
 int store_init(size_t memory_limit, store_wake_fn wake)
@@ -151,20 +157,27 @@ void store_release(struct cache_entry *e)
 		free(e);
 }
 
-static struct cache_entry *new_entry(const uint8_t *key, size_t klen, size_t rlen, uint64_t h)
+static struct cache_entry *new_entry(const uint8_t *key, size_t klen, size_t rlen, uint64_t h,
+				     const struct fill_deps *deps)
 {
 	struct cache_entry *e;
+	unsigned nd = deps ? deps->n : 0;
+	size_t dlen = nd * sizeof(struct inval_dep);
 
-	if (klen > UINT32_MAX || rlen > UINT32_MAX)
+	if (klen > UINT32_MAX || rlen > UINT32_MAX || nd > INVAL_MAX_DEPS)
 		return NULL;
-	e = malloc(sizeof(*e) + klen + rlen);
+	e = malloc(sizeof(*e) + dlen + klen + rlen);
 	if (!e)
 		return NULL;
 	memset(e, 0, sizeof(*e));
 	e->hash = h;
 	e->key_len = (uint32_t)klen;
 	e->resp_len = (uint32_t)rlen;
-	memcpy(e->data, key, klen);
+	e->ndeps = (uint16_t)nd;
+	e->epoch = deps ? deps->epoch : inval_epoch();
+	if (nd)
+		memcpy(e->data, deps->d, dlen);
+	memcpy(e->data + dlen, key, klen);
 	atomic_init(&e->refs, 1);
 	return e;
 }
@@ -186,19 +199,21 @@ static void wake_waiters(struct cache_entry *e)
 
 static bool fresh(const struct cache_entry *e, int64_t now)
 {
-	return now < e->expires_ms && atomic_load_explicit(&e->def->state, memory_order_relaxed) == CACHE_CACHED;
+	return now < e->expires_ms && atomic_load_explicit(&e->def->state, memory_order_relaxed) == CACHE_CACHED &&
+	       entry_current(e);
 }
 
 /* Expired, but within the stale window (the upstream is down). */
 static bool stale_ok(const struct cache_entry *e, int64_t now, int64_t stale_ms)
 {
 	return stale_ms > 0 && now < e->expires_ms + stale_ms &&
-	       atomic_load_explicit(&e->def->state, memory_order_relaxed) == CACHE_CACHED;
+	       atomic_load_explicit(&e->def->state, memory_order_relaxed) == CACHE_CACHED &&
+	       entry_current(e);
 }
 
-/* An expired READY entry. While a refresh of it runs the caller waits for
- * that (SL_WAIT, with a waiter) or goes upstream (SL_MISS): false, with the
- * answer in *r. Otherwise it is dropped: true. Shard locked. */
+/* An expired or invalidated READY entry. While a refresh of it runs the
+ * caller waits for that (SL_WAIT, with a waiter) or goes upstream (SL_MISS):
+ * false, with the answer in *r. Otherwise it is dropped: true. Shard locked. */
 static bool drop_expired(struct shard *s, struct cache_entry *e, struct store_waiter *waiter,
 			 enum store_lookup *r)
 {
@@ -211,6 +226,8 @@ static bool drop_expired(struct shard *s, struct cache_entry *e, struct store_wa
 		}
 		return false;
 	}
+	if (!entry_current(e))
+		inval_count_dropped(1);
 	account(e, -1);
 	unlink_entry(s, e);
 	store_release(e);
@@ -258,7 +275,7 @@ enum store_lookup store_lookup(const uint8_t *key, size_t len, uint64_t h, int64
 		e->waiters = waiter;
 		r = SL_WAIT;
 	} else if (!e && def) {
-		e = new_entry(key, len, 0, h);
+		e = new_entry(key, len, 0, h, NULL);
 		if (e) {
 			e->state = ENTRY_LOADING;
 			e->def = def;
@@ -282,6 +299,7 @@ static double base_priority(const struct cache_entry *e)
 static bool evict_one(struct shard *s)
 {
 	struct cache_entry *victim = NULL;
+	bool stale = false;
 
 	pthread_mutex_lock(&s->lock);
 	for (int i = 0; i < EVICT_SAMPLES * 4 && s->count > 0; i++) {
@@ -290,19 +308,27 @@ static bool evict_one(struct shard *s)
 		s->rng ^= s->rng << 13;
 		s->rng ^= s->rng >> 7;
 		s->rng ^= s->rng << 17;
-		for (e = s->buckets[s->rng & (s->nbuckets - 1)]; e; e = e->next)
-			if (e->state == ENTRY_READY && !atomic_load(&e->refreshing) &&
-			    (!victim || e->priority < victim->priority))
+		for (e = s->buckets[s->rng & (s->nbuckets - 1)]; e && !stale; e = e->next) {
+			if (e->state != ENTRY_READY || atomic_load(&e->refreshing))
+				continue;
+			if (!entry_current(e))
+				stale = true;    /* can never be served: goes first */
+			if (stale || !victim || e->priority < victim->priority)
 				victim = e;
-		if (victim && i >= EVICT_SAMPLES)
+		}
+		if (victim && (i >= EVICT_SAMPLES || stale))
 			break;
 	}
 	if (victim) {
-		s->inflation = victim->priority;
 		account(victim, -1);
 		unlink_entry(s, victim);
-		atomic_fetch_add(&n_evictions, 1);
-		atomic_fetch_add(&victim->def->evictions, 1);
+		if (stale) {
+			inval_count_dropped(1);
+		} else {
+			s->inflation = victim->priority;
+			atomic_fetch_add(&n_evictions, 1);
+			atomic_fetch_add(&victim->def->evictions, 1);
+		}
 	}
 	pthread_mutex_unlock(&s->lock);
 	if (victim)
@@ -322,23 +348,43 @@ static void set_times(struct cache_entry *e, int64_t now, int ttl_ms, int refres
 {
 	e->filled_ms = now;
 	e->expires_ms = now + ttl_ms;
-	e->refresh_at_ms = now + (refresh_ms > 0 && refresh_ms < ttl_ms ? refresh_ms : ttl_ms / 2);
+	/* refresh_ms >= ttl_ms: never refreshed (a hit past expiry is a miss) */
+	e->refresh_at_ms = now + (refresh_ms > 0 && refresh_ms <= ttl_ms ? refresh_ms : ttl_ms / 2);
+}
+
+void store_entry_deps(const struct cache_entry *e, struct fill_deps *out)
+{
+	struct inval_table *t[INVAL_MAX_DEPS];
+
+	out->epoch = inval_epoch();
+	out->n = e->ndeps;
+	for (unsigned i = 0; i < e->ndeps; i++)
+		t[i] = entry_deps(e)[i].t;
+	inval_snapshot(t, out->n, out->d);
 }
 
 int store_fill(struct cache_entry *old, const uint8_t *resp, size_t len,
 	       const uint16_t status_off[ENTRY_MAX_STATUS], uint32_t upstream_us, uint32_t rows,
-	       int64_t now, int ttl_ms, int refresh_ms)
+	       int64_t now, int ttl_ms, int refresh_ms, const struct fill_deps *deps)
 {
 	uint64_t h = old->hash;          /* old may be freed below */
 	struct shard *s = shard_of(h);
-	struct cache_entry *e = new_entry(entry_key(old), old->key_len, len, h);
+	struct cache_entry *e;
 	int changed = 0;
 
+	if (deps && !inval_current(deps->d, deps->n, deps->epoch)) {
+		/* a table it read was written while the query ran: the answer
+		 * may predate the write */
+		atomic_fetch_add(&n_discarded, 1);
+		store_abandon(old);
+		return -1;
+	}
+	e = new_entry(entry_key(old), old->key_len, len, h, deps);
 	if (!e) {
 		store_abandon(old);
 		return -1;
 	}
-	memcpy(e->data + e->key_len, resp, len);
+	memcpy((uint8_t *)entry_resp(e), resp, len);
 	memcpy(e->status_off, status_off, sizeof(e->status_off));
 	e->state = ENTRY_READY;
 	e->def = old->def;
@@ -434,6 +480,7 @@ size_t store_flush(struct cache_def *def)
 	return n;
 }
 
+uint64_t store_fills_discarded(void) { return atomic_load_explicit(&n_discarded, memory_order_relaxed); }
 uint64_t store_entries(void) { return atomic_load_explicit(&n_entries, memory_order_relaxed); }
 uint64_t store_bytes(void) { return atomic_load_explicit(&n_bytes, memory_order_relaxed); }
 uint64_t store_evictions(void) { return atomic_load_explicit(&n_evictions, memory_order_relaxed); }

@@ -25,6 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cache/inval.h"
+
 struct cache_def;
 struct worker;
 
@@ -58,14 +60,34 @@ struct cache_entry {
 	uint32_t rows;                   /* rows in the response */
 	atomic_uint_fast64_t hits;
 	double priority;                 /* GDSF value, under the shard lock */
+	uint64_t epoch;                  /* inval_epoch() when the fill started */
 	uint32_t key_len;
 	uint32_t resp_len;
 	uint16_t status_off[ENTRY_MAX_STATUS]; /* offsets into the response, 0 = none */
-	uint8_t data[];                  /* key, then response */
+	uint16_t ndeps;                  /* tables read, recorded when the fill started */
+	uint8_t data[] __attribute__((aligned(8))); /* deps, key, then response */
 };
 
-static inline const uint8_t *entry_key(const struct cache_entry *e) { return e->data; }
-static inline const uint8_t *entry_resp(const struct cache_entry *e) { return e->data + e->key_len; }
+static inline const struct inval_dep *entry_deps(const struct cache_entry *e)
+{
+	return (const struct inval_dep *)(const void *)e->data;
+}
+static inline const uint8_t *entry_key(const struct cache_entry *e)
+{
+	return e->data + e->ndeps * sizeof(struct inval_dep);
+}
+static inline const uint8_t *entry_resp(const struct cache_entry *e)
+{
+	return entry_key(e) + e->key_len;
+}
+
+/* What a fill recorded before its query went upstream: the epoch and the
+ * generations of the tables it reads (see inval.h). */
+struct fill_deps {
+	uint64_t epoch;
+	unsigned n;
+	struct inval_dep d[INVAL_MAX_DEPS];
+};
 
 enum store_lookup {
 	SL_MISS,     /* nothing: the caller may query upstream without caching */
@@ -93,12 +115,16 @@ enum store_lookup store_lookup(const uint8_t *key, size_t len, uint64_t hash, in
 			       int64_t stale_ms, struct cache_def *def, struct store_waiter *waiter,
 			       struct cache_entry **out);
 /* Fill a placeholder (or replace a READY entry being refreshed) with a
- * response. Returns 1 if the bytes differ from the entry being replaced, 0
- * if equal or new, -1 if out of memory (the placeholder is then abandoned).
- * Drops the caller's reference on old. */
+ * response read under deps. Returns 1 if the bytes differ from the entry
+ * being replaced, 0 if equal or new, -1 if out of memory or a table of deps
+ * was invalidated meanwhile (the placeholder is then abandoned). Drops the
+ * caller's reference on old. refresh_ms >= ttl_ms: no refresh. */
 int store_fill(struct cache_entry *old, const uint8_t *resp, size_t len,
 	       const uint16_t status_off[ENTRY_MAX_STATUS], uint32_t upstream_us, uint32_t rows,
-	       int64_t now_ms, int ttl_ms, int refresh_ms);
+	       int64_t now_ms, int ttl_ms, int refresh_ms, const struct fill_deps *deps);
+/* Copy an entry's dependencies, with the tables' generations as they are
+ * now (for a refresh of a current entry). */
+void store_entry_deps(const struct cache_entry *e, struct fill_deps *out);
 /* Give up on a placeholder (error result, too large...), or end a refresh
  * that failed. Wakes the waiters. Drops the caller's reference. */
 void store_abandon(struct cache_entry *e);
@@ -110,6 +136,7 @@ void store_release(struct cache_entry *e);
 size_t store_flush(struct cache_def *def);
 
 /* Totals (relaxed atomics). */
+uint64_t store_fills_discarded(void);
 uint64_t store_entries(void);
 uint64_t store_bytes(void);
 uint64_t store_evictions(void);

@@ -4,10 +4,9 @@
  * may be auto-cached, and the skip-reason strings.
  *
  * The input is the tokenizer's normalised text: literals are '?', comments
- * are gone (a / *!NNNNN x * / keeps "x"), whitespace is folded.  A small
- * lexer splits it into words, `quoted names`, strings (only possible from a
- * kept / *! body, skipped), '@' / '@@' variables and punctuation, and the
- * rules look at a word together with its neighbours:
+ * are gone (a / *!NNNNN x * / keeps "x"), whitespace is folded.  The word
+ * lexer (lexer.c) splits it into tokens, and the rules look at a word
+ * together with its neighbours:
  *
  *   - word '('  is a call unless the word is a keyword (IN, AS, OVER,
  *     DECIMAL, ...; functions.c).  An allowlisted builtin is fine, a
@@ -34,6 +33,7 @@
 #include <stdbool.h>
 
 #include "sql/functions.h"
+#include "sql/lexer.h"
 
 static const char r_not_select[] = SQL_SKIP_NOT_SELECT;
 static const char r_multi[] = SQL_SKIP_MULTI_STATEMENT;
@@ -58,213 +58,38 @@ const char *sql_skip_reason_at(size_t i)
 	return i < sizeof(reasons) / sizeof(reasons[0]) ? reasons[i] : NULL;
 }
 
-/* ---- lexer ------------------------------------------------------------ */
-
-enum tkind {
-	T_END, T_WORD, T_QUOTED, T_STRING, T_PUNCT, T_USERVAR, T_SYSVAR,
-};
-
-struct tok {
-	enum tkind kind;
-	const char *p;  /* word, or the inside of a `quoted` name */
-	size_t len;
-	char c;         /* T_PUNCT: the character (len > 1: a run of dots) */
-};
-
-struct lex {
-	const char *s;
-	size_t n, i;
-};
-
-/* MySQL allows bytes >= 0x80 in unquoted identifiers. */
-static bool is_ident(unsigned char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c >= '0' && c <= '9') || c == '_' || c == '$' || c >= 0x80;
-}
-
-static bool is_space(unsigned char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' ||
-	       c == '\f' || c == '\v';
-}
-
-/* End of a quoted run opened at s[i]: doubled quotes (and, in strings,
- * backslashes) escape.  Returns the index of the closing quote, or n. */
-static size_t quote_end(const unsigned char *s, size_t n, size_t i)
-{
-	unsigned char q = s[i];
-
-	for (i++; i < n; i++) {
-		if (s[i] == '\\' && q != '`') {
-			i++;
-			continue;
-		}
-		if (s[i] != q)
-			continue;
-		if (i + 1 < n && s[i + 1] == q)
-			i++;
-		else
-			return i;
-	}
-	return n;
-}
-
-static void lex_next(struct lex *lx, struct tok *t)
-{
-	const unsigned char *s = (const unsigned char *)lx->s;
-	size_t i = lx->i, n = lx->n, j;
-
-	while (i < n && is_space(s[i]))
-		i++;
-	t->p = lx->s + i;
-	t->len = 0;
-	t->c = 0;
-	if (i >= n) {
-		t->kind = T_END;
-		lx->i = n;
-		return;
-	}
-	j = i + 1;
-	if (is_ident(s[i])) {
-		while (j < n && is_ident(s[j]))
-			j++;
-		t->kind = T_WORD;
-	} else if (s[i] == '`' || s[i] == '\'' || s[i] == '"') {
-		j = quote_end(s, n, i);
-		t->kind = s[i] == '`' ? T_QUOTED : T_STRING;
-		t->p++;
-		t->len = j - i - 1;
-		lx->i = j < n ? j + 1 : n;
-		return;
-	} else if (s[i] == '@') {
-		t->kind = T_USERVAR;
-		if (j < n && s[j] == '@') {
-			t->kind = T_SYSVAR;
-			j++;
-		}
-	} else {
-		while (s[i] == '.' && j < n && s[j] == '.')
-			j++;
-		t->kind = T_PUNCT;
-		t->c = (char)s[i];
-	}
-	t->len = j - i;
-	lx->i = j;
-}
-
-static void lex_peek(const struct lex *lx, struct tok *t)
-{
-	struct lex copy = *lx;
-
-	lex_next(&copy, t);
-}
-
-static bool is_punct(const struct tok *t, char c)
-{
-	return t->kind == T_PUNCT && t->c == c && t->len == 1;
-}
-
-static bool is_name(const struct tok *t)
-{
-	return t->kind == T_WORD || t->kind == T_QUOTED;
-}
-
-/* Case-insensitive comparison of a name with an upper-case word. */
-static bool name_is(const struct tok *t, const char *w)
-{
-	size_t k;
-
-	for (k = 0; k < t->len; k++) {
-		unsigned char c = (unsigned char)t->p[k];
-
-		if (c >= 'a' && c <= 'z')
-			c = (unsigned char)(c - 'a' + 'A');
-		if (w[k] == '\0' || c != (unsigned char)w[k])
-			return false;
-	}
-	return w[k] == '\0';
-}
-
-/* An unquoted keyword (a `quoted` name never is one). */
-static bool word_is(const struct tok *t, const char *w)
-{
-	return t->kind == T_WORD && name_is(t, w);
-}
-
 /* ---- statement shape --------------------------------------------------- */
 
-/* After a '(' was read: true once its matching ')' has been read. */
-static bool skip_parens(struct lex *lx)
-{
-	struct tok t;
-	size_t depth = 1;
-
-	for (;;) {
-		lex_next(lx, &t);
-		if (t.kind == T_END)
-			return false;
-		if (is_punct(&t, '('))
-			depth++;
-		else if (is_punct(&t, ')') && --depth == 0)
-			return true;
-	}
-}
-
 /* After WITH: [RECURSIVE] name [(cols)] AS (...) [, ...] then ( * SELECT. */
-static bool cte_then_select(struct lex *lx)
+static bool cte_then_select(struct sql_lex *lx)
 {
-	struct tok t;
+	struct sql_tok t;
 
-	lex_next(lx, &t);
-	if (word_is(&t, "RECURSIVE"))
-		lex_next(lx, &t);
-	for (;;) {
-		if (!is_name(&t))
-			return false;
-		lex_next(lx, &t);
-		if (is_punct(&t, '(')) {
-			if (!skip_parens(lx))
-				return false;
-			lex_next(lx, &t);
-		}
-		if (!word_is(&t, "AS"))
-			return false;
-		lex_next(lx, &t);
-		if (!is_punct(&t, '(') || !skip_parens(lx))
-			return false;
-		lex_next(lx, &t);
-		if (!is_punct(&t, ','))
-			break;
-		lex_next(lx, &t);
-	}
-	while (is_punct(&t, '('))
-		lex_next(lx, &t);
-	return word_is(&t, "SELECT");
+	return sql_skip_cte_list(lx, &t) && sql_word_is(&t, "SELECT");
 }
 
 static bool is_select(const char *s, size_t n)
 {
-	struct lex lx = { s, n, 0 };
-	struct tok t;
+	struct sql_lex lx = { s, n, 0, false };
+	struct sql_tok t;
 
 	do
-		lex_next(&lx, &t);
-	while (is_punct(&t, '('));
-	if (word_is(&t, "SELECT"))
+		sql_lex_next(&lx, &t);
+	while (sql_is_punct(&t, '('));
+	if (sql_word_is(&t, "SELECT"))
 		return true;
-	return word_is(&t, "WITH") && cte_then_select(&lx);
+	return sql_word_is(&t, "WITH") && cte_then_select(&lx);
 }
 
 /* A ';' followed by anything but more ';'. */
 static bool is_multi_statement(const char *s, size_t n)
 {
-	struct lex lx = { s, n, 0 };
-	struct tok t;
+	struct sql_lex lx = { s, n, 0, false };
+	struct sql_tok t;
 	bool semi = false;
 
-	for (lex_next(&lx, &t); t.kind != T_END; lex_next(&lx, &t)) {
-		if (is_punct(&t, ';'))
+	for (sql_lex_next(&lx, &t); t.kind != T_END; sql_lex_next(&lx, &t)) {
+		if (sql_is_punct(&t, ';'))
 			semi = true;
 		else if (semi)
 			return true;
@@ -289,38 +114,38 @@ static const char *fn_reason(const struct sql_fn *fn)
 }
 
 /* VALUE FOR after NEXT / PREVIOUS (MariaDB sequences). */
-static bool value_for_follows(const struct lex *lx)
+static bool value_for_follows(const struct sql_lex *lx)
 {
-	struct lex c = *lx;
-	struct tok t;
+	struct sql_lex c = *lx;
+	struct sql_tok t;
 
-	lex_next(&c, &t);
-	if (!word_is(&t, "VALUE"))
+	sql_lex_next(&c, &t);
+	if (!sql_word_is(&t, "VALUE"))
 		return false;
-	lex_next(&c, &t);
-	return word_is(&t, "FOR");
+	sql_lex_next(&c, &t);
+	return sql_word_is(&t, "FOR");
 }
 
 /* An unqualified, unquoted word that denies caching wherever it stands. */
-static const char *check_keyword(const struct lex *lx, const struct tok *t,
-				 const struct tok *next)
+static const char *check_keyword(const struct sql_lex *lx, const struct sql_tok *t,
+				 const struct sql_tok *next)
 {
 	const struct sql_fn *fn;
 
-	if (name_is(t, "INTO"))
+	if (sql_name_is(t, "INTO"))
 		return r_into;
-	if (name_is(t, "SQL_NO_CACHE"))
+	if (sql_name_is(t, "SQL_NO_CACHE"))
 		return r_nocache;
-	if (name_is(t, "SQL_CALC_FOUND_ROWS"))
+	if (sql_name_is(t, "SQL_CALC_FOUND_ROWS"))
 		return r_side;
-	if (name_is(t, "FOR") &&
-	    (word_is(next, "UPDATE") || word_is(next, "SHARE")))
+	if (sql_name_is(t, "FOR") &&
+	    (sql_word_is(next, "UPDATE") || sql_word_is(next, "SHARE")))
 		return r_locking;
-	if (name_is(t, "LOCK") && word_is(next, "IN"))
+	if (sql_name_is(t, "LOCK") && sql_word_is(next, "IN"))
 		return r_locking;
-	if (name_is(t, "NEXT") && value_for_follows(lx))
+	if (sql_name_is(t, "NEXT") && value_for_follows(lx))
 		return r_side;
-	if (name_is(t, "PREVIOUS") && value_for_follows(lx))
+	if (sql_name_is(t, "PREVIOUS") && value_for_follows(lx))
 		return r_session;
 	fn = sql_fn_lookup(t->p, t->len);
 	if (fn && (fn->flags & SQL_FN_BARE))
@@ -328,35 +153,35 @@ static const char *check_keyword(const struct lex *lx, const struct tok *t,
 	return NULL;
 }
 
-static bool is_system_schema(const struct tok *t, bool qualifier)
+static bool is_system_schema(const struct sql_tok *t, bool qualifier)
 {
-	if (name_is(t, "INFORMATION_SCHEMA") || name_is(t, "PERFORMANCE_SCHEMA"))
+	if (sql_name_is(t, "INFORMATION_SCHEMA") || sql_name_is(t, "PERFORMANCE_SCHEMA"))
 		return true;
-	return qualifier && (name_is(t, "MYSQL") || name_is(t, "SYS"));
+	return qualifier && (sql_name_is(t, "MYSQL") || sql_name_is(t, "SYS"));
 }
 
 /* lx stands before "(": is it "(name, ...) AS (", a CTE's column list? */
-static bool cte_columns_follow(const struct lex *lx)
+static bool cte_columns_follow(const struct sql_lex *lx)
 {
-	struct lex c = *lx;
-	struct tok t;
+	struct sql_lex c = *lx;
+	struct sql_tok t;
 
-	lex_next(&c, &t);
+	sql_lex_next(&c, &t);
 	do
-		lex_next(&c, &t);
-	while (is_name(&t) || is_punct(&t, ','));
-	if (!is_punct(&t, ')'))
+		sql_lex_next(&c, &t);
+	while (sql_is_name(&t) || sql_is_punct(&t, ','));
+	if (!sql_is_punct(&t, ')'))
 		return false;
-	lex_next(&c, &t);
-	if (!word_is(&t, "AS"))
+	sql_lex_next(&c, &t);
+	if (!sql_word_is(&t, "AS"))
 		return false;
-	lex_next(&c, &t);
-	return is_punct(&t, '(');
+	sql_lex_next(&c, &t);
+	return sql_is_punct(&t, '(');
 }
 
 /* A name followed by '(' (lx stands before the '('). */
-static const char *check_call(const struct lex *lx, const struct tok *t,
-			      const struct tok *prev, bool qualified)
+static const char *check_call(const struct sql_lex *lx, const struct sql_tok *t,
+			      const struct sql_tok *prev, bool qualified)
 {
 	const struct sql_fn *fn;
 
@@ -368,28 +193,28 @@ static const char *check_call(const struct lex *lx, const struct tok *t,
 			return NULL;
 		fn = NULL;
 	}
-	if (word_is(prev, "AS") || is_punct(prev, ')'))
+	if (sql_word_is(prev, "AS") || sql_is_punct(prev, ')'))
 		return NULL;    /* derived table alias with column list */
 	if (cte_columns_follow(lx))
 		return NULL;
 	return fn ? fn_reason(fn) : r_udf;
 }
 
-static const char *check_name(const struct lex *lx, const struct tok *t,
-			      const struct tok *prev)
+static const char *check_name(const struct sql_lex *lx, const struct sql_tok *t,
+			      const struct sql_tok *prev)
 {
-	bool qualified = is_punct(prev, '.');
-	struct tok next;
+	bool qualified = sql_is_punct(prev, '.');
+	struct sql_tok next;
 	const char *r;
 
-	lex_peek(lx, &next);
+	sql_lex_peek(lx, &next);
 	if (!qualified) {
-		if (is_system_schema(t, is_punct(&next, '.')))
+		if (is_system_schema(t, sql_is_punct(&next, '.')))
 			return r_sysschema;
 		if (t->kind == T_WORD && (r = check_keyword(lx, t, &next)))
 			return r;
 	}
-	if (is_punct(&next, '('))
+	if (sql_is_punct(&next, '('))
 		return check_call(lx, t, prev, qualified);
 	return NULL;
 }
@@ -398,16 +223,16 @@ static const char *check_name(const struct lex *lx, const struct tok *t,
 
 static const char *scan(const char *s, size_t n)
 {
-	struct lex lx = { s, n, 0 };
-	struct tok prev = { T_END, s, 0, 0 }, t;
+	struct sql_lex lx = { s, n, 0, false };
+	struct sql_tok prev = { T_END, s, 0, 0 }, t;
 	const char *r;
 
-	for (lex_next(&lx, &t); t.kind != T_END; prev = t, lex_next(&lx, &t)) {
+	for (sql_lex_next(&lx, &t); t.kind != T_END; prev = t, sql_lex_next(&lx, &t)) {
 		if (t.kind == T_SYSVAR)
 			return r_sysvar;
 		if (t.kind == T_USERVAR)
 			return r_uservar;
-		if (is_name(&t) && (r = check_name(&lx, &t, &prev)))
+		if (sql_is_name(&t) && (r = check_name(&lx, &t, &prev)))
 			return r;
 	}
 	return NULL;

@@ -821,8 +821,10 @@ static void s1_cmd_text(struct tk *t, size_t from, size_t close)
 {
 	size_t n = close - from + 1, a = 0;
 
-	if (n > CMD_COMMENT_MAX)
+	if (n > CMD_COMMENT_MAX) {
 		n = CMD_COMMENT_MAX;
+		t->flags |= SQL_TOK_HIDDEN_SQL; /* the digest keeps only a part */
+	}
 	if (n >= 2)
 		n -= 2;
 	while (a < n && is_annotation(t->q[from + a]))
@@ -846,6 +848,10 @@ static void s1_block_comment(struct tk *t)
 		if (t->pos + 1 < n && q[t->pos] == '/' && q[t->pos + 1] == '*') {
 			if (t->pos + 2 < n && q[t->pos + 2] == '!')
 				cmd = true;
+			/* MariaDB runs the body of / *M! as code, and ProxySQL's
+			 * digest drops it: the digest hides SQL */
+			else if (t->pos + 3 < n && q[t->pos + 2] == 'M' && q[t->pos + 3] == '!')
+				t->flags |= SQL_TOK_HIDDEN_SQL;
 			t->pos += 2 + cmd;
 			if (t->pos + 1 >= n) {  /* too short: given up */
 				t->flags |= SQL_TOK_UNTERMINATED_COMMENT;

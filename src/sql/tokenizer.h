@@ -83,8 +83,10 @@ enum sql_keyword {
  * the ProxySQL way, with backslash escapes; under sql_mode
  * NO_BACKSLASH_ESCAPES the server may split such a query differently. */
 #define SQL_TOK_BACKSLASH_ESCAPE     0x20
-/* ProxySQL's "-- " handling swallowed a line break ("--\n"): the digest
- * hides SQL that the server will run.  Treat the query as opaque. */
+/* The digest hides SQL that the server will run: ProxySQL's "-- " handling
+ * swallowed a line break ("--\n"), a MariaDB executable comment (/ *M! ... * /)
+ * was dropped, or a / *! ... * / body was cut at 1023 bytes.  Treat the query
+ * as opaque. */
 #define SQL_TOK_HIDDEN_SQL           0x40
 
 struct sql_tok_result {

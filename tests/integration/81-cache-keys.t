@@ -19,7 +19,7 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 if fake_mode; then skip_all "cache keys: needs a node (SHOAL_FAKE_DIRECT=1)"; fi
-plan 99
+plan 103
 
 cleanup_sql="DROP DATABASE IF EXISTS t81_a; DROP DATABASE IF EXISTS t81_b;
 DROP TABLE IF EXISTS shoaltest.t81_cs, shoaltest.t81_tz, shoaltest.t81_ch, shoaltest.t81_v;"
@@ -218,6 +218,33 @@ def prepared_schema():
 
 
 run("prepared statement schema case runs", prepared_schema)
+
+
+def reset_connection():
+    """COM_RESET_CONNECTION brings the session's variables back to their
+    defaults: the cache keys of the next statements must follow (a +05:00
+    answer must not be served to the reset session)."""
+    q = "SELECT id, ts FROM shoaltest.t81_tz ORDER BY id"
+    d = session(DPORT, [], {})
+    want_default = d.query(q)
+    d.close()
+    d = session(DPORT, [("q", "SET time_zone = '+05:00'")], {})
+    want_05 = d.query(q)
+    d.close()
+    if not ok(want_default != want_05, "reset case: MariaDB answers +05:00 and the default time zone differently"):
+        return
+    v = session(VPORT, [("q", "SET time_zone = '+05:00'")], {})
+    first, again = v.query(q), v.query(q)
+    ok(first == want_05 and again == want_05, "reset case: +05:00 answers before the reset (a miss, then a hit)")
+    pk = v.command(0x1F)  # COM_RESET_CONNECTION
+    ok(not cp.err_of(pk), "reset case: COM_RESET_CONNECTION answered OK", repr(pk))
+    got = v.query(q)
+    ok(got == want_default, "reset case: after COM_RESET_CONNECTION the session gets the default time zone's answer",
+       r.first_difference(want_default, got) or "", "got the +05:00 answer: %s" % (got == want_05))
+    v.close()
+
+
+run("COM_RESET_CONNECTION case runs", reset_connection)
 done_testing(always_zero=True)
 PY
 check "node still running" shoal_alive node

@@ -364,6 +364,9 @@ static void test_flags(void)
 		  SQL_TOK_HAS_COMMENT | SQL_TOK_UNTERMINATED_COMMENT },
 		{ "SELECT 1; SELECT 2", SQL_KW_SELECT, true, SQL_TOK_MULTI_STATEMENT },
 		{ "SELECT 1;;  ", SQL_KW_SELECT, true, 0 },
+		{ "SELECT a FROM t /*M!100100 JOIN u */", SQL_KW_SELECT, true,
+		  SQL_TOK_HAS_COMMENT | SQL_TOK_HIDDEN_SQL },
+		{ "SELECT a FROM t /*M JOIN u */", SQL_KW_SELECT, true, SQL_TOK_HAS_COMMENT },
 	};
 
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
@@ -372,6 +375,16 @@ static void test_flags(void)
 		ok(r->keyword == v[i].kw && r->ok == v[i].ok && r->flags == v[i].flags,
 		   "flags of [%s]: kw %s ok %d flags %#x", shown(v[i].q),
 		   sql_keyword_name(r->keyword), r->ok, r->flags);
+	}
+	{
+		static char big[1200];
+		struct sql_tok_result *r;
+
+		memcpy(big, "SELECT a FROM t /*!50000 ", 25);
+		memset(big + 25, ' ', sizeof(big) - 25 - 20);
+		memcpy(big + sizeof(big) - 20, "JOIN u */", 9);
+		r = tok(big);
+		ok(r->flags & SQL_TOK_HIDDEN_SQL, "a / *! body over 1023 bytes: hidden SQL");
 	}
 	is_str(sql_keyword_name(SQL_KW_SELECT), "SELECT", "keyword name");
 	is_str(sql_keyword_name(SQL_KW_OTHER), "OTHER", "OTHER name");

@@ -4,6 +4,11 @@
  * refresh past the refresh age, and is gone after the TTL; with a stale
  * window (the upstream is down, serve-stale) an expired entry is still a
  * hit, never asks for a refresh, and is gone once past TTL + window.
+ * Invalidation (cache/inval.c): an entry is served only while the tables it
+ * read keep the generations recorded when its fill began; a fill whose
+ * table was invalidated while it ran is not stored; a flush (epoch) retires
+ * every entry; a table in its settle window makes a snapshot refuse; the
+ * refresh age at or past the TTL means no refresh.
  */
 #include "cache/registry.h"
 #include "cache/store.h"
@@ -26,23 +31,78 @@ static enum store_lookup look(int64_t now, int64_t stale)
 	return r;
 }
 
-/* A READY entry filled at t=1000 with TTL 100 ms, refresh age 50 ms. */
-static void fill(void)
+static struct inval_table *t1, *t2;
+
+/* A placeholder for key, its deps snapshot now (tables t1, t2). */
+static struct cache_entry *start_fill(struct fill_deps *d)
 {
 	struct cache_entry *e = NULL;
-	uint16_t off[ENTRY_MAX_STATUS] = { 0 };
+	struct inval_table *tabs[2] = { t1, t2 };
 	enum store_lookup r = store_lookup(key, sizeof(key), store_hash(key, sizeof(key)), 1000, 0,
 					   &def, NULL, &e);
 
 	ok(r == SL_LOAD && e, "a missing key with a def: a placeholder to fill");
-	if (e)
-		store_fill(e, resp, sizeof(resp) - 1, off, 10, 1, 1000, 100, 50);
+	d->epoch = inval_epoch();
+	d->n = 2;
+	inval_snapshot(tabs, 2, d->d);
+	return e;
+}
+
+/* A READY entry filled at t=1000 with TTL ttl ms, refresh age refresh ms. */
+static int fill_ttl(int ttl, int refresh)
+{
+	struct fill_deps d;
+	uint16_t off[ENTRY_MAX_STATUS] = { 0 };
+	struct cache_entry *e = start_fill(&d);
+
+	return e ? store_fill(e, resp, sizeof(resp) - 1, off, 10, 1, 1000, ttl, refresh, &d) : -2;
+}
+
+static void fill(void)
+{
+	fill_ttl(100, 50);
+}
+
+static void invalidation(void)
+{
+	struct fill_deps d;
+	struct inval_table *again, *tabs[1];
+	uint16_t off[ENTRY_MAX_STATUS] = { 0 };
+	struct cache_entry *e;
+
+	fill();
+	is_int(look(1010, 0), SL_HIT, "invalidation: a filled entry is a hit");
+	inval_bump(t2, INVAL_SRC_BINLOG, 0);
+	is_int(look(1011, 0), SL_MISS, "a table it read invalidated: a miss");
+	is_int(inval_dropped(), 1, "  ... the entry is dropped and counted");
+	e = start_fill(&d);
+	inval_bump(t1, INVAL_SRC_WRITE, 0);
+	is_int(store_fill(e, resp, sizeof(resp) - 1, off, 10, 1, 1000, 100, 50, &d), -1,
+	       "a fill whose table was written while it ran is not stored");
+	is_int(look(1012, 0), SL_MISS, "  ... a miss afterwards");
+	is_int(store_fills_discarded(), 1, "  ... counted as discarded");
+	fill();
+	is_int(look(1013, 0), SL_HIT, "a fill after the write is stored");
+	inval_all(INVAL_SRC_FLUSH);
+	is_int(look(1014, 0), SL_MISS, "a flush (new epoch) retires every entry");
+	is_int(inval_count(INVAL_SRC_FLUSH), 1, "  ... counted under flush");
+	again = inval_table_get("DB", 2, "T1", 2);
+	ok(again == t1, "tables are interned case-insensitively (one object for db.t1 and DB.T1)");
+	inval_bump(t1, INVAL_SRC_BINLOG, 10000);
+	tabs[0] = t1;
+	ok(!inval_snapshot(tabs, 1, d.d), "within its settle window a table refuses a snapshot");
+	is_int(fill_ttl(100, 100), 0, "a fill with refresh age = TTL is stored");
+	is_int(look(1099, 0), SL_HIT, "  ... and never asks for a refresh before it expires");
+	is_int(look(1100, 0), SL_MISS, "  ... then it is a miss");
 }
 
 int main(void)
 {
-	if (store_init(1 << 20, NULL) < 0)
+	if (store_init(1 << 20, NULL) < 0 || inval_init() < 0)
 		return 1;
+	t1 = inval_table_get("db", 2, "t1", 2);
+	t2 = inval_table_get("db", 2, "t2", 2);
+	ok(t1 && t2 && t1 != t2, "two tables interned");
 	atomic_store(&def.state, CACHE_CACHED);
 	fill();
 	is_int(look(1010, 0), SL_HIT, "before the refresh age: a hit");
@@ -59,6 +119,8 @@ int main(void)
 	is_int(look(1150, 300), SL_MISS, "a dropped cache's entry is not served stale");
 	atomic_store(&def.state, CACHE_CACHED);
 	is_int(store_entries(), 0, "no entries left");
+	invalidation();
 	store_destroy();
+	inval_destroy();
 	return done_testing();
 }

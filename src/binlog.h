@@ -1,0 +1,80 @@
+/*
+ * binlog.h: the binlog follower. A thread of its own reads the binlog of
+ * the node's upstream with MariaDB Connector/C's replication API
+ * (mariadb_rpl_*), as a replica would, and turns each committed transaction
+ * into invalidations of the tables it changed: tables of its row events
+ * (TABLE_MAP), tables written by its statements (DDL, statement-format
+ * writes, read with sql/tables.c), and what writes to those also change
+ * (cascading foreign keys, which row-format binlogs do not log; see
+ * cache/catalog.h).
+ *
+ * It remembers the last GTID it processed in each replication domain and
+ * resumes from there after a disconnect (@slave_connect_state). While the
+ * stream is down, catching up, or further behind than binlog_max_lag_ms,
+ * the cache serves nothing (inval_set_serving): entries filled before the
+ * outage are served again only once the events of the outage have been
+ * applied. When the server no longer has those events, the whole cache is
+ * flushed and the follower starts from the server's current position.
+ *
+ * Needs a MariaDB upstream with log_bin on (and log_slave_updates on a
+ * replica), and a login with the REPLICATION SLAVE privilege.
+ */
+#ifndef SHOAL_BINLOG_H
+#define SHOAL_BINLOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum binlog_state {
+	BINLOG_OFF = 0,     /* not following (another invalidation mode) */
+	BINLOG_CONNECTING,
+	BINLOG_CATCHING_UP, /* replaying events up to the server's position */
+	BINLOG_STREAMING,   /* caught up */
+	BINLOG_BEHIND,      /* further behind than binlog_max_lag_ms */
+	BINLOG_DOWN,        /* disconnected; retrying */
+};
+
+struct binlog_status {
+	enum binlog_state state;
+	double lag_seconds;
+	char position[256];         /* last GTID processed per domain, "d-s-n,..." */
+	uint64_t transactions;      /* transactions applied */
+	uint64_t events;
+	uint64_t reconnects;
+	uint64_t resume_failures;   /* the position was gone: cache flushed */
+	char error[256];            /* the last error, "" if none */
+};
+
+/* Can the node follow the upstream's binlog? Connects with the binlog
+ * login and checks log_bin, log_slave_updates on a replica, the privilege
+ * (by opening a dump that ends at once) and that the server is MariaDB.
+ * 0: yes. 1: no, why says so (the server's state or the login's grants).
+ * -1: the upstream could not be reached (why says so). */
+int binlog_check(char *why, size_t cap);
+
+/* Start / stop the follower thread (binlog mode). */
+int binlog_start(void);
+void binlog_stop(void);
+
+void binlog_get_status(struct binlog_status *out);
+const char *binlog_state_name(enum binlog_state s);
+
+/* The server id the follower uses (binlog_server_id, or derived). */
+uint32_t binlog_server_id(void);
+
+/* Read-your-writes barrier. binlog_barrier() asks to be woken (through the
+ * wake function, as the store's waiters are) once the follower has applied
+ * everything the upstream had committed when the request was taken up: a
+ * thread of its own reads @@gtid_binlog_pos and waits for the follower to
+ * reach it (requests are served in batches). -1 when the follower is not
+ * streaming (the caller invalidates everything instead). No wake-up comes
+ * when the position cannot be read or is not reached within the session's
+ * own timeout; binlog_barrier_cancel() withdraws a request not taken up. */
+struct store_waiter;
+struct worker;
+void binlog_set_wake(void (*wake)(struct worker *w, uint32_t client_id, uint32_t gen));
+int binlog_barrier(struct store_waiter *w);
+void binlog_barrier_cancel(struct store_waiter *w);
+
+#endif

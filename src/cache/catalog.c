@@ -1,0 +1,1080 @@
+/*
+ * catalog.c: the upstream's tables, views, cascading foreign keys and
+ * trigger writes (see catalog.h): the snapshot, its construction from rows,
+ * lookups, and the reader thread.
+ *
+ * A snapshot is a hash table of objects keyed by (schema, name), exact
+ * bytes, or lower-cased when the server has lower_case_table_names != 0.
+ * After the rows are in:
+ *   - each view is expanded once: its definition is read with the table
+ *     extractor and the classifier; its dependencies are the view itself and
+ *     the expansion of every name it reads (views of views recursively), or
+ *     it gets the reason it cannot be cached;
+ *   - each table gets the closure of what a write to it also changes:
+ *     children through foreign keys with CASCADE / SET NULL / SET DEFAULT
+ *     actions, and tables written by its triggers, transitively.
+ * Reason strings are interned (kept until exit), so a shape may hold one
+ * after the snapshot that produced it is gone.
+ */
+#include "cache/catalog.h"
+
+#include <mysql.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "config.h"
+#include "log.h"
+#include "sql/classify.h"
+#include "sql/functions.h"
+#include "sql/lexer.h"
+#include "sql/spooky.h"
+#include "sql/tokenizer.h"
+#include "upstream.h"
+
+#define RELOAD_EVERY_S 60
+#define MAX_VIEW_DEPTH 16
+#define MAX_ALSO 64
+
+enum cat_kind { CAT_TABLE = 1, CAT_VIEW, CAT_ROUTINE };
+
+struct cat_obj;
+
+struct edge {
+	struct edge *next;
+	struct cat_obj *obj;      /* the table written, when the catalog knows it */
+	struct inval_table *t;
+};
+
+struct cat_obj {
+	struct cat_obj *next;
+	uint64_t hash;
+	enum cat_kind kind;
+	char *schema, *name;
+	size_t slen, nlen;
+	struct inval_table *self;
+	const char *def;          /* view: its definition (owned by the rows) */
+	const char *reason;       /* view: why it cannot be cached; NULL: it can */
+	struct inval_table **deps;/* view: itself and what it reads; table: what a write also changes */
+	unsigned ndeps;
+	struct edge *edges;       /* table: FK children and trigger targets */
+	bool opaque;              /* table: a trigger's writes are not all known;
+				   * routine: it may create temporary tables */
+	int state;                /* expansion: 0 not yet, 1 running, 2 done */
+};
+
+struct snapshot {
+	struct cat_obj **buckets;
+	size_t nbuckets, count;
+	bool fold;                /* lower_case_table_names != 0 */
+};
+
+static pthread_rwlock_t snap_lock = PTHREAD_RWLOCK_INITIALIZER;
+static struct snapshot *current;
+static atomic_uint requested, loaded, loads;
+static atomic_uint load_want;   /* requested when the reader began reading (0: none) */
+static _Atomic bool have_snapshot;
+
+/* ---- interned reasons ---------------------------------------------------- */
+
+struct reason {
+	struct reason *next;
+	char text[];
+};
+
+static pthread_mutex_t reason_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct reason *reasons;
+
+static const char *intern(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static const char *intern(const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+	struct reason *r;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	pthread_mutex_lock(&reason_lock);
+	for (r = reasons; r; r = r->next)
+		if (strcmp(r->text, buf) == 0)
+			break;
+	if (!r && (r = malloc(sizeof(*r) + strlen(buf) + 1))) {
+		strcpy(r->text, buf);
+		r->next = reasons;
+		reasons = r;
+	}
+	pthread_mutex_unlock(&reason_lock);
+	return r ? r->text : "view definition not cacheable";
+}
+
+/* ---- snapshot ------------------------------------------------------------- */
+
+static uint64_t key_hash(const struct snapshot *s, const char *schema, size_t slen,
+			 const char *name, size_t nlen)
+{
+	char buf[INVAL_MAX_NAME + 2];
+	size_t o = 0;
+
+	if (slen + nlen > INVAL_MAX_NAME)
+		return 0;
+	for (size_t i = 0; i < slen; i++)
+		buf[o++] = s->fold && schema[i] >= 'A' && schema[i] <= 'Z' ? (char)(schema[i] + 32) : schema[i];
+	buf[o++] = 0;
+	for (size_t i = 0; i < nlen; i++)
+		buf[o++] = s->fold && name[i] >= 'A' && name[i] <= 'Z' ? (char)(name[i] + 32) : name[i];
+	return spooky_hash64(buf, o, 0xca7a1095);
+}
+
+static bool same(const struct snapshot *s, const char *a, size_t alen, const char *b, size_t blen)
+{
+	if (alen != blen)
+		return false;
+	return s->fold ? strncasecmp(a, b, alen) == 0 : memcmp(a, b, alen) == 0;
+}
+
+static struct cat_obj *snap_find_kind(const struct snapshot *s, bool routine, const char *schema,
+				      size_t slen, const char *name, size_t nlen)
+{
+	uint64_t h = key_hash(s, schema, slen, name, nlen);
+
+	for (struct cat_obj *o = s->buckets[h & (s->nbuckets - 1)]; o; o = o->next)
+		if (o->hash == h && (o->kind == CAT_ROUTINE) == routine &&
+		    same(s, o->schema, o->slen, schema, slen) && same(s, o->name, o->nlen, name, nlen))
+			return o;
+	return NULL;
+}
+
+/* A table or view. */
+static struct cat_obj *snap_find(const struct snapshot *s, const char *schema, size_t slen,
+				 const char *name, size_t nlen)
+{
+	return snap_find_kind(s, false, schema, slen, name, nlen);
+}
+
+static void snap_free(struct snapshot *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nbuckets; i++) {
+		struct cat_obj *o = s->buckets[i], *next;
+
+		for (; o; o = next) {
+			next = o->next;
+			while (o->edges) {
+				struct edge *e = o->edges;
+
+				o->edges = e->next;
+				free(e);
+			}
+			free(o->deps);
+			free(o->schema);
+			free(o->name);
+			free(o);
+		}
+	}
+	free(s->buckets);
+	free(s);
+}
+
+static struct snapshot *snap_new(size_t rows, bool fold)
+{
+	struct snapshot *s = calloc(1, sizeof(*s));
+	size_t n = 64;
+
+	if (!s)
+		return NULL;
+	while (n < rows * 2)
+		n *= 2;
+	s->buckets = calloc(n, sizeof(*s->buckets));
+	if (!s->buckets) {
+		free(s);
+		return NULL;
+	}
+	s->nbuckets = n;
+	s->fold = fold;
+	return s;
+}
+
+static struct cat_obj *snap_add(struct snapshot *s, enum cat_kind kind, const char *schema,
+				const char *name)
+{
+	size_t slen = strlen(schema), nlen = strlen(name);
+	struct cat_obj *o = snap_find_kind(s, kind == CAT_ROUTINE, schema, slen, name, nlen);
+
+	if (o)
+		return o;
+	o = calloc(1, sizeof(*o));
+	if (!o)
+		return NULL;
+	o->schema = strdup(schema);
+	o->name = strdup(name);
+	o->self = inval_table_get(schema, slen, name, nlen);
+	if (!o->schema || !o->name || !o->self) {
+		free(o->schema);
+		free(o->name);
+		free(o);
+		return NULL;
+	}
+	o->kind = kind;
+	o->slen = slen;
+	o->nlen = nlen;
+	o->hash = key_hash(s, schema, slen, name, nlen);
+	o->next = s->buckets[o->hash & (s->nbuckets - 1)];
+	s->buckets[o->hash & (s->nbuckets - 1)] = o;
+	s->count++;
+	return o;
+}
+
+static bool dep_add(struct inval_table ***arr, unsigned *n, unsigned *cap, struct inval_table *t)
+{
+	for (unsigned i = 0; i < *n; i++)
+		if ((*arr)[i] == t)
+			return true;
+	if (*n == *cap) {
+		unsigned c = *cap ? *cap * 2 : 8;
+		struct inval_table **a = realloc(*arr, c * sizeof(*a));
+
+		if (!a)
+			return false;
+		*arr = a;
+		*cap = c;
+	}
+	(*arr)[(*n)++] = t;
+	return true;
+}
+
+/* ---- views ----------------------------------------------------------------- */
+
+static void expand_view(struct snapshot *s, struct cat_obj *v, int depth);
+
+/* Is the text of a view definition cacheable? NULL, or the classifier's reason. */
+static const char *definition_reason(const char *def)
+{
+	size_t len = strlen(def), cap = len * 2 + SQL_TOK_MIN_TEXT_CAP;
+	struct sql_tok_result *r = malloc(sizeof(*r));
+	char *text = malloc(cap);
+	const char *reason = NULL;
+
+	if (!r || !text) {
+		free(r);
+		free(text);
+		return "out of memory";
+	}
+	r->text = text;
+	r->text_cap = cap;
+	if (sql_tokenize(def, len, r) < 0 || !r->ok || (r->flags & (SQL_TOK_TEXT_TRUNCATED | SQL_TOK_HIDDEN_SQL)))
+		reason = "unreadable definition";
+	else
+		reason = sql_skip_reason(r->text, r->text_len);
+	free(text);
+	free(r);
+	return reason;
+}
+
+/* Add what a name read by a view's definition stands for (unqualified:
+ * the view's schema). */
+static bool view_name(struct snapshot *s, struct cat_obj *v, const struct sql_table_ref *ref,
+		      unsigned *cap, int depth)
+{
+	const char *schema = ref->schema ? ref->schema : v->schema;
+	size_t slen = ref->schema ? ref->schema_len : v->slen;
+	struct cat_obj *o = snap_find(s, schema, slen, ref->name, ref->name_len);
+
+	if (!o) {
+		v->reason = intern("view %s.%s: reads %.*s.%.*s, which is no known table", v->schema,
+				   v->name, (int)slen, schema, (int)ref->name_len, ref->name);
+		return false;
+	}
+	if (!dep_add(&v->deps, &v->ndeps, cap, o->self))
+		return false;
+	if (o->kind == CAT_TABLE)
+		return true;
+	expand_view(s, o, depth + 1);
+	if (o->reason) {
+		v->reason = o->reason;
+		return false;
+	}
+	for (unsigned i = 0; i < o->ndeps; i++)
+		if (!dep_add(&v->deps, &v->ndeps, cap, o->deps[i]))
+			return false;
+	return true;
+}
+
+static void expand_view(struct snapshot *s, struct cat_obj *v, int depth)
+{
+	struct sql_tables t;
+	unsigned cap = 0;
+	const char *r;
+
+	if (v->state == 2)
+		return;
+	if (v->state == 1 || depth > MAX_VIEW_DEPTH) {
+		v->reason = intern("view %s.%s: nested too deeply", v->schema, v->name);
+		return;
+	}
+	v->state = 1;
+	if (!dep_add(&v->deps, &v->ndeps, &cap, v->self)) {
+		v->reason = "out of memory";
+	} else if (!v->def || !v->def[0]) {
+		v->reason = intern("view %s.%s: its definition is not readable", v->schema, v->name);
+	} else if ((r = definition_reason(v->def))) {
+		v->reason = intern("view %s.%s: %s", v->schema, v->name, r);
+	} else {
+		sql_tables(v->def, strlen(v->def), &t);
+		if ((t.flags & (SQL_TABLES_UNKNOWN | SQL_TABLES_ROUTINE)) || t.kind != SQL_STMT_READ)
+			v->reason = intern("view %s.%s: cannot determine its tables", v->schema, v->name);
+		for (unsigned i = 0; i < t.n && !v->reason; i++)
+			if (!view_name(s, v, &t.refs[i], &cap, depth))
+				break;
+	}
+	v->state = 2;
+}
+
+/* ---- writes: foreign keys and triggers ------------------------------------ */
+
+static bool add_edge(struct cat_obj *from, struct cat_obj *to, struct inval_table *t)
+{
+	struct edge *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return false;
+	e->obj = to;
+	e->t = to ? to->self : t;
+	e->next = from->edges;
+	from->edges = e;
+	return true;
+}
+
+static bool cascading(const char *rule)
+{
+	return rule && (strncmp(rule, "CASCADE", 7) == 0 || strncmp(rule, "SET", 3) == 0);
+}
+
+/* 'F' row: table schema.name references a.b with actions c. */
+static void add_fk(struct snapshot *s, const struct catalog_row *r)
+{
+	const char *comma = r->c ? strchr(r->c, ',') : NULL;
+	struct cat_obj *parent, *child;
+
+	if (!r->a || !r->b || !(cascading(r->c) || (comma && cascading(comma + 1))))
+		return;
+	parent = snap_find(s, r->a, strlen(r->a), r->b, strlen(r->b));
+	child = snap_find(s, r->schema, strlen(r->schema), r->name, strlen(r->name));
+	if (parent && child && parent->kind == CAT_TABLE)
+		add_edge(parent, child, NULL);
+}
+
+/* One statement of a trigger body, starting at a DML keyword. */
+static void trigger_statement(struct snapshot *s, struct cat_obj *tbl, const char *trg_schema,
+			      const char *p, size_t n)
+{
+	struct sql_tables t;
+
+	sql_tables(p, n, &t);
+	if (t.flags & (SQL_TABLES_UNKNOWN | SQL_TABLES_ROUTINE) || t.kind == SQL_STMT_OPAQUE) {
+		tbl->opaque = true;
+		return;
+	}
+	for (unsigned i = 0; i < t.n; i++) {
+		const struct sql_table_ref *ref = &t.refs[i];
+		const char *schema = ref->schema ? ref->schema : trg_schema;
+		size_t slen = ref->schema ? ref->schema_len : strlen(trg_schema);
+		struct cat_obj *o;
+		struct inval_table *it;
+
+		if (!(ref->flags & SQL_TREF_WRITE))
+			continue;
+		o = snap_find(s, schema, slen, ref->name, ref->name_len);
+		it = o ? NULL : inval_table_get(schema, slen, ref->name, ref->name_len);
+		if ((!o && !it) || !add_edge(tbl, o, it))
+			tbl->opaque = true;
+	}
+}
+
+/* 'R' row: a trigger on schema.name with body b. Every INSERT, REPLACE,
+ * UPDATE, DELETE in the body up to its ';' is read; CALL or a stored
+ * function makes the trigger's writes unknown. */
+static void add_trigger(struct snapshot *s, const struct catalog_row *r)
+{
+	struct cat_obj *tbl = snap_find(s, r->schema, strlen(r->schema), r->name, strlen(r->name));
+	struct sql_lex lx = { r->b ? r->b : "", r->b ? strlen(r->b) : 0, 0, true };
+	struct sql_tok t, prev = { T_END, NULL, 0, 0 };
+
+	if (!tbl || tbl->kind != CAT_TABLE)
+		return;
+	for (sql_lex_next(&lx, &t); t.kind != T_END; prev = t, sql_lex_next(&lx, &t)) {
+		const char *start = t.p;
+
+		if (sql_is_punct(&prev, '.'))
+			continue;
+		if (sql_word_is(&t, "CALL") || sql_word_is(&t, "EXECUTE")) {
+			tbl->opaque = true;
+			return;
+		}
+		if (sql_is_punct(&t, '(') && sql_is_name(&prev) && !sql_fn_lookup(prev.p, prev.len)) {
+			tbl->opaque = true;  /* a stored function outside the DML statements */
+			return;
+		}
+		if (!(sql_word_is(&t, "INSERT") || sql_word_is(&t, "REPLACE") ||
+		      sql_word_is(&t, "UPDATE") || sql_word_is(&t, "DELETE")))
+			continue;
+		while (t.kind != T_END && !sql_is_punct(&t, ';'))
+			sql_lex_next(&lx, &t);
+		trigger_statement(s, tbl, r->a ? r->a : r->schema, start,
+				  (size_t)((t.kind == T_END ? lx.s + lx.n : t.p) - start));
+		if (t.kind == T_END)
+			break;
+	}
+}
+
+/* Might a routine body (or a trigger's non-DML statements) create
+ * temporary tables, or call something that might? Read without context: a
+ * name before '(' that is no builtin counts as a call, unless it follows a
+ * word after which a table name stands (a false "yes" only costs caching). */
+static bool body_may_call_or_create(const char *body)
+{
+	struct sql_lex lx = { body ? body : "", body ? strlen(body) : 0, 0, true };
+	struct sql_tok t, prev = { T_END, NULL, 0, 0 }, before = prev;
+
+	if (!body || !body[0])
+		return true;
+	for (sql_lex_next(&lx, &t); t.kind != T_END; before = prev, prev = t, sql_lex_next(&lx, &t)) {
+		if (sql_word_is(&t, "TEMPORARY") || sql_word_is(&t, "PREPARE") ||
+		    sql_word_is(&t, "EXECUTE") || sql_word_is(&t, "CALL"))
+			return true;
+		if (sql_is_punct(&t, '(') && sql_is_name(&prev) && !sql_is_punct(&before, '.') &&
+		    !sql_fn_lookup(prev.p, prev.len) &&
+		    !(sql_word_is(&before, "INTO") || sql_word_is(&before, "TABLE") ||
+		      sql_word_is(&before, "UPDATE") || sql_word_is(&before, "FROM") ||
+		      sql_word_is(&before, "JOIN") || sql_word_is(&before, "REFERENCES") ||
+		      sql_word_is(&before, "AS") || sql_word_is(&before, "INSERT") ||
+		      sql_word_is(&before, "REPLACE")))
+			return true;
+		if (sql_is_punct(&t, '(') && sql_is_punct(&before, '.'))
+			return true;     /* db.f( */
+	}
+	return false;
+}
+
+/* 'P' row: a stored routine and its body. */
+static void add_routine(struct snapshot *s, const struct catalog_row *r)
+{
+	struct cat_obj *o = snap_add(s, CAT_ROUTINE, r->schema, r->name);
+
+	if (o)
+		o->opaque = body_may_call_or_create(r->b);
+}
+
+/* The closure of one table's edges (breadth first, bounded). */
+static void close_table(struct cat_obj *tbl)
+{
+	struct cat_obj *queue[MAX_ALSO + 1];
+	unsigned qh = 0, qt = 0, cap = 0;
+
+	queue[qt++] = tbl;
+	while (qh < qt) {
+		struct cat_obj *o = queue[qh++];
+
+		if (o->opaque)
+			tbl->opaque = true;
+		for (struct edge *e = o->edges; e; e = e->next) {
+			unsigned before = tbl->ndeps;
+
+			if (e->t == tbl->self)
+				continue;
+			if (tbl->ndeps >= MAX_ALSO || !dep_add(&tbl->deps, &tbl->ndeps, &cap, e->t)) {
+				tbl->opaque = true;
+				return;
+			}
+			if (tbl->ndeps > before && e->obj && qt <= MAX_ALSO)
+				queue[qt++] = e->obj;
+		}
+	}
+}
+
+/* ---- building -------------------------------------------------------------- */
+
+static void snap_finish(struct snapshot *s)
+{
+	for (size_t i = 0; i < s->nbuckets; i++)
+		for (struct cat_obj *o = s->buckets[i]; o; o = o->next) {
+			if (o->kind == CAT_VIEW)
+				expand_view(s, o, 0);
+			else if (o->kind == CAT_TABLE)
+				close_table(o);
+		}
+}
+
+int catalog_load_rows(const struct catalog_row *rows, size_t n, bool fold)
+{
+	struct snapshot *s = snap_new(n, fold), *old;
+	unsigned want;
+	int rc = 0;
+
+	if (!s)
+		return -1;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		struct cat_obj *o;
+
+		if (rows[i].kind != 'T' && rows[i].kind != 'V')
+			continue;
+		o = snap_add(s, rows[i].kind == 'T' ? CAT_TABLE : CAT_VIEW, rows[i].schema, rows[i].name);
+		if (!o)
+			rc = -1;
+		else if (rows[i].kind == 'V')
+			o->def = rows[i].a;
+	}
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		if (rows[i].kind == 'F')
+			add_fk(s, &rows[i]);
+		else if (rows[i].kind == 'R')
+			add_trigger(s, &rows[i]);
+		else if (rows[i].kind == 'P')
+			add_routine(s, &rows[i]);
+	}
+	if (rc == 0)
+		snap_finish(s);
+	for (size_t i = 0; i < s->nbuckets; i++)
+		for (struct cat_obj *o = s->buckets[i]; o; o = o->next)
+			o->def = NULL;   /* the rows belong to the caller */
+	if (rc) {
+		snap_free(s);
+		return -1;
+	}
+	pthread_rwlock_wrlock(&snap_lock);
+	old = current;
+	current = s;
+	pthread_rwlock_unlock(&snap_lock);
+	snap_free(old);
+	atomic_store(&have_snapshot, true);
+	atomic_fetch_add(&loads, 1);
+	/* the DDL requests made before the rows were read are now served */
+	want = atomic_exchange(&load_want, 0);
+	atomic_store(&loaded, want ? want : atomic_load(&requested));
+	return 0;
+}
+
+void catalog_free(void)
+{
+	pthread_rwlock_wrlock(&snap_lock);
+	snap_free(current);
+	current = NULL;
+	atomic_store(&have_snapshot, false);
+	pthread_rwlock_unlock(&snap_lock);
+}
+
+/* ---- lookups --------------------------------------------------------------- */
+
+#define HINT_EVERY_S 2
+static atomic_bool hinted;
+static _Atomic int64_t last_hint;
+static void wake_reader(void);
+
+/* A name the catalog does not know: read it again soon (at most every
+ * HINT_EVERY_S), without holding reads back meanwhile. */
+static void hint_reload(void)
+{
+	int64_t now = (int64_t)time(NULL), last = atomic_load(&last_hint);
+
+	if (now - last < HINT_EVERY_S || !atomic_compare_exchange_strong(&last_hint, &last, now))
+		return;
+	atomic_store(&hinted, true);
+	wake_reader();
+}
+
+bool catalog_ready(void)
+{
+	return atomic_load(&have_snapshot) && atomic_load(&loaded) == atomic_load(&requested);
+}
+
+static bool push_dep(struct inval_table **out, unsigned cap, unsigned *n, struct inval_table *t)
+{
+	for (unsigned i = 0; i < *n; i++)
+		if (out[i] == t)
+			return true;
+	if (*n >= cap)
+		return false;
+	out[(*n)++] = t;
+	return true;
+}
+
+/* A reference's schema: its own, or the session's. */
+static bool ref_schema(const struct sql_table_ref *r, const char *schema, const char **s, size_t *slen)
+{
+	if (r->schema) {
+		*s = r->schema;
+		*slen = r->schema_len;
+	} else {
+		*s = schema;
+		*slen = schema ? strlen(schema) : 0;
+	}
+	return *slen > 0;
+}
+
+/* A digit run at p[*i]: past it; false if none. */
+static bool digits(const char *p, size_t n, size_t *i)
+{
+	size_t start = *i;
+
+	while (*i < n && p[*i] >= '0' && p[*i] <= '9')
+		(*i)++;
+	return *i > start;
+}
+
+static bool word_at(const char *p, size_t n, size_t *i, const char *w)
+{
+	size_t k = strlen(w);
+
+	if (*i + k > n || strncasecmp(p + *i, w, k) != 0)
+		return false;
+	*i += k;
+	return true;
+}
+
+/* seq_<from>_to_<to>[_step_<n>]: the SEQUENCE engine's virtual tables, in
+ * every schema, never in information_schema. */
+static bool sequence_engine_table(const char *p, size_t n)
+{
+	size_t i = 0;
+
+	if (!word_at(p, n, &i, "seq_") || !digits(p, n, &i) || !word_at(p, n, &i, "_to_") ||
+	    !digits(p, n, &i))
+		return false;
+	if (i < n && (!word_at(p, n, &i, "_step_") || !digits(p, n, &i)))
+		return false;
+	return i == n;
+}
+
+/* A quoted name's bytes are used as they are: a doubled backtick inside one
+ * is rare enough to be "no known table" (not cached), never a wrong match. */
+static bool resolve_ref(const struct snapshot *s, const struct sql_table_ref *r, const char *schema,
+			struct inval_table **out, unsigned cap, unsigned *n, const char **reason,
+			bool *retry)
+{
+	const char *sch;
+	size_t slen;
+	struct cat_obj *o;
+
+	if (!ref_schema(r, schema, &sch, &slen)) {
+		*reason = "no database selected";
+		return false;
+	}
+	o = snap_find(s, sch, slen, r->name, r->name_len);
+	if (!o && sequence_engine_table(r->name, r->name_len))
+		return true;   /* computed rows that never change: no dependency */
+	if (!o) {
+		*reason = intern("%.*s.%.*s is no known table or view", (int)slen, sch,
+				 (int)r->name_len, r->name);
+		hint_reload();   /* maybe made elsewhere since the last read */
+		*retry = true;
+		return false;
+	}
+	if (o->kind == CAT_VIEW && o->reason) {
+		*reason = o->reason;
+		return false;
+	}
+	if (o->kind == CAT_TABLE)
+		return push_dep(out, cap, n, o->self) || (*reason = "too many tables", false);
+	for (unsigned i = 0; i < o->ndeps; i++)
+		if (!push_dep(out, cap, n, o->deps[i])) {
+			*reason = "too many tables";
+			return false;
+		}
+	return true;
+}
+
+bool catalog_resolve_reads(const struct sql_tables *t, const char *schema,
+			   struct inval_table **out, unsigned cap, unsigned *n, const char **reason,
+			   bool *retry)
+{
+	bool ok = true, again = false;
+
+	*n = 0;
+	if (t->flags & SQL_TABLES_UNKNOWN) {
+		*reason = "cannot determine the tables";
+		return false;
+	}
+	pthread_rwlock_rdlock(&snap_lock);
+	if (!catalog_ready()) {
+		*reason = current ? "catalog being read again after DDL" : "catalog not read yet";
+		ok = false;
+		again = true;
+	}
+	for (unsigned i = 0; ok && i < t->n; i++)
+		ok = resolve_ref(current, &t->refs[i], schema, out, cap, n, reason, &again);
+	pthread_rwlock_unlock(&snap_lock);
+	if (retry)
+		*retry = again;
+	return ok;
+}
+
+/* ---- waits ----------------------------------------------------------------- */
+
+static pthread_mutex_t waiters_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct store_waiter *waiters;
+static store_wake_fn wake_fn;
+
+void catalog_set_wake(store_wake_fn wake)
+{
+	wake_fn = wake;
+}
+
+void catalog_wait(struct store_waiter *w)
+{
+	pthread_mutex_lock(&waiters_lock);
+	w->next = waiters;
+	waiters = w;
+	pthread_mutex_unlock(&waiters_lock);
+	atomic_store(&hinted, true);
+	wake_reader();
+}
+
+void catalog_cancel_wait(struct store_waiter *w)
+{
+	pthread_mutex_lock(&waiters_lock);
+	for (struct store_waiter **p = &waiters; *p; p = &(*p)->next)
+		if (*p == w) {
+			*p = w->next;
+			break;
+		}
+	pthread_mutex_unlock(&waiters_lock);
+}
+
+/* After a read of the catalog (done or failed): wake everyone waiting. */
+static void wake_waiters(void)
+{
+	pthread_mutex_lock(&waiters_lock);
+	for (struct store_waiter *w = waiters, *next; w; w = next) {
+		next = w->next;
+		if (wake_fn)
+			wake_fn(w->w, w->client_id, w->gen);
+	}
+	waiters = NULL;
+	pthread_mutex_unlock(&waiters_lock);
+}
+
+/* Add one written table and what a write to it also changes. Snapshot read-locked. */
+static void write_one(const char *sch, size_t slen, const char *name, size_t nlen,
+		      struct inval_table **out, unsigned cap, unsigned *n, bool *opaque)
+{
+	struct cat_obj *o = current ? snap_find(current, sch, slen, name, nlen) : NULL;
+	struct inval_table *t = o ? o->self : inval_table_get(sch, slen, name, nlen);
+
+	if (!current)
+		*opaque = true;
+	if (!t || !push_dep(out, cap, n, t)) {
+		*opaque = true;
+		return;
+	}
+	if (!o)
+		return;
+	if (o->opaque)
+		*opaque = true;
+	for (unsigned i = 0; i < o->ndeps; i++)  /* a view's base tables, a table's closure */
+		if (!push_dep(out, cap, n, o->deps[i]))
+			*opaque = true;
+	if (o->kind == CAT_VIEW)                 /* and what writes to those also change */
+		for (unsigned i = 1; i < o->ndeps; i++) {
+			const struct inval_table *b = o->deps[i];
+			struct cat_obj *bo = snap_find(current, inval_table_schema(b), b->schema_len,
+						       inval_table_name(b), b->name_len);
+
+			for (unsigned k = 0; bo && bo->kind == CAT_TABLE && k < bo->ndeps; k++)
+				if (!push_dep(out, cap, n, bo->deps[k]))
+					*opaque = true;
+		}
+}
+
+void catalog_resolve_writes(const struct sql_tables *t, const char *schema,
+			    struct inval_table **out, unsigned cap, unsigned *n, bool *opaque)
+{
+	*n = 0;
+	pthread_rwlock_rdlock(&snap_lock);
+	for (unsigned i = 0; i < t->n; i++) {
+		const struct sql_table_ref *r = &t->refs[i];
+		const char *sch;
+		size_t slen;
+
+		if (!(r->flags & SQL_TREF_WRITE))
+			continue;
+		if (!ref_schema(r, schema, &sch, &slen)) {
+			*opaque = true;
+			continue;
+		}
+		write_one(sch, slen, r->name, r->name_len, out, cap, n, opaque);
+	}
+	pthread_rwlock_unlock(&snap_lock);
+}
+
+void catalog_write_closure(const char *schema, size_t slen, const char *name, size_t nlen,
+			   struct inval_table **out, unsigned cap, unsigned *n, bool *opaque)
+{
+	*n = 0;
+	pthread_rwlock_rdlock(&snap_lock);
+	write_one(schema, slen, name, nlen, out, cap, n, opaque);
+	pthread_rwlock_unlock(&snap_lock);
+}
+
+unsigned catalog_loads(void)
+{
+	return atomic_load(&loads);
+}
+
+size_t catalog_objects(void)
+{
+	size_t n;
+
+	pthread_rwlock_rdlock(&snap_lock);
+	n = current ? current->count : 0;
+	pthread_rwlock_unlock(&snap_lock);
+	return n;
+}
+
+/* ---- the reader thread ------------------------------------------------------ */
+
+struct rowbuf {
+	struct catalog_row *rows;
+	size_t n, cap;
+	char **strs;
+	size_t nstr, capstr;
+};
+
+static void rowbuf_free(struct rowbuf *b)
+{
+	for (size_t i = 0; i < b->nstr; i++)
+		free(b->strs[i]);
+	free(b->strs);
+	free(b->rows);
+	memset(b, 0, sizeof(*b));
+}
+
+static const char *keep(struct rowbuf *b, const char *v)
+{
+	char *c;
+
+	if (!v)
+		return NULL;
+	if (b->nstr == b->capstr) {
+		size_t n = b->capstr ? b->capstr * 2 : 256;
+		char **a = realloc(b->strs, n * sizeof(*a));
+
+		if (!a)
+			return NULL;
+		b->strs = a;
+		b->capstr = n;
+	}
+	c = strdup(v);
+	if (c)
+		b->strs[b->nstr++] = c;
+	return c;
+}
+
+static int add_row(struct rowbuf *b, char kind, MYSQL_ROW r, unsigned ncols)
+{
+	struct catalog_row *row;
+
+	if (b->n == b->cap) {
+		size_t n = b->cap ? b->cap * 2 : 256;
+		struct catalog_row *a = realloc(b->rows, n * sizeof(*a));
+
+		if (!a)
+			return -1;
+		b->rows = a;
+		b->cap = n;
+	}
+	row = &b->rows[b->n];
+	memset(row, 0, sizeof(*row));
+	row->kind = kind;
+	row->schema = keep(b, r[0]);
+	row->name = keep(b, r[1]);
+	row->a = ncols > 2 ? keep(b, r[2]) : NULL;
+	row->b = ncols > 3 ? keep(b, r[3]) : NULL;
+	row->c = ncols > 4 ? keep(b, r[4]) : NULL;
+	if (!row->schema || !row->name)
+		return -1;
+	b->n++;
+	return 0;
+}
+
+static int read_query(MYSQL *m, const char *sql, char kind, struct rowbuf *b)
+{
+	MYSQL_RES *res;
+	MYSQL_ROW r;
+	int rc = 0;
+
+	if (mysql_query(m, sql) || !(res = mysql_store_result(m))) {
+		log_warn("catalog: %s: %s", sql, mysql_error(m));
+		return -1;
+	}
+	while (rc == 0 && (r = mysql_fetch_row(res)))
+		if (r[0] && r[1])
+			rc = add_row(b, kind, r, mysql_num_fields(res));
+	mysql_free_result(res);
+	return rc;
+}
+
+#define SYS_SCHEMAS "('information_schema','performance_schema','mysql','sys')"
+
+static int read_catalog(MYSQL *m)
+{
+	static const struct { char kind; const char *sql; } q[] = {
+		{ 'T', "SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES "
+		       "WHERE TABLE_TYPE <> 'VIEW' AND TABLE_SCHEMA NOT IN " SYS_SCHEMAS },
+		{ 'V', "SELECT TABLE_SCHEMA, TABLE_NAME, VIEW_DEFINITION FROM information_schema.VIEWS "
+		       "WHERE TABLE_SCHEMA NOT IN " SYS_SCHEMAS },
+		{ 'F', "SELECT CONSTRAINT_SCHEMA, TABLE_NAME, UNIQUE_CONSTRAINT_SCHEMA, "
+		       "REFERENCED_TABLE_NAME, CONCAT(UPDATE_RULE, ',', DELETE_RULE) "
+		       "FROM information_schema.REFERENTIAL_CONSTRAINTS" },
+		{ 'R', "SELECT EVENT_OBJECT_SCHEMA, EVENT_OBJECT_TABLE, TRIGGER_SCHEMA, ACTION_STATEMENT "
+		       "FROM information_schema.TRIGGERS" },
+		{ 'P', "SELECT ROUTINE_SCHEMA, ROUTINE_NAME, ROUTINE_TYPE, ROUTINE_DEFINITION "
+		       "FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA NOT IN " SYS_SCHEMAS },
+	};
+	struct rowbuf b = { 0 };
+	MYSQL_RES *res;
+	MYSQL_ROW r;
+	bool fold = false;
+	int rc = 0;
+
+	if (mysql_query(m, "SELECT @@lower_case_table_names") || !(res = mysql_store_result(m)))
+		return -1;
+	if ((r = mysql_fetch_row(res)) && r[0])
+		fold = atoi(r[0]) != 0;
+	mysql_free_result(res);
+	for (size_t i = 0; i < sizeof(q) / sizeof(q[0]) && rc == 0; i++)
+		rc = read_query(m, q[i].sql, q[i].kind, &b);
+	if (rc == 0)
+		rc = catalog_load_rows(b.rows, b.n, fold);
+	rowbuf_free(&b);
+	return rc;
+}
+
+static MYSQL *reader_connect(void)
+{
+	MYSQL *m = mysql_init(NULL);
+	unsigned timeout = 30;
+
+	if (!m)
+		return NULL;
+	upstream_set_common_options(m);
+	mysql_options(m, MYSQL_OPT_READ_TIMEOUT, &timeout);
+	mysql_options(m, MYSQL_OPT_WRITE_TIMEOUT, &timeout);
+	if (!mysql_real_connect(m, g_config.upstream_host, g_config.upstream_user.name,
+				g_config.upstream_user.password, NULL, g_config.upstream_port, NULL, 0)) {
+		log_warn("catalog: cannot connect to the upstream: %s", mysql_error(m));
+		mysql_close(m);
+		return NULL;
+	}
+	return m;
+}
+
+static pthread_t reader_thread;
+static bool reader_started;
+static atomic_bool stopping;
+static pthread_mutex_t wake_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wake_cond;
+
+/* Sleep until a reload is requested, stop, or secs pass. */
+static void reader_wait(int secs)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += secs;
+	pthread_mutex_lock(&wake_lock);
+	while (!atomic_load(&stopping) && atomic_load(&loaded) == atomic_load(&requested) &&
+	       !atomic_load(&hinted) && pthread_cond_timedwait(&wake_cond, &wake_lock, &until) == 0)
+		;
+	atomic_store(&hinted, false);
+	pthread_mutex_unlock(&wake_lock);
+}
+
+static void wake_reader(void)
+{
+	pthread_mutex_lock(&wake_lock);
+	pthread_cond_signal(&wake_cond);
+	pthread_mutex_unlock(&wake_lock);
+}
+
+static void *reader_main(void *arg)
+{
+	MYSQL *m = NULL;
+	bool logged = false;
+
+	(void)arg;
+	mysql_thread_init();
+	while (!atomic_load(&stopping)) {
+		if (!m)
+			m = reader_connect();
+		atomic_store(&load_want, atomic_load(&requested));
+		if (m && read_catalog(m) == 0) {
+			wake_waiters();
+			if (!logged)
+				log_info("catalog: %zu tables and views read", catalog_objects());
+			logged = true;
+			reader_wait(RELOAD_EVERY_S);
+			continue;
+		}
+		wake_waiters();  /* they go on without: the catalog could not be read */
+		if (m) {
+			mysql_close(m);
+			m = NULL;
+		}
+		reader_wait(1);
+	}
+	if (m)
+		mysql_close(m);
+	mysql_thread_end();
+	return NULL;
+}
+
+int catalog_start(void)
+{
+	pthread_condattr_t ca;
+
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&wake_cond, &ca);
+	pthread_condattr_destroy(&ca);
+	atomic_store(&requested, 1);
+	atomic_store(&stopping, false);
+	if (pthread_create(&reader_thread, NULL, reader_main, NULL) != 0)
+		return -1;
+	reader_started = true;
+	return 0;
+}
+
+void catalog_changed(void)
+{
+	atomic_fetch_add(&requested, 1);
+	wake_reader();
+}
+
+void catalog_stop(void)
+{
+	if (!reader_started)
+		return;
+	atomic_store(&stopping, true);
+	pthread_mutex_lock(&wake_lock);
+	pthread_cond_signal(&wake_cond);
+	pthread_mutex_unlock(&wake_lock);
+	pthread_join(reader_thread, NULL);
+	reader_started = false;
+}
+
+bool catalog_routine_may_create_temps(const char *schema, size_t slen, const char *name, size_t nlen)
+{
+	struct cat_obj *o;
+	bool r = true;
+
+	pthread_rwlock_rdlock(&snap_lock);
+	if (current && slen && (o = snap_find_kind(current, true, schema, slen, name, nlen)))
+		r = o->opaque;
+	pthread_rwlock_unlock(&snap_lock);
+	return r;
+}

@@ -1,0 +1,93 @@
+/*
+ * catalog.h: what the node knows about the upstream's schema objects, read
+ * from its information_schema by a thread of its own (one blocking
+ * connection with the upstream login): which names are base tables and
+ * which are views (with the base tables behind each view, and whether its
+ * definition can be cached), the foreign keys whose ON DELETE / ON UPDATE
+ * actions change other tables, and the tables that triggers write.
+ *
+ * It is read at start, again after each DDL statement the node sees (its
+ * own traffic or the binlog), and every minute. Until a reload requested
+ * by a DDL is done, reads cannot be resolved (their shapes are not cached
+ * meanwhile): a new view must not be mistaken for a table.
+ *
+ * Thread-safety: the loaded snapshot is swapped under a rwlock; lookups
+ * take it for reading (misses and writes, never a cache hit).
+ */
+#ifndef SHOAL_CACHE_CATALOG_H
+#define SHOAL_CACHE_CATALOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cache/inval.h"
+#include "cache/store.h"
+#include "sql/tables.h"
+
+/* Start the reader thread (reads at once) / stop it. */
+int catalog_start(void);
+void catalog_stop(void);
+
+/* A DDL statement ran: read the catalog again; until then reads are not
+ * resolved. */
+void catalog_changed(void);
+
+/* Loaded, and no reload requested by a DDL pending. */
+bool catalog_ready(void);
+
+/* The base tables (and views) a read statement depends on. Unqualified
+ * names are in schema (NULL or "": none selected). Returns true with
+ * out[0, *n); false with a reason (static or interned, never freed):
+ * a view whose definition is not cacheable, a name that is no known table,
+ * the catalog not ready, too many tables. *retry (may be NULL) is set when
+ * reading the catalog again may change the answer (see catalog_wait). */
+bool catalog_resolve_reads(const struct sql_tables *t, const char *schema,
+			   struct inval_table **out, unsigned cap, unsigned *n, const char **reason,
+			   bool *retry);
+
+/* A session waits for the next read of the catalog (which starts now):
+ * when it is done, the wake function is called for w (any thread, as the
+ * store's; see store.h). */
+void catalog_set_wake(store_wake_fn wake);
+void catalog_wait(struct store_waiter *w);
+/* Stop waiting (timeout, the session ends). */
+void catalog_cancel_wait(struct store_waiter *w);
+
+/* The tables a write statement changes: its written tables, the base
+ * tables of a written view, and what writes to them also change (foreign
+ * keys with cascading actions, transitively; tables written by triggers).
+ * *opaque is set when that set is not fully known (a trigger calls a
+ * routine, the catalog was never read, too many tables). */
+void catalog_resolve_writes(const struct sql_tables *t, const char *schema,
+			    struct inval_table **out, unsigned cap, unsigned *n, bool *opaque);
+
+/* The same for one written table (the binlog's row events). */
+void catalog_write_closure(const char *schema, size_t slen, const char *name, size_t nlen,
+			   struct inval_table **out, unsigned cap, unsigned *n, bool *opaque);
+
+/* May the stored routine schema.name create temporary tables (or call
+ * something that may)? True when it is not known. */
+bool catalog_routine_may_create_temps(const char *schema, size_t slen, const char *name, size_t nlen);
+
+/* Counters for SHOW SHOAL STATUS and /metrics. */
+unsigned catalog_loads(void);
+size_t catalog_objects(void);
+
+/* One fact, as read from information_schema (or given by a test):
+ *   'T' base table schema.name
+ *   'V' view schema.name, a = its definition
+ *   'F' foreign key of table schema.name referencing a.b, c = the actions
+ *       "<update rule>,<delete rule>" (CASCADE, SET NULL, RESTRICT, ...)
+ *   'R' trigger on table schema.name, a = the trigger's schema, b = its body
+ *   'P' stored routine schema.name, a = its type, b = its body */
+struct catalog_row {
+	char kind;
+	const char *schema, *name, *a, *b, *c;
+};
+/* Build a snapshot from rows and make it current (the reader thread does
+ * this after each read). 0, or -1 when out of memory. */
+int catalog_load_rows(const struct catalog_row *rows, size_t n, bool lower_case_names);
+/* Free the current snapshot (at exit). */
+void catalog_free(void);
+
+#endif

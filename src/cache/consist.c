@@ -1,0 +1,356 @@
+/*
+ * consist.c: a session's writes, temporary tables and fill dependencies
+ * (see consist.h).
+ *
+ * Writes: the statement's text gives its written tables (sql/tables.c); the
+ * catalog adds what writes to them also change (cascading foreign keys,
+ * triggers). They are invalidated when the answer is complete, which is
+ * before the relayed OK is written to the client. Inside a transaction the
+ * tables are invalidated at each write and once more when the transaction
+ * ends, so an entry filled from the committed data before the COMMIT (which
+ * other sessions may read meanwhile) is retired by it.
+ *
+ * When the text cannot show the writes (CALL, EXECUTE, a stored function,
+ * a trigger that calls one, an unreadable text): in binlog mode the caller
+ * holds the statement's OK (at COMMIT, when in a transaction) until the
+ * binlog follower has applied everything the server had committed by then;
+ * in writes mode everything is invalidated: what is read afterwards comes
+ * from the upstream, which has the writes.
+ */
+#include "cache/consist.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache/catalog.h"
+#include "sql/tables.h"
+
+void consist_init(struct consist *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+void consist_free(struct consist *s)
+{
+	free(s->temps);
+	s->temps = NULL;
+	s->temps_len = s->temps_cap = 0;
+	s->ntemps = 0;
+}
+
+void consist_reset(struct consist *s)
+{
+	consist_free(s);
+	s->temps_unknown = false;
+	s->cur_set = false;
+	s->ntxn = 0;
+	s->txn_all = s->txn_opaque = false;
+}
+
+void consist_set_schema(struct consist *s, const char *schema)
+{
+	size_t n = strlen(schema);
+
+	if (n >= sizeof(s->schema))
+		n = 0;   /* too long to resolve names against: treated as none */
+	memcpy(s->schema, schema, n);
+	s->schema[n] = 0;
+}
+
+/* ---- names ------------------------------------------------------------------ */
+
+/* "schema\0name\0" of a reference, lower-cased, appended to buf. */
+static bool name_pair(const struct sql_table_ref *r, const char *schema, char *buf, size_t cap,
+		      size_t *len)
+{
+	size_t o = *len, k;
+
+	if (r->schema)
+		k = sql_table_name_copy(r->schema, r->schema_len, r->quoted & 1, buf + o, cap - o);
+	else
+		k = sql_table_name_copy(schema, strlen(schema), false, buf + o, cap - o);
+	if (!k)
+		return false;
+	o += k + 1;
+	if (o >= cap)
+		return false;
+	k = sql_table_name_copy(r->name, r->name_len, r->quoted & 2, buf + o, cap - o);
+	if (!k)
+		return false;
+	*len = o + k + 1;
+	return true;
+}
+
+static size_t pair_len(const char *p)
+{
+	size_t a = strlen(p) + 1;
+
+	return a + strlen(p + a) + 1;
+}
+
+static bool temp_find(const struct consist *s, const char *pair, size_t plen, size_t *at)
+{
+	for (size_t o = 0; o < s->temps_len; o += pair_len(s->temps + o))
+		if (pair_len(s->temps + o) == plen && memcmp(s->temps + o, pair, plen) == 0) {
+			*at = o;
+			return true;
+		}
+	return false;
+}
+
+static void temp_add(struct consist *s, const char *pair, size_t plen)
+{
+	size_t at;
+
+	if (temp_find(s, pair, plen, &at))
+		return;
+	if (s->temps_len + plen > s->temps_cap) {
+		size_t cap = (s->temps_cap + plen) * 2;
+		char *n = realloc(s->temps, cap);
+
+		if (!n) {
+			s->temps_unknown = true;   /* cannot remember it: assume any */
+			return;
+		}
+		s->temps = n;
+		s->temps_cap = cap;
+	}
+	memcpy(s->temps + s->temps_len, pair, plen);
+	s->temps_len += plen;
+	s->ntemps++;
+}
+
+static void temp_remove(struct consist *s, const char *pair, size_t plen)
+{
+	size_t at;
+
+	if (!temp_find(s, pair, plen, &at))
+		return;
+	memmove(s->temps + at, s->temps + at + plen, s->temps_len - at - plen);
+	s->temps_len -= plen;
+	s->ntemps--;
+}
+
+/* Does a statement read one of the session's temporary tables? */
+static bool reads_temp(const struct consist *s, const struct sql_tables *t, const char *schema)
+{
+	char pair[CONSIST_NAMES_MAX];
+
+	for (unsigned i = 0; i < t->n; i++) {
+		size_t len = 0, at;
+
+		if (!name_pair(&t->refs[i], schema, pair, sizeof(pair), &len) ||
+		    temp_find(s, pair, len, &at))
+			return true;   /* a name we cannot compare counts as one */
+	}
+	return false;
+}
+
+/* ---- writes ----------------------------------------------------------------- */
+
+static void note_temps(struct consist *s, const struct sql_tables *t, const char *schema)
+{
+	unsigned f = t->flags;
+
+	s->cur_temp = TEMP_NONE;
+	s->cur_names_len = 0;
+	if ((f & SQL_TABLES_CREATE) && (f & SQL_TABLES_TEMPORARY))
+		s->cur_temp = TEMP_CREATE;
+	else if (f & SQL_TABLES_DROP)
+		s->cur_temp = TEMP_DROP;
+	else if (t->kind == SQL_STMT_DDL && s->ntemps > 0 && (f & SQL_TABLES_CATALOG))
+		s->cur_temp = TEMP_RENAME;   /* RENAME / ALTER ... RENAME of a temp table */
+	if (s->cur_temp == TEMP_NONE)
+		return;
+	for (unsigned i = 0; i < t->n; i++)
+		if (!name_pair(&t->refs[i], schema, s->cur_names, sizeof(s->cur_names),
+			       &s->cur_names_len) && s->cur_temp != TEMP_DROP)
+			s->temps_unknown = true;
+}
+
+/* Could the routines a statement calls have created temporary tables? A
+ * routine whose body the catalog has, and that neither creates one nor
+ * calls anything, cannot. */
+static bool routines_may_create_temps(const struct sql_tables *t, bool hidden, const char *schema)
+{
+	if (hidden || (t->flags & (SQL_TABLES_UNKNOWN | SQL_TABLES_ROUTINES_MANY)))
+		return true;
+	if (t->kind == SQL_STMT_OPAQUE && !(t->flags & SQL_TABLES_CALL))
+		return true;   /* EXECUTE, BEGIN NOT ATOMIC, BINLOG */
+	for (unsigned i = 0; i < t->nroutines; i++) {
+		const struct sql_table_ref *r = &t->routines[i];
+		const char *sch = r->schema ? r->schema : schema;
+		size_t slen = r->schema ? r->schema_len : strlen(schema);
+
+		if (catalog_routine_may_create_temps(sch, slen, r->name, r->name_len))
+			return true;
+	}
+	return false;
+}
+
+void consist_statement(struct consist *s, const char *q, size_t n, bool hidden, const char *schema)
+{
+	struct sql_tables t;
+	bool opaque = false;
+
+	s->cur_set = true;
+	s->ncur = 0;
+	s->cur_all = s->cur_opaque = s->cur_catalog = false;
+	s->cur_temp = TEMP_NONE;
+	sql_tables(q, n, &t);
+	if (hidden || (t.flags & SQL_TABLES_UNKNOWN) || t.kind == SQL_STMT_OPAQUE ||
+	    (t.flags & SQL_TABLES_ROUTINE)) {
+		/* CALL, EXECUTE, a stored function, a text we cannot read: its
+		 * writes and DDL are not known */
+		s->cur_opaque = true;
+		s->cur_catalog = true;
+		if (routines_may_create_temps(&t, hidden, schema))
+			s->temps_unknown = true;
+	}
+	note_temps(s, &t, schema);
+	if (t.flags & SQL_TABLES_TEMPORARY)
+		return;   /* CREATE / DROP TEMPORARY TABLE: the session's own, nothing shared */
+	if (t.flags & SQL_TABLES_CATALOG)
+		s->cur_catalog = true;
+	if (t.kind == SQL_STMT_WRITE || t.kind == SQL_STMT_DDL) {
+		catalog_resolve_writes(&t, schema, s->cur, CONSIST_MAX_WRITES, &s->ncur, &opaque);
+		if (opaque)
+			s->cur_opaque = true;
+	}
+	/* binlog mode waits for the binlog instead (consist_done's caller) */
+	if (s->cur_opaque && inval_mode() != INVAL_BINLOG)
+		s->cur_all = true;
+}
+
+static void bump_set(struct inval_table *const *set, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		inval_bump(set[i], INVAL_SRC_WRITE, 0);
+}
+
+static void txn_add(struct consist *s)
+{
+	if (s->cur_all)
+		s->txn_all = true;
+	for (unsigned i = 0; i < s->ncur && !s->txn_all; i++) {
+		unsigned k;
+
+		for (k = 0; k < s->ntxn && s->txn[k] != s->cur[i]; k++)
+			;
+		if (k < s->ntxn)
+			continue;
+		if (s->ntxn == CONSIST_MAX_WRITES)
+			s->txn_all = true;   /* too many to remember: all at the end */
+		else
+			s->txn[s->ntxn++] = s->cur[i];
+	}
+}
+
+static void apply_temps(struct consist *s)
+{
+	const char *p = s->cur_names, *end = s->cur_names + s->cur_names_len;
+
+	switch (s->cur_temp) {
+	case TEMP_CREATE:
+		if (p < end)
+			temp_add(s, p, pair_len(p));
+		break;
+	case TEMP_DROP:
+		for (; p < end; p += pair_len(p))
+			temp_remove(s, p, pair_len(p));
+		break;
+	case TEMP_RENAME:
+		/* old, new pairs (RENAME TABLE a TO b) or table, new (ALTER) */
+		for (; p < end && p + pair_len(p) < end; p += pair_len(p)) {
+			size_t at;
+			const char *to = p + pair_len(p);
+
+			if (temp_find(s, p, pair_len(p), &at)) {
+				temp_remove(s, p, pair_len(p));
+				temp_add(s, to, pair_len(to));
+			}
+			p = to;
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+bool consist_done(struct consist *s, bool in_txn, bool ok)
+{
+	enum inval_mode m = inval_mode();
+	bool wait = false;
+
+	if (s->cur_set) {
+		s->cur_set = false;
+		if (ok)
+			apply_temps(s);
+		if (s->cur_catalog)
+			catalog_changed();
+		if (m != INVAL_TTL) {
+			bump_set(s->cur, s->ncur);
+			if (s->cur_all)
+				inval_all(INVAL_SRC_FLUSH);
+			if (in_txn) {
+				txn_add(s);
+				s->txn_opaque |= s->cur_opaque;
+			} else {
+				wait = s->cur_opaque && m == INVAL_BINLOG;
+			}
+		}
+	}
+	if (!in_txn && (s->ntxn || s->txn_all || s->txn_opaque)) {
+		/* the transaction ended (COMMIT, ROLLBACK, implicit commit) */
+		if (m != INVAL_TTL) {
+			bump_set(s->txn, s->ntxn);
+			if (s->txn_all)
+				inval_all(INVAL_SRC_FLUSH);
+			wait |= s->txn_opaque && m == INVAL_BINLOG;
+		}
+		s->ntxn = 0;
+		s->txn_all = s->txn_opaque = false;
+	}
+	return wait;
+}
+
+/* ---- reads ------------------------------------------------------------------ */
+
+const char *consist_read_deps(const struct consist *s, const char *q, size_t n, const char *schema,
+			      struct fill_deps *out, bool *retry)
+{
+	struct sql_tables t;
+	struct inval_table *tables[INVAL_MAX_DEPS];
+	unsigned nt = 0;
+	const char *reason = NULL;
+
+	if (retry)
+		*retry = false;
+	if (!inval_serving())
+		return inval_not_serving_reason();
+	if (s->temps_unknown)
+		return "the session may have temporary tables (a routine it called may create them)";
+	sql_tables(q, n, &t);
+	if (t.kind != SQL_STMT_READ || (t.flags & SQL_TABLES_UNKNOWN))
+		return "cannot determine the tables";
+	if (s->ntemps && reads_temp(s, &t, schema))
+		return "reads a temporary table";
+	out->epoch = inval_epoch();
+	if (!catalog_resolve_reads(&t, schema, tables, INVAL_MAX_DEPS, &nt, &reason, retry))
+		return reason;
+	out->n = nt;
+	if (!inval_snapshot(tables, nt, out->d))
+		return "a table it reads was written moments ago";
+	return NULL;
+}
+
+bool consist_txn_wrote_into_slow(const struct consist *s, const struct cache_entry *e)
+{
+	if (s->txn_all || s->txn_opaque)
+		return true;
+	for (unsigned i = 0; i < s->ntxn; i++)
+		for (unsigned k = 0; k < e->ndeps; k++)
+			if (entry_deps(e)[k].t == s->txn[i])
+				return true;
+	return false;
+}

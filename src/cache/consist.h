@@ -1,0 +1,96 @@
+/*
+ * consist.h: a session's part in keeping cached answers consistent with
+ * the upstream: what the statement in flight writes (invalidated before its
+ * OK reaches the client; inside a transaction again when it ends), the
+ * session's temporary tables (a name that is one is never answered from the
+ * cache, and a read of it never fills an entry), and the dependencies of a
+ * fill (the base tables it reads, with their generations taken before the
+ * query goes upstream). See docs/caching.md, "Consistency".
+ *
+ * One per client session, owned by its worker: no locks of its own.
+ */
+#ifndef SHOAL_CACHE_CONSIST_H
+#define SHOAL_CACHE_CONSIST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cache/inval.h"
+#include "cache/store.h"
+
+#define CONSIST_MAX_WRITES 32
+#define CONSIST_SCHEMA_MAX 256
+#define CONSIST_NAMES_MAX 512
+
+enum consist_temp_op { TEMP_NONE, TEMP_CREATE, TEMP_DROP, TEMP_RENAME };
+
+struct consist {
+	char schema[CONSIST_SCHEMA_MAX];      /* the schema of the session's settings ("" none) */
+
+	/* temporary tables: "schema\0name\0" lower-cased, one after another */
+	char *temps;
+	size_t temps_len, temps_cap;
+	unsigned ntemps;
+	bool temps_unknown;       /* a CALL or the like may have made some */
+
+	/* the statement in flight */
+	bool cur_set;             /* consist_statement() ran for it */
+	struct inval_table *cur[CONSIST_MAX_WRITES];
+	unsigned ncur;
+	bool cur_all;             /* writes unknown: invalidate everything */
+	bool cur_opaque;          /* writes not in the text (CALL, triggers calling routines, ...) */
+	bool cur_catalog;         /* DDL: read the catalog again */
+	enum consist_temp_op cur_temp;
+	char cur_names[CONSIST_NAMES_MAX];    /* its temp names, "schema\0name\0" pairs */
+	size_t cur_names_len;
+
+	/* what the open transaction wrote: invalidated again when it ends */
+	struct inval_table *txn[CONSIST_MAX_WRITES];
+	unsigned ntxn;
+	bool txn_all;
+	bool txn_opaque;          /* it ran a statement whose writes are unknown (binlog mode) */
+};
+
+void consist_init(struct consist *s);
+void consist_free(struct consist *s);
+/* COM_CHANGE_USER, COM_RESET_CONNECTION: the temporary tables are gone. */
+void consist_reset(struct consist *s);
+/* The session's current schema (from its settings). */
+void consist_set_schema(struct consist *s, const char *schema);
+
+/* A statement that may write is about to go upstream: work out what it
+ * writes (unqualified names in schema, the session's current one). hidden:
+ * the text cannot be trusted to show all it runs. */
+void consist_statement(struct consist *s, const char *q, size_t n, bool hidden, const char *schema);
+/* Its answer is complete (in_txn: the session is in a transaction now;
+ * ok: the answer was no error), and not yet written to the client.
+ * Invalidates (not in ttl mode), records temporary tables, asks for the
+ * catalog after DDL. Called after every answer: it also sees the end of a
+ * transaction. True (binlog mode) when writes the text does not show were
+ * committed: the caller must hold the answer until the binlog follower has
+ * applied them, or else invalidate everything. */
+bool consist_done(struct consist *s, bool in_txn, bool ok);
+
+/* Does the open transaction's write set hold a table e read (or is it
+ * unknown)? Then only the upstream has the rows this session must see. */
+bool consist_txn_wrote_into_slow(const struct consist *s, const struct cache_entry *e);
+static inline bool consist_txn_wrote_into(const struct consist *s, const struct cache_entry *e)
+{
+	return (s->ntxn || s->txn_all) && consist_txn_wrote_into_slow(s, e);
+}
+
+/* The session has temporary tables (or may have): queries must be read
+ * before a cache lookup. */
+static inline bool consist_has_temps(const struct consist *s)
+{
+	return s->ntemps > 0 || s->temps_unknown;
+}
+
+/* A cacheable read q[0, n) about to be looked up and maybe filled, with
+ * unqualified names in schema: NULL with out filled (its dependencies,
+ * snapshot now), or why it must go upstream uncached. *retry (may be NULL):
+ * the next read of the catalog may change the answer. */
+const char *consist_read_deps(const struct consist *s, const char *q, size_t n, const char *schema,
+			      struct fill_deps *out, bool *retry);
+
+#endif

@@ -1,0 +1,267 @@
+/*
+ * inval.c: the invalidation mode, the table index with its generations,
+ * the epoch and the serving flag (see inval.h).
+ */
+#include "cache/inval.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "config.h"
+#include "log.h"
+#include "sql/spooky.h"
+
+#define INITIAL_BUCKETS 1024
+#define MAX_TABLES 1000000
+
+_Atomic uint64_t inval_epoch_now = 1;
+_Atomic bool inval_serving_ok = true;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct inval_table **buckets;
+static size_t nbuckets, ntables;
+static _Atomic int mode = INVAL_TTL;
+static atomic_uint_fast64_t counts[INVAL_SRC_N], dropped, n_tables;
+static const char *_Atomic not_serving = "";
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int inval_init(void)
+{
+	pthread_mutex_lock(&lock);
+	if (!buckets) {
+		buckets = calloc(INITIAL_BUCKETS, sizeof(*buckets));
+		nbuckets = buckets ? INITIAL_BUCKETS : 0;
+	}
+	pthread_mutex_unlock(&lock);
+	return buckets ? 0 : -1;
+}
+
+void inval_destroy(void)
+{
+	pthread_mutex_lock(&lock);
+	for (size_t i = 0; i < nbuckets; i++) {
+		struct inval_table *t = buckets[i], *next;
+
+		for (; t; t = next) {
+			next = t->next;
+			free(t);
+		}
+	}
+	free(buckets);
+	buckets = NULL;
+	nbuckets = ntables = 0;
+	atomic_store(&n_tables, 0);
+	pthread_mutex_unlock(&lock);
+}
+
+void inval_set_mode(enum inval_mode m)
+{
+	atomic_store(&mode, (int)m);
+}
+
+enum inval_mode inval_mode(void)
+{
+	return (enum inval_mode)atomic_load_explicit(&mode, memory_order_relaxed);
+}
+
+const char *inval_mode_name(enum inval_mode m)
+{
+	switch (m) {
+	case INVAL_BINLOG: return "binlog";
+	case INVAL_WRITES: return "writes";
+	default: return "ttl";
+	}
+}
+
+static size_t lower_copy(char *dst, const char *src, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)src[i];
+
+		dst[i] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+	}
+	dst[n] = 0;
+	return n + 1;
+}
+
+static void grow(void)
+{
+	size_t n = nbuckets * 2;
+	struct inval_table **b = calloc(n, sizeof(*b));
+
+	if (!b)
+		return;
+	for (size_t i = 0; i < nbuckets; i++) {
+		struct inval_table *t = buckets[i], *next;
+
+		for (; t; t = next) {
+			next = t->next;
+			t->next = b[t->hash & (n - 1)];
+			b[t->hash & (n - 1)] = t;
+		}
+	}
+	free(buckets);
+	buckets = b;
+	nbuckets = n;
+}
+
+struct inval_table *inval_table_get(const char *schema, size_t slen, const char *name, size_t nlen)
+{
+	char key[INVAL_MAX_NAME + 2];
+	size_t klen;
+	uint64_t h;
+	struct inval_table *t;
+
+	if (slen + nlen > INVAL_MAX_NAME || nlen == 0)
+		return NULL;
+	klen = lower_copy(key, schema, slen);
+	klen += lower_copy(key + klen, name, nlen);
+	h = spooky_hash64(key, klen, 0x7ab1e5);
+	pthread_mutex_lock(&lock);
+	if (!buckets) {
+		pthread_mutex_unlock(&lock);
+		return NULL;
+	}
+	for (t = buckets[h & (nbuckets - 1)]; t; t = t->next)
+		if (t->hash == h && t->schema_len == slen && t->name_len == nlen &&
+		    memcmp(t->key, key, klen) == 0)
+			break;
+	if (!t && ntables < MAX_TABLES && (t = calloc(1, sizeof(*t) + klen))) {
+		t->hash = h;
+		t->schema_len = (uint16_t)slen;
+		t->name_len = (uint16_t)nlen;
+		memcpy(t->key, key, klen);
+		atomic_init(&t->gen, 1);
+		if (ntables + 1 > nbuckets)
+			grow();
+		t->next = buckets[h & (nbuckets - 1)];
+		buckets[h & (nbuckets - 1)] = t;
+		ntables++;
+		atomic_store(&n_tables, ntables);
+	}
+	pthread_mutex_unlock(&lock);
+	return t;
+}
+
+void inval_bump(struct inval_table *t, enum inval_source src, int settle_ms)
+{
+	if (settle_ms > 0) {
+		int64_t until = mono_ms() + settle_ms;
+
+		/* only ever moves forward (concurrent bumps) */
+		for (int64_t cur = atomic_load(&t->settle_ms); cur < until &&
+		     !atomic_compare_exchange_weak(&t->settle_ms, &cur, until);)
+			;
+	}
+	atomic_fetch_add_explicit(&t->gen, 1, memory_order_acq_rel);
+	atomic_fetch_add_explicit(&counts[src], 1, memory_order_relaxed);
+}
+
+bool inval_bump_name(const char *schema, size_t slen, const char *name, size_t nlen,
+		     enum inval_source src, int settle_ms)
+{
+	struct inval_table *t = inval_table_get(schema, slen, name, nlen);
+
+	if (!t) {
+		inval_all(src);
+		return false;
+	}
+	inval_bump(t, src, settle_ms);
+	return true;
+}
+
+void inval_all(enum inval_source src)
+{
+	atomic_fetch_add_explicit(&inval_epoch_now, 1, memory_order_acq_rel);
+	atomic_fetch_add_explicit(&counts[src], 1, memory_order_relaxed);
+}
+
+uint64_t inval_count(enum inval_source src)
+{
+	return src < INVAL_SRC_N ? atomic_load_explicit(&counts[src], memory_order_relaxed) : 0;
+}
+
+const char *inval_source_name(enum inval_source src)
+{
+	switch (src) {
+	case INVAL_SRC_WRITE: return "write";
+	case INVAL_SRC_BINLOG: return "binlog";
+	case INVAL_SRC_FLUSH: return "flush";
+	default: return "?";
+	}
+}
+
+uint64_t inval_tables(void)
+{
+	return atomic_load_explicit(&n_tables, memory_order_relaxed);
+}
+
+void inval_count_dropped(uint64_t n)
+{
+	atomic_fetch_add_explicit(&dropped, n, memory_order_relaxed);
+}
+
+uint64_t inval_dropped(void)
+{
+	return atomic_load_explicit(&dropped, memory_order_relaxed);
+}
+
+void inval_set_serving(bool ok, const char *why)
+{
+	bool was = atomic_exchange(&inval_serving_ok, ok);
+
+	atomic_store(&not_serving, ok ? "" : why);
+	if (was != ok) {
+		if (ok)
+			log_info("cache: serving again (the binlog stream caught up)");
+		else
+			log_warn("cache: not serving cached results: %s", why);
+	}
+}
+
+const char *inval_not_serving_reason(void)
+{
+	return atomic_load(&not_serving);
+}
+
+bool inval_snapshot(struct inval_table *const *tables, unsigned n, struct inval_dep *deps)
+{
+	int64_t now = -1;
+	bool settled = true;
+
+	for (unsigned i = 0; i < n; i++) {
+		int64_t settle;
+
+		/* generation first: a bump stores its settle time before it moves
+		 * the generation, so a new generation comes with its settle time */
+		deps[i].t = tables[i];
+		deps[i].gen = atomic_load_explicit(&tables[i]->gen, memory_order_acquire);
+		settle = atomic_load_explicit(&tables[i]->settle_ms, memory_order_acquire);
+		if (settle) {
+			if (now < 0)
+				now = mono_ms();
+			if (now < settle)
+				settled = false;
+		}
+	}
+	return settled;
+}
+
+int inval_default_ttl_ms(void)
+{
+	return __atomic_load_n(&g_config.cache_ttl_ms, __ATOMIC_RELAXED);
+}
+
+int inval_default_refresh_ms(void)
+{
+	return __atomic_load_n(&g_config.cache_refresh_ms, __ATOMIC_RELAXED);
+}

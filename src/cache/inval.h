@@ -1,0 +1,138 @@
+/*
+ * inval.h: invalidation state shared by the whole node: the invalidation
+ * mode, one generation counter per table, a global epoch, and whether
+ * entries may be served at all right now.
+ *
+ * A cache entry records, when its fill starts (before the query goes
+ * upstream), the epoch and the generation of every base table it reads.
+ * It is served only while all of them are unchanged: a write, seen by the
+ * node (its own traffic) or in the upstream's binlog, bumps the table's
+ * generation, so an entry filled before it, or a fill that raced it, is
+ * never served afterwards. Bumping the epoch retires every entry at once.
+ *
+ * Tables are interned objects ("schema" + "table", ASCII lower-cased),
+ * created on first use and kept until the node stops, so a pointer to one
+ * stays valid. Tables that differ only in case share one object (over-
+ * invalidation, never a missed one).
+ *
+ * Thread-safety: the table index is guarded by one mutex, taken when a
+ * fill starts and on invalidations, never on a cache hit. Generations,
+ * epoch and the serving flag are atomics: a hit reads them without a lock.
+ */
+#ifndef SHOAL_CACHE_INVAL_H
+#define SHOAL_CACHE_INVAL_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum inval_mode {
+	INVAL_TTL = 0,   /* entries live until their TTL (no invalidation) */
+	INVAL_WRITES,    /* writes made through this node invalidate */
+	INVAL_BINLOG,    /* the upstream's binlog invalidates (and own writes) */
+};
+
+enum inval_source {
+	INVAL_SRC_WRITE = 0, /* a write this node relayed (its OK not yet sent) */
+	INVAL_SRC_BINLOG,    /* a row or query event of the upstream's binlog */
+	INVAL_SRC_FLUSH,     /* everything at once (stream gap, unknown write) */
+	INVAL_SRC_N,
+};
+
+#define INVAL_MAX_NAME 192   /* schema + table, bytes, as stored */
+
+struct inval_table {
+	struct inval_table *next;     /* index chain */
+	_Atomic uint64_t gen;
+	_Atomic int64_t settle_ms;    /* fills starting before this are not stored */
+	uint64_t hash;
+	uint16_t schema_len, name_len;
+	char key[];                   /* schema, NUL, table, NUL */
+};
+
+static inline const char *inval_table_schema(const struct inval_table *t) { return t->key; }
+static inline const char *inval_table_name(const struct inval_table *t)
+{
+	return t->key + t->schema_len + 1;
+}
+
+/* What an entry depends on. */
+struct inval_dep {
+	struct inval_table *t;
+	uint64_t gen;
+};
+
+/* Dependencies one entry may record. */
+#define INVAL_MAX_DEPS 32
+
+int inval_init(void);
+void inval_destroy(void);
+
+void inval_set_mode(enum inval_mode m);
+enum inval_mode inval_mode(void);
+const char *inval_mode_name(enum inval_mode m);
+
+/* The table (schema, name), created if new (names are copied lower-cased).
+ * NULL when out of memory, over the table limit, or a name is too long. */
+struct inval_table *inval_table_get(const char *schema, size_t slen, const char *name, size_t nlen);
+
+/* Invalidate one table. settle_ms > 0: for that long, fills that start are
+ * not stored (a binlog event can arrive before the commit it records is
+ * visible to other connections). */
+void inval_bump(struct inval_table *t, enum inval_source src, int settle_ms);
+/* Invalidate (schema, name), creating its object; false only when that
+ * failed, in which case everything was invalidated instead. */
+bool inval_bump_name(const char *schema, size_t slen, const char *name, size_t nlen,
+		     enum inval_source src, int settle_ms);
+/* Retire every entry (counted under src). */
+void inval_all(enum inval_source src);
+
+/* Counters (relaxed atomics). */
+uint64_t inval_count(enum inval_source src);
+const char *inval_source_name(enum inval_source src);
+uint64_t inval_tables(void);
+void inval_count_dropped(uint64_t n);
+uint64_t inval_dropped(void);
+
+/* The current epoch. */
+extern _Atomic uint64_t inval_epoch_now;
+
+static inline uint64_t inval_epoch(void)
+{
+	return atomic_load_explicit(&inval_epoch_now, memory_order_acquire);
+}
+
+/* May entries be served? False while the binlog stream is down or behind
+ * (binlog mode): no entry is served then, and none is filled. */
+extern _Atomic bool inval_serving_ok;
+
+static inline bool inval_serving(void)
+{
+	return atomic_load_explicit(&inval_serving_ok, memory_order_relaxed);
+}
+void inval_set_serving(bool ok, const char *why);
+/* Why not (a static string), or "" while serving. */
+const char *inval_not_serving_reason(void);
+
+/* Snapshot the generations of tables[0, n) into deps (the order kept).
+ * Returns false when a table is within its settle window. */
+bool inval_snapshot(struct inval_table *const *tables, unsigned n, struct inval_dep *deps);
+
+/* Are these dependencies (recorded with epoch) still current? Lock-free. */
+static inline bool inval_current(const struct inval_dep *deps, unsigned n, uint64_t epoch)
+{
+	if (epoch != inval_epoch())
+		return false;
+	for (unsigned i = 0; i < n; i++)
+		if (atomic_load_explicit(&deps[i].t->gen, memory_order_acquire) != deps[i].gen)
+			return false;
+	return true;
+}
+
+/* Default TTL and refresh age of caches (cache_ttl_ms, cache_refresh_ms;
+ * at start, binlog mode makes the defaults an hour and no refresh). */
+int inval_default_ttl_ms(void);
+int inval_default_refresh_ms(void);
+
+#endif

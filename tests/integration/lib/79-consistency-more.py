@@ -75,6 +75,8 @@ def read_uncommitted(port, name, t):
     do(w, "ROLLBACK")
     time.sleep(0.1)
     is_(val(conn(port), sel), "1", "  ... nor does any session after the ROLLBACK")
+    do(ru, "SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+    is_(warm(ru, sel), "1", "  ... back at REPEATABLE READ the session is served from the cache again")
 
 
 def one_shot():

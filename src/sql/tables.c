@@ -718,7 +718,9 @@ static void head_create(struct scan *s)
 	if (sql_word_is(&t, "TABLE") || sql_word_is(&t, "VIEW") || sql_word_is(&t, "SEQUENCE")) {
 		bool table = sql_word_is(&t, "TABLE");
 
-		s->out->flags |= SQL_TABLES_CATALOG | (table ? SQL_TABLES_CREATE : 0) |
+		/* a sequence is a table of one row (CREATE TEMPORARY SEQUENCE
+		 * makes a temporary table) */
+		s->out->flags |= SQL_TABLES_CATALOG | (sql_word_is(&t, "VIEW") ? 0 : SQL_TABLES_CREATE) |
 				 (temporary ? SQL_TABLES_TEMPORARY : 0);
 		next(s, &t);
 		skip_if_exists(s, &t);
@@ -822,8 +824,7 @@ static void head_drop(struct scan *s)
 	}
 	if (sql_word_is(&t, "TABLE") || sql_word_is(&t, "TABLES") || sql_word_is(&t, "VIEW") ||
 	    sql_word_is(&t, "SEQUENCE")) {
-		s->out->flags |= SQL_TABLES_CATALOG |
-				 (sql_word_is(&t, "TABLE") || sql_word_is(&t, "TABLES") ? SQL_TABLES_DROP : 0);
+		s->out->flags |= SQL_TABLES_CATALOG | (sql_word_is(&t, "VIEW") ? 0 : SQL_TABLES_DROP);
 		next(s, &t);
 		skip_if_exists(s, &t);
 		name_list(s, &t);

@@ -402,7 +402,7 @@ static void trigger_statement(struct snapshot *s, struct cat_obj *tbl, const cha
 static void add_trigger(struct snapshot *s, const struct catalog_row *r)
 {
 	struct cat_obj *tbl = snap_find(s, r->schema, strlen(r->schema), r->name, strlen(r->name));
-	struct sql_lex lx = { r->b ? r->b : "", r->b ? strlen(r->b) : 0, 0, true };
+	struct sql_lex lx = { .s = r->b ? r->b : "", .n = r->b ? strlen(r->b) : 0, .raw = true };
 	struct sql_tok t, prev = { T_END, NULL, 0, 0 };
 
 	if (!tbl || tbl->kind != CAT_TABLE)
@@ -438,7 +438,7 @@ static void add_trigger(struct snapshot *s, const struct catalog_row *r)
  * word after which a table name stands (a false "yes" only costs caching). */
 static bool body_may_call_or_create(const char *body)
 {
-	struct sql_lex lx = { body ? body : "", body ? strlen(body) : 0, 0, true };
+	struct sql_lex lx = { .s = body ? body : "", .n = body ? strlen(body) : 0, .raw = true };
 	struct sql_tok t, prev = { T_END, NULL, 0, 0 }, before = prev;
 
 	if (!body || !body[0])

@@ -748,7 +748,7 @@ static enum cache_step not_cacheable(struct cache_session *cs, const struct cach
  * SESSION: the next transaction only, which @@tx_isolation does not show. */
 static bool sets_oneshot_ru(const char *q, size_t n)
 {
-	struct sql_lex lx = { q, n, 0, true };
+	struct sql_lex lx = { .s = q, .n = n, .raw = true };
 	struct sql_tok t, prev = { T_END, NULL, 0, 0 };
 
 	sql_lex_next(&lx, &t);

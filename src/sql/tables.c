@@ -1017,7 +1017,7 @@ void sql_tables(const char *text, size_t len, struct sql_tables *out)
 		return;
 	}
 	memset(&s, 0, sizeof(s));
-	s.lx = (struct sql_lex){ text, len, 0, true };
+	s.lx = (struct sql_lex){ .s = text, .n = len, .raw = true };
 	s.out = out;
 	s.calls = true;
 	s.lv[0].kind = LV_STMT;
@@ -1030,6 +1030,12 @@ void sql_tables(const char *text, size_t len, struct sql_tables *out)
 	dispatch(&s, &t);
 	if (s.depth != 0)
 		unknown(&s);
+	while (!s.lx.doubt && s.lx.i < len)  /* a head parser may stop early */
+		next(&s, &t);
+	/* some servers skip an executable comment: which tables the text
+	 * names depends on the server */
+	if (s.lx.doubt)
+		out->flags |= SQL_TABLES_UNKNOWN | (out->flags & SQL_TABLES_UNKNOWN ? 0 : SQL_TABLES_VERSIONED);
 	drop_ctes(&s, len);
 }
 

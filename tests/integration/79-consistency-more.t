@@ -24,7 +24,7 @@ if fake_mode; then
   exit 0
 fi
 
-plan 33
+plan 32
 work="$BUILD_TEST/t79"
 rm -rf "$work"
 mkdir -p "$work"

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "cache/catalog.h"
+#include "cache/grants.h"
 #include "cache/inval.h"
 #include "cache/store.h"
 #include "config.h"
@@ -314,6 +315,8 @@ static void on_query(const MARIADB_RPL_EVENT *ev)
 	}
 	memcpy(schema, q->database.str, slen);
 	schema[slen] = 0;
+	if (grants_text_changes_privileges(q->statement.str, q->statement.length))
+		grants_invalidate("a privilege change in the binlog");
 	sql_tables(q->statement.str, q->statement.length, &t);
 	/* a session's temporary table (statement format) changes nothing shared */
 	if (!(t.flags & SQL_TABLES_TEMPORARY)) {

@@ -291,8 +291,8 @@ static enum grant_gate hit_allowed(struct cache_session *cs, const struct cache_
 {
 	/* a transaction that wrote a table of e: only the upstream has its rows */
 	bool txn_ok = txn_allows(cs, x, e->def) && !consist_txn_wrote_into(&cs->cons, e);
-	enum grant_gate g = txn_ok ? grants_gate(&cs->grants, &cs->cw->grants, x->ident, e->def, x->now_ms,
-						 stale_window() > 0)
+	enum grant_gate g = txn_ok ? grants_gate(&cs->grants, &cs->cw->grants, x->ident, e->def,
+						 cs->settings_id, x->now_ms, stale_window() > 0)
 				   : GRANT_REFUSED;
 
 	if (g == GRANT_OK)
@@ -1079,8 +1079,9 @@ bool cache_answer_done(struct cache_session *cs, const struct cache_ctx *x, cons
 
 	if (cs->cur_def)
 		def_account(cs->cur_def, us, r->rows, r->affected);
-	if (cs->cur_def && !r->saw_err && r->results > 0) /* the user just read it upstream */
-		grants_note_allowed(&cs->cw->grants, x->ident, cs->cur_def, now_ms);
+	if (cs->cur_def && !r->saw_err && r->results > 0 && !cs->settings_dirty)
+		/* the user just read it upstream, under these settings */
+		grants_note_allowed(&cs->cw->grants, x->ident, cs->cur_def, cs->settings_id, now_ms);
 	cache_metrics_observe(false, us);
 	if (cs->fill)
 		finish_fill(cs, r, us, now_ms);
@@ -1188,7 +1189,8 @@ void cache_refresh_done(struct cache_session *cs, const struct cache_ctx *x, con
 		return;
 	}
 	status_offsets(answer, off);
-	grants_note_allowed(&cs->cw->grants, x->ident, d, now_ms);
+	if (!cs->settings_dirty)
+		grants_note_allowed(&cs->cw->grants, x->ident, d, cs->settings_id, now_ms);
 	changed = store_fill(e, answer->data, answer->len, off, clamp_us(us), (uint32_t)r->rows, now_ms,
 			     atomic_load(&d->ttl_ms), def_refresh_ms(d), &cs->refresh_deps);
 	atomic_fetch_add(changed > 0 ? &d->refresh_changed : changed == 0 ? &d->refresh_unchanged

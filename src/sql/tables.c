@@ -404,12 +404,40 @@ static void note_call(struct scan *s, const struct sql_tok *prev, const struct s
 	}
 }
 
+/* NEXTVAL(s), SETVAL(s, n), NEXT VALUE FOR s write the sequence s (a
+ * one-row table), even in a SELECT: read its name, next. */
+static void sequence_write(struct scan *s)
+{
+	struct sql_tok t;
+
+	next(s, &t);
+	if (name_ref(s, &t, true) && s->out->kind == SQL_STMT_READ)
+		s->out->kind = SQL_STMT_WRITE;
+}
+
 static void on_word(struct scan *s, const struct sql_tok *t)
 {
 	struct level *l = &s->lv[s->depth];
 	struct sql_tok n;
 
-	if (sql_word_is(t, "FROM")) {
+	if ((sql_word_is(t, "NEXT") || sql_word_is(t, "PREVIOUS")) && peek_word(s, "VALUE")) {
+		bool writes = sql_word_is(t, "NEXT");
+
+		next(s, &n);
+		if (!peek_word(s, "FOR"))
+			return;
+		next(s, &n);
+		if (writes) {
+			sequence_write(s);
+		} else {                   /* PREVIOUS VALUE FOR s: the session's last value */
+			struct sql_tok schema, name;
+			bool q;
+
+			next(s, &n);
+			if (!read_name(s, &n, &schema, &name, &q))
+				unknown(s);
+		}
+	} else if (sql_word_is(t, "FROM")) {
 		if (s->skip_from) {
 			s->skip_from = false;
 		} else if (l->kind != LV_FUNC) {
@@ -449,6 +477,9 @@ static void on_paren(struct scan *s, const struct sql_tok *prev, const struct sq
 	if (!was_table && is_call(prev, before)) {
 		note_call(s, prev, before);
 		push(s, LV_FUNC, false);
+		if (s->calls && !sql_is_punct(before, '.') &&
+		    (sql_word_is(prev, "NEXTVAL") || sql_word_is(prev, "SETVAL")))
+			sequence_write(s);
 	} else {
 		open_group(s, false);
 	}

@@ -153,6 +153,12 @@ static const struct tcase cases[] = {
 	{ "TRUNCATE db.t", "write +db.t" },
 	{ "ANALYZE FORMAT=JSON UPDATE t SET a = 1", "write +t" },
 	{ "ANALYZE TABLE t", "other" },
+	/* ---- sequences ---- */
+	{ "SELECT NEXTVAL(s)", "write +s" },
+	{ "SELECT SETVAL(db.s, 10), v FROM t", "write +db.s t" },
+	{ "SELECT NEXT VALUE FOR `s`, PREVIOUS VALUE FOR s2 FROM t", "write +s t" },
+	{ "INSERT INTO t VALUES (NEXTVAL(s), LASTVAL(s))", "write +t +s" },
+	{ "SELECT db.nextval(1)", "read !routine !many" },
 	/* ---- executable comments some servers skip ---- */
 	{ "SELECT a FROM t /*!40101 JOIN u */", "read t u" },
 	{ "SELECT a FROM t /*!50700 JOIN u */", "read t u !unknown !versioned" },

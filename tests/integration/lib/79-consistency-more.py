@@ -186,6 +186,22 @@ def sequence_writes():
     is_(val(c, sel), val(D, sel), "writes mode: SELECT SETVAL(s, n) through the node invalidates s")
 
 
+def load_data_statement():
+    do(D, "CREATE TABLE ld (id INT, v INT)", "INSERT INTO ld VALUES (0, 0)")
+    time.sleep(0.3)
+    sel = "SELECT COUNT(*) FROM ld"
+    b = conn(NB)
+    warm(b, sel)
+    s = conn(BL)
+    do(s, "SET SESSION binlog_format = 'STATEMENT'",
+       "LOAD DATA INFILE '%s' INTO TABLE ld" % os.environ["LD_FILE"])
+    ok(poll(b, sel, "4") is not None, "a LOAD DATA logged in statement format (Begin_load_query, which "
+       "Connector/C cannot parse) is seen through the binlog")
+    is_(warm(b, sel), "4", "  ... the stream goes on after it: reads are served from the cache again")
+    do(D, "INSERT INTO ld VALUES (9, 9)")
+    ok(poll(b, sel, "5") is not None, "  ... and a later direct write is seen")
+
+
 run("READ UNCOMMITTED (binlog mode)", read_uncommitted, NB, "binlog mode", "ru_b")
 run("READ UNCOMMITTED (writes mode)", read_uncommitted, NW, "writes mode", "ru_w")
 run("one-shot READ UNCOMMITTED", one_shot)
@@ -193,4 +209,5 @@ run("temporary sequence", temporary_sequence)
 run("executable comments", executable_comments)
 run("session functions", session_functions)
 run("sequence writes", sequence_writes)
+run("LOAD DATA in statement format", load_data_statement)
 done_testing(always_zero=True)

@@ -219,6 +219,8 @@ void consist_statement(struct consist *s, const char *q, size_t n, bool hidden, 
 		catalog_resolve_writes(&t, schema, s->cur, CONSIST_MAX_WRITES, &s->ncur, &opaque);
 		if (opaque)
 			s->cur_opaque = true;
+		if (catalog_writes_may_create_temps(&t, schema))
+			s->temps_unknown = true;   /* a trigger's routine may make some */
 	}
 	/* binlog mode waits for the binlog instead (consist_done's caller) */
 	if (s->cur_opaque && inval_mode() != INVAL_BINLOG)

@@ -186,6 +186,27 @@ def sequence_writes():
     is_(val(c, sel), val(D, sel), "writes mode: SELECT SETVAL(s, n) through the node invalidates s")
 
 
+def trigger_temporary():
+    do(D, "CREATE TABLE tt2 (id INT)", "INSERT INTO tt2 VALUES (1), (2)", "CREATE TABLE fired (x INT)",
+       "CREATE TABLE quiet (x INT)",
+       "CREATE FUNCTION mk_tt2() RETURNS INT MODIFIES SQL DATA "
+       "BEGIN CREATE TEMPORARY TABLE IF NOT EXISTS tt2 (id INT); RETURN 1; END",
+       "CREATE FUNCTION plain_fn() RETURNS INT NO SQL RETURN 1",
+       "CREATE TRIGGER fired_bi BEFORE INSERT ON fired FOR EACH ROW SET NEW.x = mk_tt2()",
+       "CREATE TRIGGER quiet_bi BEFORE INSERT ON quiet FOR EACH ROW SET NEW.x = plain_fn()")
+    sel = "SELECT COUNT(*) FROM tt2"
+    for port, name in ((NB, "binlog mode"), (NW, "writes mode")):
+        s = conn(port)
+        warm(s, sel)
+        do(s, "INSERT INTO quiet VALUES (0)")
+        is_(warm(s, sel), "2", "%s: a write firing a trigger whose routine creates no temporary table: "
+            "the session is still served from the cache" % name)
+        do(s, "INSERT INTO fired VALUES (0)")
+        is_((val(s, sel), cp.explain(s)[0]), ("0", "upstream"),
+            "  ... one firing a trigger whose routine creates a temporary table tt2: the session gets its "
+            "own tt2, not the cached rows of the table tt2")
+
+
 def load_data_statement():
     do(D, "CREATE TABLE ld (id INT, v INT)", "INSERT INTO ld VALUES (0, 0)")
     time.sleep(0.3)
@@ -210,4 +231,5 @@ run("executable comments", executable_comments)
 run("session functions", session_functions)
 run("sequence writes", sequence_writes)
 run("LOAD DATA in statement format", load_data_statement)
+run("a trigger's routine creates a temporary table", trigger_temporary)
 done_testing(always_zero=True)

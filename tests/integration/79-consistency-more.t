@@ -43,6 +43,7 @@ stop_mdb() { # pid
   for ((i = 0; i < 300; i++)); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
   kill -KILL "$1" 2>/dev/null
 }
+# shellcheck disable=SC2016  # BL_PID is read when the exit handler runs
 on_exit 'stop_mdb "$BL_PID"'
 
 if ! MARIADB_EXTRA_ARGS="--log-bin=binlog --binlog-format=ROW --server-id=1 --log-bin-trust-function-creators=ON" \
@@ -51,6 +52,7 @@ if ! MARIADB_EXTRA_ARGS="--log-bin=binlog --binlog-format=ROW --server-id=1 --lo
   diag_file "$work/mdb/error.log"
   exit 1
 fi
+# shellcheck disable=SC2034  # read by the exit handler
 BL_PID=$(cat "$work/mdb/pid")
 ok "a MariaDB with its binlog on (port $BL_PORT)"
 

@@ -359,8 +359,10 @@ def stored_part():
     b = v.query(qw)
     h1, m1 = hm(v)
     warn = r.parse_ok(a[-1][1])["warnings"] if v._deprecate_eof() else None
-    ok(warn and (h1 - h0, m1 - m0) == (0, 2) and cp.status(v)["Cache Entries"] == e0,
-       "a result with warnings is not stored (twice a miss)",
+    # (the second may also pass by the cache without counting a miss, when
+    # the catalog is being read again after another part's DDL)
+    ok(warn and h1 == h0 and m1 - m0 >= 1 and cp.status(v)["Cache Entries"] == e0,
+       "a result with warnings is not stored (a miss, then no hit)",
        "warnings %r, hits +%d misses +%d" % (warn, h1 - h0, m1 - m0))
 
     qe = "SELECT id, v FROM t82 WHERE id = -1"

@@ -142,8 +142,9 @@ open(os.environ.get("WORK", "/tmp") + "/digest", "w").write(r["digest"])
 conf = dict(dc.conf_settings(D + "/shoal.conf"))
 is_(sorted(conf), sorted(sett), "shoal.conf lists every setting of shoal --help, commented out")
 def norm(v):
+    v = re.sub(r";.*$", "", v)          # "10000; 3600000 with binlog invalidation"
     v = re.sub(r" \(.*\)$", "", v)
-    if v.startswith("(none"):
+    if v.startswith("("):               # "(none)", "(the upstream user)"
         return ""
     units = {"K": 1024, "M": 1024 ** 2, "G": 1024 ** 3}
     m2 = re.match(r"^(\d+)([KMG])$", v)

@@ -15,11 +15,7 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-if fake_mode; then
-  plan 1
-  skip "grants, more" "needs a node (SHOAL_FAKE_DIRECT=1)"
-  exit 0
-fi
+if fake_mode; then skip_all "grants, more: needs a node (SHOAL_FAKE_DIRECT=1)"; fi
 
 plan 14
 work="$BUILD_TEST/t46"
@@ -39,9 +35,8 @@ on_exit 'stop_mdb "$GM_PID"'
 
 if ! MARIADB_EXTRA_ARGS="--log-bin=binlog --binlog-format=ROW --server-id=1" \
   "$SRCDIR/scripts/start-mariadb" "$work/mdb" "$GM_PORT" >"$work/mdb.start.out" 2>&1 </dev/null; then
-  not_ok "start a MariaDB with its binlog on"
   diag_file "$work/mdb/error.log"
-  exit 1
+  bail "start a MariaDB with its binlog on"
 fi
 # shellcheck disable=SC2034  # read by the exit handler
 GM_PID=$(cat "$work/mdb/pid")

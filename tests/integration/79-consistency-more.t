@@ -24,11 +24,7 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-if fake_mode; then
-  plan 1
-  skip "consistency, more" "needs a node (SHOAL_FAKE_DIRECT=1)"
-  exit 0
-fi
+if fake_mode; then skip_all "consistency, more: needs a node (SHOAL_FAKE_DIRECT=1)"; fi
 
 plan 39
 work="$BUILD_TEST/t79"
@@ -48,9 +44,8 @@ on_exit 'stop_mdb "$BL_PID"'
 
 if ! MARIADB_EXTRA_ARGS="--log-bin=binlog --binlog-format=ROW --server-id=1 --log-bin-trust-function-creators=ON" \
   "$SRCDIR/scripts/start-mariadb" "$work/mdb" "$BL_PORT" >"$work/mdb.start.out" 2>&1 </dev/null; then
-  not_ok "start a MariaDB with its binlog on"
   diag_file "$work/mdb/error.log"
-  exit 1
+  bail "start a MariaDB with its binlog on"
 fi
 # shellcheck disable=SC2034  # read by the exit handler
 BL_PID=$(cat "$work/mdb/pid")

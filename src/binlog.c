@@ -17,6 +17,7 @@
  */
 #include "binlog.h"
 
+#include <errmsg.h>
 #include <mysql.h>
 #include <mysqld_error.h>
 #include <mariadb_rpl.h>
@@ -30,6 +31,7 @@
 #include <unistd.h>
 
 #include "cache/catalog.h"
+#include "cache/grants.h"
 #include "cache/inval.h"
 #include "cache/store.h"
 #include "config.h"
@@ -314,6 +316,8 @@ static void on_query(const MARIADB_RPL_EVENT *ev)
 	}
 	memcpy(schema, q->database.str, slen);
 	schema[slen] = 0;
+	if (grants_text_changes_privileges(q->statement.str, q->statement.length))
+		grants_invalidate("a privilege change in the binlog");
 	sql_tables(q->statement.str, q->statement.length, &t);
 	/* a session's temporary table (statement format) changes nothing shared */
 	if (!(t.flags & SQL_TABLES_TEMPORARY)) {
@@ -770,9 +774,17 @@ static void update_state(bool heartbeat, const MARIADB_RPL_EVENT *ev)
 		set_state(st, NULL);
 }
 
-/* Read events until the stream ends. Returns 1 when the server cannot
- * resume from the position (its binlogs no longer have it), else 0. */
-static int stream(char *err, size_t cap)
+/* How a stream ended. */
+enum stream_end {
+	STREAM_LOST,        /* the connection: resume from the position */
+	STREAM_GONE,        /* the server's binlogs no longer have the position */
+	STREAM_UNREADABLE,  /* an event the connector cannot parse (it fails on
+			     * a statement-format LOAD DATA's Begin_load_query,
+			     * for one): resuming would fail on it again */
+};
+
+/* Read events until the stream ends. */
+static enum stream_end stream(char *err, size_t cap)
 {
 	MARIADB_RPL_EVENT *ev;
 	unsigned code;
@@ -793,7 +805,40 @@ static int stream(char *err, size_t cap)
 		snprintf(err, cap, "%s", mariadb_rpl_error(F.rpl));
 	else
 		snprintf(err, cap, "the server ended the binlog stream");
-	return code == ER_MASTER_FATAL_ERROR_READING_BINLOG ? 1 : 0;
+	if (code == ER_MASTER_FATAL_ERROR_READING_BINLOG)
+		return STREAM_GONE;
+	return code == CR_BINLOG_ERROR ? STREAM_UNREADABLE : STREAM_LOST;
+}
+
+/* The stream cannot go on where it is: the whole cache is flushed (what
+ * was written meanwhile is not known), and the follower goes on after the
+ * transaction it could not read, or from the server's current position. */
+static void skip_ahead(enum stream_end end)
+{
+	inval_all(INVAL_SRC_FLUSH);
+	if (end == STREAM_UNREADABLE && F.in_trx) {
+		pos_set(F.pos, &F.npos, &F.trx);
+		publish_pos();
+	} else {
+		F.fresh = true;
+	}
+	F.in_trx = false;
+	F.ntables = 0;
+	F.trx_all = false;
+}
+
+static const char *end_reason(enum stream_end end)
+{
+	switch (end) {
+	case STREAM_GONE:
+		return "; the position is gone from the server's binlogs: the whole cache is flushed "
+		       "and the follower starts from the server's current position";
+	case STREAM_UNREADABLE:
+		return "; an event cannot be read: the whole cache is flushed and the follower goes on "
+		       "after its transaction";
+	default:
+		return "; reconnecting";
+	}
 }
 
 static void pause_s(int secs)
@@ -811,27 +856,25 @@ static void *follower_main(void *arg)
 	F.fresh = true;
 	while (!atomic_load(&stopping)) {
 		char err[512] = "";
-		int gone = 0;
+		enum stream_end end = STREAM_LOST;
 
 		if (start_stream(err, sizeof(err)) == 0) {
 			backoff = 1;
-			gone = stream(err, sizeof(err));
+			end = stream(err, sizeof(err));
 		}
 		close_conn();
 		if (atomic_load(&stopping))
 			break;
 		set_state(BINLOG_DOWN, err);
-		log_warn("binlog: stream lost: %s%s", err, gone ? "; the position is gone from the "
-			 "server's binlogs: the whole cache is flushed and the follower starts from the "
-			 "server's current position" : "; reconnecting");
+		log_warn("binlog: stream lost: %s%s", err, end_reason(end));
 		pthread_mutex_lock(&status_lock);
 		status.reconnects++;
-		status.resume_failures += (uint64_t)gone;
+		status.resume_failures += end != STREAM_LOST;
 		pthread_mutex_unlock(&status_lock);
-		if (gone) {
-			inval_all(INVAL_SRC_FLUSH);
-			F.fresh = true;
-		}
+		if (end != STREAM_LOST)
+			skip_ahead(end);
+		if (end == STREAM_UNREADABLE)
+			continue;   /* at once: the server is there */
 		pause_s(backoff);
 		backoff = backoff < 5 ? backoff + 1 : 5;
 	}

@@ -42,7 +42,7 @@ struct binlog_status {
 	uint64_t transactions;      /* transactions applied */
 	uint64_t events;
 	uint64_t reconnects;
-	uint64_t resume_failures;   /* the position was gone: cache flushed */
+	uint64_t resume_failures;   /* the position was gone, or an event unreadable: cache flushed */
 	char error[256];            /* the last error, "" if none */
 };
 

@@ -189,7 +189,7 @@ int consistency_metrics_render(struct pbuf *out)
 	rc |= counter(out, "shoal_binlog_reconnects_total", "Times the binlog stream was lost.",
 		      b.reconnects);
 	rc |= counter(out, "shoal_binlog_resume_failures_total",
-		      "Times the binlog could not be resumed from the follower's GTID position (the "
-		      "cache was flushed).", b.resume_failures);
+		      "Times the binlog could not be resumed from the follower's GTID position, or "
+		      "held an event that cannot be read (the cache was flushed).", b.resume_failures);
 	return rc ? -1 : 0;
 }

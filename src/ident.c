@@ -5,11 +5,27 @@
 #include "ident.h"
 
 #include <openssl/crypto.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
+
+/* Bumped when accounts or privileges may have changed upstream (ident.h).
+ * Relaxed: a login that reads the old value a moment longer is one made
+ * just before the change. */
+static atomic_uint privilege_epoch = 1;
+
+void ident_privileges_changed(void)
+{
+	atomic_fetch_add_explicit(&privilege_epoch, 1, memory_order_relaxed);
+}
+
+uint32_t ident_privilege_epoch(void)
+{
+	return atomic_load_explicit(&privilege_epoch, memory_order_relaxed);
+}
 
 /* shared_upstream_user: the login acts as the upstream_db_url user. */
 static void act_as_url_user(struct ident *id)
@@ -47,6 +63,7 @@ enum ident_result ident_create(struct ident **out, const char *login, struct use
 	id->id = id->acct->id;
 	id->max_connections = l->max_connections;
 	id->cred = l->cred;
+	id->epoch = ident_privilege_epoch();
 	memcpy(id->clear, l->clear, sizeof id->clear);
 	memcpy(id->sha1, l->sha1, sizeof id->sha1);
 	if (g_config.shared_upstream_user && !l->is_monitor)

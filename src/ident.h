@@ -31,7 +31,16 @@ struct ident {
 	int max_connections;
 	bool role_set;                   /* the session ran SET ROLE: its privileges
 					  * are no longer its user's (no cache) */
+	uint32_t epoch;                  /* ident_privilege_epoch() at the login */
 };
+
+/* Accounts or privileges may have changed upstream (GRANT, REVOKE, ALTER
+ * USER, SET DEFAULT ROLE, ...: grants_invalidate). An upstream connection
+ * logged in before that keeps what its login got (an account since locked,
+ * a password since changed, the default roles of then): logins made after
+ * it must not use it (pool.c). The epoch is one relaxed atomic, any thread. */
+void ident_privileges_changed(void);
+uint32_t ident_privilege_epoch(void);
 
 enum ident_result { IDENT_OK, IDENT_NOMEM, IDENT_TOO_MANY };
 

@@ -111,6 +111,14 @@ static bool revoked(const struct upstream *u)
 	return u->acct && users_account_revoked(u->acct);
 }
 
+/* It logged in before accounts or privileges changed upstream, and c's
+ * login came after: c must log in afresh (the account may be locked, its
+ * password or default roles changed since). */
+static bool older_than_login(const struct upstream *u, const struct client *c)
+{
+	return c->ident && (int32_t)(u->epoch - c->ident->epoch) < 0;
+}
+
 /* The best idle connection for c: same identity and key, and a schema it
  * can switch to; one already in c's state if there is one. */
 static struct upstream *find_idle(struct pool *p, struct client *c)
@@ -119,7 +127,8 @@ static struct upstream *find_idle(struct pool *p, struct client *c)
 	struct upstream *any = NULL;
 
 	for (struct upstream *u = p->idle; u; u = u->pnext) {
-		if (u->key != key || !same_identity(u, c) || revoked(u) || older_globals(u, c) ||
+		if (u->key != key || !same_identity(u, c) || revoked(u) || older_than_login(u, c) ||
+		    older_globals(u, c) ||
 		    (u->sv.db[0] && !c->sv.db[0]))
 			continue;
 		if (sv_equal(&u->sv, &c->sv))
@@ -285,7 +294,8 @@ bool pool_borrow_now(struct client *c)
 	if (p->wq_head)
 		return false;
 	for (struct upstream *u = p->idle; u; u = u->pnext) {
-		if (u->key == key && same_identity(u, c) && !revoked(u) && !older_globals(u, c) &&
+		if (u->key == key && same_identity(u, c) && !revoked(u) && !older_than_login(u, c) &&
+		    !older_globals(u, c) &&
 		    sv_equal(&u->sv, &c->sv)) {
 			lend(p, c, u);
 			return true;

@@ -428,6 +428,7 @@ static int set_identity(struct upstream *u, const struct ident *id)
 	u->login_pw = malloc(USERS_CLEAR_MAX);
 	if (!u->login_pw)
 		return -1;
+	u->epoch = ident_privilege_epoch();
 	if (!id) {
 		snprintf(u->up_user, sizeof(u->up_user), "%s", g_config.upstream_user.name);
 		snprintf(u->login_pw, USERS_CLEAR_MAX, "%s", g_config.upstream_user.password);

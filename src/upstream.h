@@ -107,6 +107,7 @@ struct upstream {
 	struct client *user;     /* the session using it, NULL when idle */
 	int64_t idle_since_ms;
 	uint64_t uses;           /* commands run on it (0: fresh) */
+	uint32_t epoch;          /* ident_privilege_epoch() when it logged in */
 	bool dirty;              /* holds state no other session may see: close at release */
 	struct sess_state sv;    /* its session state */
 	unsigned globals_gen;    /* sv_globals_gen() when it was opened */

@@ -2,20 +2,31 @@
 # scripts/lib/common.sh: helpers shared by scripts/test and scripts/demo.
 # Source it; it defines functions only (no side effects).
 
-SHOAL_PACKAGES=(build-essential autoconf automake libtool pkg-config libev-dev
+# The Debian packages, in three lists, each the one before plus more:
+# building the node, running scripts/demo, running scripts/test (every test).
+SHOAL_BUILD_PACKAGES=(build-essential autoconf automake libtool pkg-config libev-dev
   libssl-dev default-libmysqlclient-dev libsqlite3-dev libcurl4-openssl-dev
-  libjansson-dev libmicrohttpd-dev mariadb-server mariadb-client sysbench
-  python3-pymysql python3-cryptography libdbd-mariadb-perl openssl clang
-  iproute2 curl libclang-rt-dev haproxy valgrind mariadb-test
-  debhelper dpkg-dev fakeroot python3-yaml # scripts/package, deploy tests
-  libgnutls30 libuuid1 docker.io docker-compose debootstrap iptables) # the real ProxySQL (94-*), Docker (99)
+  libjansson-dev libmicrohttpd-dev)
+SHOAL_DEMO_PACKAGES=("${SHOAL_BUILD_PACKAGES[@]}" mariadb-server mariadb-client
+  python3-pymysql curl)
+SHOAL_PACKAGES=("${SHOAL_DEMO_PACKAGES[@]}" sysbench python3-cryptography
+  libdbd-mariadb-perl openssl iproute2 procps haproxy valgrind
+  clang libclang-rt-dev # scripts/fuzz, 95-fuzz-smoke
+  mariadb-test          # scripts/conformance, 62-conformance
+  shellcheck            # scripts/check-shell
+  git systemd           # 98-deploy-files in a checkout, systemd-analyze (97, 98)
+  debhelper dpkg-dev fakeroot python3-yaml          # scripts/package, 97, 98
+  libgnutls30 libuuid1                              # the real ProxySQL (94-*)
+  docker.io docker-compose debootstrap iptables)    # Docker (99)
 
 log() { printf '== %s\n' "$*" >&2; }
 
-# ensure_packages [pkg...]: apt-get install whatever of the list is missing.
-# Runs apt-get update only when something is missing.
+# ensure_packages [pkg...]: apt-get install whatever of the list (default
+# SHOAL_PACKAGES) is missing; runs apt-get update only then. apt's output
+# goes to $SHOAL_APT_LOG (default /tmp/shoal-apt.log), not the terminal: one
+# line says what is installed, and a failure shows the log's tail.
 ensure_packages() {
-  local pkgs=("$@") missing=() p
+  local pkgs=("$@") missing=() p aptlog=${SHOAL_APT_LOG:-${TMPDIR:-/tmp}/shoal-apt.log}
   [ ${#pkgs[@]} -gt 0 ] || pkgs=("${SHOAL_PACKAGES[@]}")
   for p in "${pkgs[@]}"; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
@@ -23,11 +34,17 @@ ensure_packages() {
     fi
   done
   [ ${#missing[@]} -eq 0 ] && return 0
-  log "installing missing packages: ${missing[*]}"
+  log "installing ${#missing[@]} Debian packages with apt-get (output: $aptlog): ${missing[*]}"
   local sudo=()
   [ "$(id -u)" = 0 ] || sudo=(sudo)
-  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get update -q
-  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+  if ! { DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get update -q &&
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q --no-install-recommends \
+      "${missing[@]}"; } >"$aptlog" 2>&1; then
+    tail -n 30 "$aptlog" >&2
+    log "apt-get failed (full output: $aptlog)"
+    return 1
+  fi
+  log "installed"
 }
 
 # port_free PORT: true when nothing listens on 127.0.0.1:PORT and we can bind it.

@@ -64,6 +64,8 @@ struct cat_obj {
 	struct edge *edges;       /* table: FK children and trigger targets */
 	bool opaque;              /* table: a trigger's writes are not all known;
 				   * routine: it may create temporary tables */
+	bool temps;               /* table: a write to it may run a routine (through
+				   * triggers) that creates temporary tables */
 	int state;                /* expansion: 0 not yet, 1 running, 2 done */
 };
 
@@ -402,7 +404,7 @@ static void trigger_statement(struct snapshot *s, struct cat_obj *tbl, const cha
 static void add_trigger(struct snapshot *s, const struct catalog_row *r)
 {
 	struct cat_obj *tbl = snap_find(s, r->schema, strlen(r->schema), r->name, strlen(r->name));
-	struct sql_lex lx = { r->b ? r->b : "", r->b ? strlen(r->b) : 0, 0, true };
+	struct sql_lex lx = { .s = r->b ? r->b : "", .n = r->b ? strlen(r->b) : 0, .raw = true };
 	struct sql_tok t, prev = { T_END, NULL, 0, 0 };
 
 	if (!tbl || tbl->kind != CAT_TABLE)
@@ -438,7 +440,7 @@ static void add_trigger(struct snapshot *s, const struct catalog_row *r)
  * word after which a table name stands (a false "yes" only costs caching). */
 static bool body_may_call_or_create(const char *body)
 {
-	struct sql_lex lx = { body ? body : "", body ? strlen(body) : 0, 0, true };
+	struct sql_lex lx = { .s = body ? body : "", .n = body ? strlen(body) : 0, .raw = true };
 	struct sql_tok t, prev = { T_END, NULL, 0, 0 }, before = prev;
 
 	if (!body || !body[0])
@@ -459,6 +461,69 @@ static bool body_may_call_or_create(const char *body)
 			return true;     /* db.f( */
 	}
 	return false;
+}
+
+/* Words after which "name (" is no call. */
+static bool names_a_table(const struct sql_tok *t)
+{
+	static const char *const words[] = { "INTO", "TABLE", "UPDATE", "FROM", "JOIN", "REFERENCES",
+					     "AS", "INSERT", "REPLACE", NULL };
+
+	for (int i = 0; words[i]; i++)
+		if (sql_word_is(t, words[i]))
+			return true;
+	return false;
+}
+
+/* May the routine (schema, name) create temporary tables? call: named by
+ * CALL (then one the catalog does not have may: it may be newer); else a
+ * "name (" that is no routine the catalog has is no call (a keyword). */
+static bool routine_temps(const struct snapshot *s, const struct sql_tok *schema, const char *dflt,
+			  const struct sql_tok *name, bool call)
+{
+	const struct cat_obj *o = schema ? snap_find_kind(s, true, schema->p, schema->len, name->p, name->len)
+					 : snap_find_kind(s, true, dflt, strlen(dflt), name->p, name->len);
+
+	return o ? o->opaque : call;
+}
+
+/* 'R' row, once every routine is in: may the trigger create temporary
+ * tables in the session whose write fires it (by itself, or through a
+ * routine it calls)? */
+static void trigger_temps(struct snapshot *s, const struct catalog_row *r)
+{
+	struct cat_obj *tbl = snap_find(s, r->schema, strlen(r->schema), r->name, strlen(r->name));
+	const char *dflt = r->a ? r->a : r->schema;
+	struct sql_lex lx = { .s = r->b ? r->b : "", .n = r->b ? strlen(r->b) : 0, .raw = true };
+	struct sql_tok t, w[3] = { { T_END, NULL, 0, 0 }, { T_END, NULL, 0, 0 }, { T_END, NULL, 0, 0 } };
+
+	if (!tbl || tbl->kind != CAT_TABLE || tbl->temps)
+		return;
+	for (sql_lex_next(&lx, &t); t.kind != T_END && !tbl->temps; sql_lex_next(&lx, &t)) {
+		/* w[0] the token before t, w[1] before it, w[2] before that */
+		if (sql_word_is(&t, "TEMPORARY") || sql_word_is(&t, "PREPARE") || sql_word_is(&t, "EXECUTE")) {
+			tbl->temps = true;
+		} else if (sql_word_is(&w[0], "CALL") && sql_is_name(&t)) {
+			struct sql_tok name = t, dot;
+
+			sql_lex_peek(&lx, &dot);
+			if (sql_is_punct(&dot, '.')) {
+				sql_lex_next(&lx, &dot);
+				sql_lex_next(&lx, &name);
+				tbl->temps = routine_temps(s, &t, dflt, &name, true);
+			} else {
+				tbl->temps = routine_temps(s, NULL, dflt, &name, true);
+			}
+		} else if (sql_is_punct(&t, '(') && sql_is_name(&w[0])) {
+			if (sql_is_punct(&w[1], '.') && sql_is_name(&w[2]))
+				tbl->temps = routine_temps(s, &w[2], dflt, &w[0], false);
+			else if (!names_a_table(&w[1]) && !sql_fn_lookup(w[0].p, w[0].len))
+				tbl->temps = routine_temps(s, NULL, dflt, &w[0], false);
+		}
+		w[2] = w[1];
+		w[1] = w[0];
+		w[0] = t;
+	}
 }
 
 /* 'P' row: a stored routine and its body. */
@@ -482,6 +547,8 @@ static void close_table(struct cat_obj *tbl)
 
 		if (o->opaque)
 			tbl->opaque = true;
+		if (o->temps)
+			tbl->temps = true;
 		for (struct edge *e = o->edges; e; e = e->next) {
 			unsigned before = tbl->ndeps;
 
@@ -537,6 +604,9 @@ int catalog_load_rows(const struct catalog_row *rows, size_t n, bool fold)
 		else if (rows[i].kind == 'P')
 			add_routine(s, &rows[i]);
 	}
+	for (size_t i = 0; i < n && rc == 0; i++)
+		if (rows[i].kind == 'R')
+			trigger_temps(s, &rows[i]);
 	if (rc == 0)
 		snap_finish(s);
 	for (size_t i = 0; i < s->nbuckets; i++)
@@ -1065,6 +1135,26 @@ void catalog_stop(void)
 	pthread_mutex_unlock(&wake_lock);
 	pthread_join(reader_thread, NULL);
 	reader_started = false;
+}
+
+bool catalog_writes_may_create_temps(const struct sql_tables *t, const char *schema)
+{
+	bool r = false;
+
+	pthread_rwlock_rdlock(&snap_lock);
+	for (unsigned i = 0; i < t->n && current && !r; i++) {
+		const struct sql_table_ref *ref = &t->refs[i];
+		const struct cat_obj *o;
+		const char *sch;
+		size_t slen;
+
+		if (!(ref->flags & SQL_TREF_WRITE) || !ref_schema(ref, schema, &sch, &slen))
+			continue;
+		o = snap_find(current, sch, slen, ref->name, ref->name_len);
+		r = o && o->kind == CAT_TABLE && o->temps;
+	}
+	pthread_rwlock_unlock(&snap_lock);
+	return r;
 }
 
 bool catalog_routine_may_create_temps(const char *schema, size_t slen, const char *name, size_t nlen)

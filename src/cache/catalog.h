@@ -65,6 +65,11 @@ void catalog_resolve_writes(const struct sql_tables *t, const char *schema,
 void catalog_write_closure(const char *schema, size_t slen, const char *name, size_t nlen,
 			   struct inval_table **out, unsigned cap, unsigned *n, bool *opaque);
 
+/* May a write to the tables t writes create temporary tables in the
+ * writing session: a trigger of theirs (or of what a write to them also
+ * changes) creates one, or calls a routine that may? */
+bool catalog_writes_may_create_temps(const struct sql_tables *t, const char *schema);
+
 /* May the stored routine schema.name create temporary tables (or call
  * something that may)? True when it is not known. */
 bool catalog_routine_may_create_temps(const char *schema, size_t slen, const char *name, size_t nlen);

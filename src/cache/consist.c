@@ -173,8 +173,9 @@ static void note_temps(struct consist *s, const struct sql_tables *t, const char
  * calls anything, cannot. */
 static bool routines_may_create_temps(const struct sql_tables *t, bool hidden, const char *schema)
 {
-	if (hidden || (t->flags & (SQL_TABLES_UNKNOWN | SQL_TABLES_ROUTINES_MANY)))
-		return true;
+	if (hidden || (t->flags & SQL_TABLES_ROUTINES_MANY) ||
+	    (t->flags & (SQL_TABLES_UNKNOWN | SQL_TABLES_VERSIONED)) == SQL_TABLES_UNKNOWN)
+		return true;    /* (a versioned comment was read as code: its routines are known) */
 	if (t->kind == SQL_STMT_OPAQUE && !(t->flags & SQL_TABLES_CALL))
 		return true;   /* EXECUTE, BEGIN NOT ATOMIC, BINLOG */
 	for (unsigned i = 0; i < t->nroutines; i++) {
@@ -198,6 +199,8 @@ void consist_statement(struct consist *s, const char *q, size_t n, bool hidden, 
 	s->cur_all = s->cur_opaque = s->cur_catalog = false;
 	s->cur_temp = TEMP_NONE;
 	sql_tables(q, n, &t);
+	if (t.kind == SQL_STMT_READ && (t.flags & SQL_TABLES_VERSIONED) && !hidden)
+		t.flags &= ~(unsigned)SQL_TABLES_UNKNOWN;  /* a read writes only through its routines */
 	if (hidden || (t.flags & SQL_TABLES_UNKNOWN) || t.kind == SQL_STMT_OPAQUE ||
 	    (t.flags & SQL_TABLES_ROUTINE)) {
 		/* CALL, EXECUTE, a stored function, a text we cannot read: its
@@ -216,6 +219,8 @@ void consist_statement(struct consist *s, const char *q, size_t n, bool hidden, 
 		catalog_resolve_writes(&t, schema, s->cur, CONSIST_MAX_WRITES, &s->ncur, &opaque);
 		if (opaque)
 			s->cur_opaque = true;
+		if (catalog_writes_may_create_temps(&t, schema))
+			s->temps_unknown = true;   /* a trigger's routine may make some */
 	}
 	/* binlog mode waits for the binlog instead (consist_done's caller) */
 	if (s->cur_opaque && inval_mode() != INVAL_BINLOG)

@@ -14,6 +14,7 @@
 #include "config.h"
 #include "ident.h"
 #include "log.h"
+#include "sql/lexer.h"
 #include "sql/tokenizer.h"
 #include "stats.h"
 
@@ -31,6 +32,7 @@ enum { GS_NONE, GS_CHECKING, GS_ALLOWED, GS_REFUSED };
 struct grant_slot {
 	const struct cache_def *def;
 	uint32_t ident;
+	uint32_t scope;               /* the session settings (schema) it holds for */
 	uint32_t epoch;
 	int64_t expires_ms;
 	int64_t checking_ms;          /* a check of this verdict started then (0: none) */
@@ -49,6 +51,7 @@ static atomic_uint grant_epoch = 1;
 void grants_invalidate(const char *user)
 {
 	atomic_fetch_add_explicit(&grant_epoch, 1, memory_order_relaxed);
+	ident_privileges_changed();  /* new logins use new upstream connections */
 	log_debug("grant verdicts forgotten (%s)", user ? user : "privileges changed");
 }
 
@@ -82,9 +85,10 @@ void grants_worker_free(struct grant_worker *gw)
 	gw->t = NULL;
 }
 
-static size_t slot_hash(const struct cache_def *d, uint32_t ident)
+static size_t slot_hash(const struct cache_def *d, uint32_t ident, uint32_t scope)
 {
-	uint64_t h = (uint64_t)(uintptr_t)d * 0x9E3779B97F4A7C15ull ^ (uint64_t)ident * 0xC2B2AE3D27D4EB4Full;
+	uint64_t h = (uint64_t)(uintptr_t)d * 0x9E3779B97F4A7C15ull ^ (uint64_t)ident * 0xC2B2AE3D27D4EB4Full ^
+		     (uint64_t)scope * 0x165667B19E3779F9ull;
 
 	return (size_t)(h >> 40) & (GRANT_SLOTS - 1);
 }
@@ -96,14 +100,15 @@ static uint32_t ident_of(const struct ident *id)
 
 /* stale: an expired verdict still counts (serve-stale while the upstream is
  * down: it cannot be checked, and no privilege can change there meanwhile) */
-static struct grant_slot *find_slot(struct grant_table *t, const struct cache_def *d, uint32_t id)
+static struct grant_slot *find_slot(struct grant_table *t, const struct cache_def *d, uint32_t id,
+				    uint32_t scope)
 {
-	size_t h = slot_hash(d, id);
+	size_t h = slot_hash(d, id, scope);
 
 	for (int i = 0; i < GRANT_PROBE; i++) {
 		struct grant_slot *s = &t->s[(h + (size_t)i) & (GRANT_SLOTS - 1)];
 
-		if (s->def == d && s->ident == id)
+		if (s->def == d && s->ident == id && s->scope == scope)
 			return s;
 	}
 	return NULL;
@@ -113,11 +118,11 @@ static struct grant_slot *find_slot(struct grant_table *t, const struct cache_de
  * (serve-stale while the upstream is down: it cannot be checked, and no
  * privilege can change there meanwhile); an expired "allowed" one also
  * holds while another session checks it (GRANT_CHECK_GRACE_MS). */
-static int lookup(struct grant_worker *gw, const struct ident *id, const struct cache_def *d, int64_t now,
-		  bool stale)
+static int lookup(struct grant_worker *gw, const struct ident *id, const struct cache_def *d,
+		  uint32_t scope, int64_t now, bool stale)
 {
 	struct grant_table *t = gw->t; /* allocated by record(): never on a hit */
-	const struct grant_slot *s = t ? find_slot(t, d, ident_of(id)) : NULL;
+	const struct grant_slot *s = t ? find_slot(t, d, ident_of(id), scope) : NULL;
 	bool checking;
 
 	if (!s || s->epoch != epoch_now())
@@ -132,29 +137,29 @@ static int lookup(struct grant_worker *gw, const struct ident *id, const struct 
 /* A check of the verdict on d starts: the user's other sessions wait for it
  * under the old verdict (lookup). */
 static void mark_checking(struct grant_worker *gw, const struct ident *id, const struct cache_def *d,
-			  int64_t now)
+			  uint32_t scope, int64_t now)
 {
-	struct grant_slot *s = gw->t ? find_slot(gw->t, d, ident_of(id)) : NULL;
+	struct grant_slot *s = gw->t ? find_slot(gw->t, d, ident_of(id), scope) : NULL;
 
 	if (s)
 		s->checking_ms = now;
 }
 
-static void record(struct grant_worker *gw, const struct ident *who, const struct cache_def *d, int verdict,
-		   int64_t now)
+static void record(struct grant_worker *gw, const struct ident *who, const struct cache_def *d,
+		   uint32_t scope, int verdict, int64_t now)
 {
 	struct grant_table *t = table_of(gw);
 	uint32_t id = ident_of(who);
 	struct grant_slot *victim = NULL;
 	size_t h;
 
-	if (!t || !d)
+	if (!t || !d || !scope)
 		return;
-	h = slot_hash(d, id);
+	h = slot_hash(d, id, scope);
 	for (int i = 0; i < GRANT_PROBE; i++) {
 		struct grant_slot *s = &t->s[(h + (size_t)i) & (GRANT_SLOTS - 1)];
 
-		if ((s->def == d && s->ident == id) || !s->def) {
+		if ((s->def == d && s->ident == id && s->scope == scope) || !s->def) {
 			victim = s;
 			break;
 		}
@@ -163,6 +168,7 @@ static void record(struct grant_worker *gw, const struct ident *who, const struc
 	}
 	victim->def = d;
 	victim->ident = id;
+	victim->scope = scope;
 	victim->checking_ms = 0;
 	victim->epoch = epoch_now();
 	victim->expires_ms = now + __atomic_load_n(&g_config.grant_check_ms, __ATOMIC_RELAXED);
@@ -170,19 +176,20 @@ static void record(struct grant_worker *gw, const struct ident *who, const struc
 }
 
 enum grant_gate grants_gate(struct grant_session *gs, struct grant_worker *gw, const struct ident *id,
-			    struct cache_def *d, int64_t now, bool stale)
+			    struct cache_def *d, uint32_t scope, int64_t now, bool stale)
 {
 	int v;
 
 	/* the answer of the check just made for this command counts once, even
 	 * with grant_check_ms 0 or the verdict already evicted */
-	if (gs->def == d && (gs->state == GS_ALLOWED || gs->state == GS_REFUSED)) {
+	if (gs->def == d && gs->scope == scope && (gs->state == GS_ALLOWED || gs->state == GS_REFUSED)) {
 		v = gs->state == GS_ALLOWED ? V_ALLOWED : V_REFUSED;
 		gs->def = NULL;
 		gs->state = GS_NONE;
 		return v == V_ALLOWED ? GRANT_OK : GRANT_REFUSED;
 	}
-	v = lookup(gw, id, d, now, stale);
+	gs->scope = scope;   /* a check, if one is needed, is of this scope */
+	v = lookup(gw, id, d, scope, now, stale);
 	if (v == V_ALLOWED)
 		return GRANT_OK;
 	if (v == V_REFUSED)
@@ -190,10 +197,11 @@ enum grant_gate grants_gate(struct grant_session *gs, struct grant_worker *gw, c
 	return GRANT_CHECK;
 }
 
-void grants_note_allowed(struct grant_worker *gw, const struct ident *id, struct cache_def *d, int64_t now)
+void grants_note_allowed(struct grant_worker *gw, const struct ident *id, struct cache_def *d,
+			 uint32_t scope, int64_t now)
 {
 	if (grants_session_may_cache(id))
-		record(gw, id, d, V_ALLOWED, now);
+		record(gw, id, d, scope, V_ALLOWED, now);
 }
 
 /* ---- statements that change privileges -------------------------------- */
@@ -208,19 +216,14 @@ static bool starts_with_words(const char *p, const char *words)
 /* One statement of the digest text: 1 a privilege change, 2 SET ROLE. */
 static int statement_kind(const char *p)
 {
-	static const char *const changes[] = {
-		"GRANT", "REVOKE", "ALTER USER", "DROP USER", "RENAME USER", "SET PASSWORD",
-		"SET DEFAULT ROLE", "DROP ROLE", "FLUSH PRIVILEGES", NULL,
-	};
+	const char *end;
 
 	while (*p == ' ' || *p == '(')
 		p++;
 	if (starts_with_words(p, "SET ROLE"))
 		return 2;
-	for (int i = 0; changes[i]; i++)
-		if (starts_with_words(p, changes[i]))
-			return 1;
-	return 0;
+	end = strchr(p, ';');
+	return grants_text_changes_privileges(p, end ? (size_t)(end - p) : strlen(p)) ? 1 : 0;
 }
 
 void grants_note_statement(struct ident *id, const struct sql_tok_result *tok)
@@ -242,6 +245,31 @@ void grants_note_statement(struct ident *id, const struct sql_tok_result *tok)
 	}
 }
 
+bool grants_text_changes_privileges(const char *text, size_t n)
+{
+	static const char *const words[][4] = {
+		{ "GRANT" }, { "REVOKE" }, { "ALTER", "USER" }, { "DROP", "USER" },
+		{ "RENAME", "USER" }, { "SET", "PASSWORD" }, { "SET", "DEFAULT", "ROLE" },
+		{ "DROP", "ROLE" }, { "FLUSH", "PRIVILEGES" }, { "CREATE", "OR", "REPLACE", "USER" },
+		{ "CREATE", "OR", "REPLACE", "ROLE" },
+	};
+	struct sql_tok first[4];
+	struct sql_lex lx = { .s = text, .n = n, .raw = true };
+
+	for (int i = 0; i < 4; i++)
+		sql_lex_next(&lx, &first[i]);
+	for (size_t k = 0; k < sizeof(words) / sizeof(words[0]); k++) {
+		int i;
+
+		for (i = 0; i < 4 && words[k][i]; i++)
+			if (!sql_word_is(&first[i], words[k][i]))
+				break;
+		if (i == 4 || !words[k][i])
+			return true;
+	}
+	return false;
+}
+
 /* ---- the upstream check ----------------------------------------------- */
 
 void grants_abort(struct grant_session *gs)
@@ -254,7 +282,7 @@ void grants_check_sent(struct grant_session *gs, struct grant_worker *gw, const 
 		       int64_t now)
 {
 	STAT_INC(grant_checks);
-	mark_checking(gw, id, gs->def, now);
+	mark_checking(gw, id, gs->def, gs->scope, now);
 	gs->state = GS_CHECKING;
 }
 
@@ -269,7 +297,7 @@ uint32_t grants_check_done(struct grant_session *gs, struct grant_worker *gw, co
 			log_debug("client %u: grant check refused for '%s': error %u", conn_id,
 				  id ? id->up_user : "", rd_u16(b->data + PKT_HEADER_LEN + 1));
 	}
-	record(gw, id, gs->def, allowed ? V_ALLOWED : V_REFUSED, now);
+	record(gw, id, gs->def, gs->scope, allowed ? V_ALLOWED : V_REFUSED, now);
 	gs->state = allowed ? GS_ALLOWED : GS_REFUSED;
 	return allowed ? rd_u32(b->data + PKT_HEADER_LEN + 1) : 0;
 }

@@ -1,7 +1,10 @@
 /*
  * grants.h: grant-correct cache hits. A cached result is served to a session
  * only while its upstream user's verdict for the query shape says that user
- * may run it: a per-(upstream user, shape) verdict, kept by each worker.
+ * may run it: a per-(upstream user, shape, session settings) verdict, kept
+ * by each worker. The settings (cache/settings.h) hold the schema, which
+ * decides what the shape's unqualified names are: a verdict got in one
+ * schema says nothing of another.
  *
  * A verdict comes from the upstream, as that user: a command of the shape
  * that the user ran upstream and that returned a result set (a miss, a
@@ -55,6 +58,7 @@ enum grant_gate {
 /* A session's side: the check of its command's shape, if any. */
 struct grant_session {
 	struct cache_def *def;        /* the shape whose verdict is checked */
+	uint32_t scope;               /* ... under these settings (their interned id) */
 	uint8_t state;                /* ... and how far the check is */
 	bool refused;                 /* this command's hit was refused by the verdict */
 };
@@ -73,15 +77,19 @@ uint32_t grants_key_id(const struct ident *id);
 /* May the session use the cache at all (not after SET ROLE)? */
 bool grants_session_may_cache(const struct ident *id);
 
-/* Before a hit of shape d: the verdict. stale: the upstream is down and
- * results are served past their TTL (serve-stale): the last verdict holds
- * past grant_check_ms too, as it cannot be checked. */
+/* Before a hit of shape d under the session settings scope: the verdict.
+ * stale: the upstream is down and results are served past their TTL
+ * (serve-stale): the last verdict holds past grant_check_ms too, as it
+ * cannot be checked. */
 enum grant_gate grants_gate(struct grant_session *gs, struct grant_worker *gw, const struct ident *id,
-			    struct cache_def *d, int64_t now_ms, bool stale);
-/* The session ran a command of shape d upstream and got a result set:
- * allowed. */
+			    struct cache_def *d, uint32_t scope, int64_t now_ms, bool stale);
+/* The session ran a command of shape d upstream under the settings scope
+ * and got a result set: allowed. */
 void grants_note_allowed(struct grant_worker *gw, const struct ident *id, struct cache_def *d,
-			 int64_t now_ms);
+			 uint32_t scope, int64_t now_ms);
+/* Is the statement text[0, n) (raw, as a client or the binlog has it) one
+ * that changes privileges or accounts (GRANT, REVOKE, ALTER USER, ...)? */
+bool grants_text_changes_privileges(const char *text, size_t n);
 /* A statement that is not a cached read went upstream: a privilege change
  * (invalidate), or SET ROLE (the session's privileges become its own). */
 void grants_note_statement(struct ident *id, const struct sql_tok_result *tok);

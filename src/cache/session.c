@@ -34,6 +34,8 @@
 #include "health.h"
 #include "log.h"
 #include "sql/classify.h"
+#include "sql/lexer.h"
+#include "sql/tables.h"
 #include "sql/tokenizer.h"
 #include "stats.h"
 
@@ -46,8 +48,14 @@
 #define SETTINGS_COLUMNS 14
 #define SETTINGS_SCHEMA_FIELD 13    /* DATABASE() */
 /* MariaDB has more that change results: appended when the upstream is one. */
-#define SETTINGS_SQL_MARIADB SETTINGS_SQL ",@@default_regex_flags,@@system_versioning_asof,@@old_mode"
+#define SETTINGS_SQL_MARIADB_KEY SETTINGS_SQL ",@@default_regex_flags,@@system_versioning_asof,@@old_mode"
 #define SETTINGS_COLUMNS_MARIADB 17
+/* Last, and not part of the key: the isolation level. A READ UNCOMMITTED
+ * session reads rows other transactions have not committed (and may roll
+ * back): it is neither served from the cache nor stores in it. */
+#define SETTINGS_SQL_MARIADB SETTINGS_SQL_MARIADB_KEY ",@@tx_isolation"
+#define SETTINGS_SQL_MYSQL SETTINGS_SQL ",@@transaction_isolation"
+#define ISOLATION_RU "READ-UNCOMMITTED"
 
 /* EXPLAIN LAST STATEMENT's Query_destination. */
 #define DEST_CACHE "readyset_shallow"
@@ -144,6 +152,7 @@ void cache_session_reset(struct cache_session *cs)
 	cs->settings_dirty = true;
 	cs->settings_broken = false;
 	cs->txn_wrote = false;
+	cs->read_uncommitted = cs->oneshot_ru = false;
 	consist_reset(&cs->cons);
 }
 
@@ -182,6 +191,12 @@ static bool ryw_active(const struct cache_session *cs, int64_t now)
 static bool caching_possible(const struct cache_session *cs, const struct cache_ctx *x)
 {
 	return !x->monitor && !cs->settings_broken && !x->up_lost && grants_session_may_cache(x->ident);
+}
+
+/* Reads uncommitted rows (READ UNCOMMITTED): neither served nor stored. */
+static bool dirty_reads(const struct cache_session *cs)
+{
+	return cs->read_uncommitted || cs->oneshot_ru;
 }
 
 static bool build_key(struct cache_session *cs, const struct cache_ctx *x, char kind, const void *a,
@@ -276,8 +291,8 @@ static enum grant_gate hit_allowed(struct cache_session *cs, const struct cache_
 {
 	/* a transaction that wrote a table of e: only the upstream has its rows */
 	bool txn_ok = txn_allows(cs, x, e->def) && !consist_txn_wrote_into(&cs->cons, e);
-	enum grant_gate g = txn_ok ? grants_gate(&cs->grants, &cs->cw->grants, x->ident, e->def, x->now_ms,
-						 stale_window() > 0)
+	enum grant_gate g = txn_ok ? grants_gate(&cs->grants, &cs->cw->grants, x->ident, e->def,
+						 cs->settings_id, x->now_ms, stale_window() > 0)
 				   : GRANT_REFUSED;
 
 	if (g == GRANT_OK)
@@ -465,13 +480,13 @@ static void note_statement(struct cache_session *cs, int kw, bool multi)
 const char *cache_settings_sql(struct cache_session *cs, bool mariadb, size_t *len)
 {
 	if (mariadb) {
-		cs->settings_cols = SETTINGS_COLUMNS_MARIADB;
+		cs->settings_cols = SETTINGS_COLUMNS_MARIADB + 1;
 		*len = sizeof(SETTINGS_SQL_MARIADB) - 1;
 		return SETTINGS_SQL_MARIADB;
 	}
-	cs->settings_cols = SETTINGS_COLUMNS;
-	*len = sizeof(SETTINGS_SQL) - 1;
-	return SETTINGS_SQL;
+	cs->settings_cols = SETTINGS_COLUMNS + 1;
+	*len = sizeof(SETTINGS_SQL_MYSQL) - 1;
+	return SETTINGS_SQL_MYSQL;
 }
 
 bool cache_wait_current(const struct cache_session *cs, uint32_t gen)
@@ -657,6 +672,10 @@ static enum cache_step cached_shape(struct cache_session *cs, const struct cache
 	}
 	if (cs->settings_dirty)
 		return CSTEP_SETTINGS;
+	if (dirty_reads(cs)) {
+		cs->last_reason = "READ UNCOMMITTED: the session reads rows not yet committed";
+		return CSTEP_PASS;
+	}
 	return CSTEP_SERVED;
 }
 
@@ -725,6 +744,40 @@ static enum cache_step not_cacheable(struct cache_session *cs, const struct cach
 	return CSTEP_PASS;
 }
 
+/* SET TRANSACTION [...] ISOLATION LEVEL READ UNCOMMITTED without GLOBAL or
+ * SESSION: the next transaction only, which @@tx_isolation does not show. */
+static bool sets_oneshot_ru(const char *q, size_t n)
+{
+	struct sql_lex lx = { .s = q, .n = n, .raw = true };
+	struct sql_tok t, prev = { T_END, NULL, 0, 0 };
+
+	sql_lex_next(&lx, &t);
+	if (!sql_word_is(&t, "SET"))
+		return false;
+	sql_lex_next(&lx, &t);
+	if (!sql_word_is(&t, "TRANSACTION"))
+		return false;
+	for (sql_lex_next(&lx, &t); t.kind != T_END; prev = t, sql_lex_next(&lx, &t))
+		if (sql_word_is(&prev, "READ") && sql_word_is(&t, "UNCOMMITTED"))
+			return true;
+	return false;
+}
+
+/* Does this statement end the transaction that a one-shot isolation level
+ * applies to, when the session is not in a transaction after it? A
+ * statement that names no table (SELECT 1, a SET) starts none. */
+static bool ends_oneshot(int kw, const char *q, size_t n)
+{
+	struct sql_tables t;
+
+	if (kw == SQL_KW_COMMIT || kw == SQL_KW_ROLLBACK)
+		return true;
+	if (kw == SQL_KW_SET)
+		return false;
+	sql_tables(q, n, &t);
+	return t.n > 0 || t.kind == SQL_STMT_WRITE || t.kind == SQL_STMT_DDL;
+}
+
 static enum cache_step on_query(struct cache_session *cs, const struct cache_ctx *x,
 				const uint8_t *pl, uint32_t len)
 {
@@ -738,13 +791,18 @@ static enum cache_step on_query(struct cache_session *cs, const struct cache_ctx
 	cs->bypass_once = false;
 	/* a session with temporary tables has its queries read first: a name
 	 * may be one of them */
-	step = first_look(cs, x, !bypass && !cs->settings_dirty && !consist_has_temps(&cs->cons) &&
-			  inval_serving() && build_key(cs, x, 'Q', q, n, NULL, 0), &bypass, q, n);
+	step = first_look(cs, x, !bypass && !cs->settings_dirty && !dirty_reads(cs) &&
+			  !consist_has_temps(&cs->cons) && inval_serving() &&
+			  build_key(cs, x, 'Q', q, n, NULL, 0), &bypass, q, n);
 	if (step != CSTEP_PASS)
 		return step;
 	tok = tokenize(cs, q, n);
 	if (!tok)
 		return CSTEP_PASS;
+	if (cs->oneshot_ru)
+		cs->cur_ends_oneshot = ends_oneshot(tok->keyword, q, n);
+	else if (tok->keyword == SQL_KW_SET && sets_oneshot_ru(q, n))
+		cs->oneshot_ru = true;
 	if (answer_cache_sql(cs, x, q, n, tok))
 		return CSTEP_SERVED;
 	d = registry_get(tok->digest, tok->text, tok->text_len, q, n);
@@ -842,8 +900,8 @@ static enum cache_step on_execute(struct cache_session *cs, const struct cache_c
 		return cs->refresh ? CSTEP_BLOCKED : CSTEP_PASS;
 	if (!s->def || pl[5] != 0 || s->long_data || !exec_key(cs, x, s, pl, len))
 		bypass = true;
-	step = first_look(cs, x, !bypass && !cs->settings_dirty && !consist_has_temps(&cs->cons) &&
-			  inval_serving(), &bypass, s->text, s->text_len);
+	step = first_look(cs, x, !bypass && !cs->settings_dirty && !dirty_reads(cs) &&
+			  !consist_has_temps(&cs->cons) && inval_serving(), &bypass, s->text, s->text_len);
 	if (step != CSTEP_PASS)
 		return step;
 	cs->cur_def = s->def;
@@ -876,7 +934,7 @@ static enum cache_step on_execute(struct cache_session *cs, const struct cache_c
 static bool serve_possible(const struct cache_session *cs, const struct cache_ctx *x)
 {
 	return !x->monitor && !cs->settings_broken && !cs->settings_dirty && !ryw_active(cs, x->now_ms) &&
-	       !consist_has_temps(&cs->cons) && inval_serving();
+	       !dirty_reads(cs) && !consist_has_temps(&cs->cons) && inval_serving();
 }
 
 /* A hit with no refresh (there is no upstream to refresh from). */
@@ -940,6 +998,7 @@ enum cache_step cache_command(struct cache_session *cs, const struct cache_ctx *
 
 	cs->cur_def = NULL;
 	cs->cur_dirty = cs->cur_write = false;
+	cs->cur_ends_oneshot = false;
 	cs->grants.refused = false;
 	cs->cons.cur_set = false;
 	if (cmd == CMD_QUERY)
@@ -956,6 +1015,7 @@ enum cache_step cache_command(struct cache_session *cs, const struct cache_ctx *
 		break;
 	case CMD_RESET_CONNECTION:
 		consist_reset(&cs->cons);   /* its temporary tables are gone */
+		cs->oneshot_ru = false;     /* and a pending SET TRANSACTION */
 		cs->cur_dirty = true;
 		break;
 	case CMD_INIT_DB:
@@ -1040,8 +1100,9 @@ bool cache_answer_done(struct cache_session *cs, const struct cache_ctx *x, cons
 
 	if (cs->cur_def)
 		def_account(cs->cur_def, us, r->rows, r->affected);
-	if (cs->cur_def && !r->saw_err && r->results > 0) /* the user just read it upstream */
-		grants_note_allowed(&cs->cw->grants, x->ident, cs->cur_def, now_ms);
+	if (cs->cur_def && !r->saw_err && r->results > 0 && !cs->settings_dirty)
+		/* the user just read it upstream, under these settings */
+		grants_note_allowed(&cs->cw->grants, x->ident, cs->cur_def, cs->settings_id, now_ms);
 	cache_metrics_observe(false, us);
 	if (cs->fill)
 		finish_fill(cs, r, us, now_ms);
@@ -1054,6 +1115,9 @@ bool cache_answer_done(struct cache_session *cs, const struct cache_ctx *x, cons
 	}
 	if (!status_in_txn(status))
 		cs->txn_wrote = false;
+	if (cs->cur_ends_oneshot && !status_in_txn(status))
+		cs->oneshot_ru = false;
+	cs->cur_ends_oneshot = false;
 	cs->cur_def = NULL;
 	cs->cur_dirty = cs->cur_write = false;
 	cs->cat_waited = false;
@@ -1090,7 +1154,14 @@ static bool parse_settings(struct cache_session *cs, const struct pbuf *b)
 					null = false;
 					v = pcur_lenenc_str(&cur, &n);
 				}
-				if (cur.err || out + n + 1 > sizeof(cs->settings))
+				if (cur.err)
+					return false;
+				if (i == cs->settings_cols - 1) {   /* the isolation level */
+					cs->read_uncommitted = !null && n == sizeof(ISOLATION_RU) - 1 &&
+							       memcmp(v, ISOLATION_RU, n) == 0;
+					break;
+				}
+				if (out + n + 1 > sizeof(cs->settings))
 					return false;
 				memcpy(cs->settings + out, v, n);
 				out += n;
@@ -1139,7 +1210,8 @@ void cache_refresh_done(struct cache_session *cs, const struct cache_ctx *x, con
 		return;
 	}
 	status_offsets(answer, off);
-	grants_note_allowed(&cs->cw->grants, x->ident, d, now_ms);
+	if (!cs->settings_dirty)
+		grants_note_allowed(&cs->cw->grants, x->ident, d, cs->settings_id, now_ms);
 	changed = store_fill(e, answer->data, answer->len, off, clamp_us(us), (uint32_t)r->rows, now_ms,
 			     atomic_load(&d->ttl_ms), def_refresh_ms(d), &cs->refresh_deps);
 	atomic_fetch_add(changed > 0 ? &d->refresh_changed : changed == 0 ? &d->refresh_unchanged

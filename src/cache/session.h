@@ -73,6 +73,10 @@ struct cache_session {
 	bool settings_dirty;          /* must be read again before the next lookup */
 	bool settings_broken;         /* the settings query failed: no caching */
 	bool bypass_once;             /* coalescing timed out: go upstream */
+	bool read_uncommitted;        /* the session's isolation level (settings): no cache */
+	bool oneshot_ru;              /* SET TRANSACTION ... READ UNCOMMITTED: the next
+				       * transaction reads uncommitted rows: no cache */
+	bool cur_ends_oneshot;        /* the command in flight ends that transaction */
 	bool txn_wrote;
 	int64_t last_write_ms;
 	struct cache_def *cur_def;    /* the shape of the command in flight */

@@ -70,7 +70,7 @@ static bool cte_then_select(struct sql_lex *lx)
 
 static bool is_select(const char *s, size_t n)
 {
-	struct sql_lex lx = { s, n, 0, false };
+	struct sql_lex lx = { .s = s, .n = n };
 	struct sql_tok t;
 
 	do
@@ -84,7 +84,7 @@ static bool is_select(const char *s, size_t n)
 /* A ';' followed by anything but more ';'. */
 static bool is_multi_statement(const char *s, size_t n)
 {
-	struct sql_lex lx = { s, n, 0, false };
+	struct sql_lex lx = { .s = s, .n = n };
 	struct sql_tok t;
 	bool semi = false;
 
@@ -223,7 +223,7 @@ static const char *check_name(const struct sql_lex *lx, const struct sql_tok *t,
 
 static const char *scan(const char *s, size_t n)
 {
-	struct sql_lex lx = { s, n, 0, false };
+	struct sql_lex lx = { .s = s, .n = n };
 	struct sql_tok prev = { T_END, s, 0, 0 }, t;
 	const char *r;
 

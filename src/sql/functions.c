@@ -14,7 +14,10 @@
  *     safe); FROM_UNIXTIME and CONVERT_TZ are allowed (sessions with a
  *     non-UTC time_zone bypass caching as a whole);
  *   - IS_FREE_LOCK / IS_USED_LOCK count as side effects (lock state);
- *   - NEXTVAL / SETVAL have side effects, LASTVAL is session-specific.
+ *   - NEXTVAL / SETVAL have side effects, LASTVAL is session-specific;
+ *   - DEFAULT(col) evaluates the column's default, which may be
+ *     CURRENT_TIMESTAMP, RAND(), NEXTVAL(s), ...: non-deterministic;
+ *   - CURRENT_ROLE is a call without parentheses too (like CURRENT_USER).
  *
  * The table must stay sorted by strcmp() on the upper-case names
  * (test_classify checks it).
@@ -88,7 +91,7 @@ static const struct sql_fn fn_table[] = {
 	{ "CUME_DIST", DET, 0 },
 	{ "CURDATE", NONDET, 0 },
 	{ "CURRENT_DATE", NONDET, BARE },
-	{ "CURRENT_ROLE", SESS, 0 },
+	{ "CURRENT_ROLE", SESS, BARE },
 	{ "CURRENT_TIME", NONDET, BARE },
 	{ "CURRENT_TIMESTAMP", NONDET, BARE },
 	{ "CURRENT_USER", SESS, BARE },
@@ -107,7 +110,7 @@ static const struct sql_fn fn_table[] = {
 	{ "DAYOFYEAR", DET, 0 },
 	{ "DEC", KW, 0 },
 	{ "DECIMAL", KW, 0 },
-	{ "DEFAULT", DET, 0 },
+	{ "DEFAULT", NONDET, 0 },
 	{ "DEGREES", DET, 0 },
 	{ "DENSE_RANK", DET, 0 },
 	{ "DESC", KW, 0 },

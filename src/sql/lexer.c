@@ -37,10 +37,31 @@ static size_t quote_end(const unsigned char *s, size_t n, size_t i)
 	return n;
 }
 
+/* An executable comment / *!NNNNN with a version below this runs on every
+ * server the node supports (MySQL 5.7+, MariaDB 10+). Above it, it depends
+ * on the server: MariaDB skips 50700..99999, which MySQL 5.7+ runs from its
+ * own version on; six digits are MariaDB versions, which MySQL reads as five
+ * digits and one of code. Fewer than five digits are no version at all. */
+#define EXEC_COMMENT_EVERYWHERE 50700
+
+/* s[j..] follows "/ *!": past its version; lx->doubt when whether the
+ * server runs the body depends on the server. */
+static size_t exec_version(struct sql_lex *lx, const unsigned char *s, size_t n, size_t j)
+{
+	size_t k = j;
+	unsigned long v = 0;
+
+	while (k < n && s[k] >= '0' && s[k] <= '9' && k - j < 7)
+		v = v * 10 + (unsigned long)(s[k++] - '0');
+	if (k > j && (k - j != 5 || v >= EXEC_COMMENT_EVERYWHERE))
+		lx->doubt = true;
+	return k;
+}
+
 /* Raw text at s[i]: past any comments and spaces. An executable comment's
  * opening (and its version) and closing marks are skipped, its body is
  * code. An unterminated comment runs to the end. */
-static size_t skip_comments(const unsigned char *s, size_t n, size_t i)
+static size_t skip_comments(struct sql_lex *lx, const unsigned char *s, size_t n, size_t i)
 {
 	for (;;) {
 		while (i < n && is_space(s[i]))
@@ -48,11 +69,18 @@ static size_t skip_comments(const unsigned char *s, size_t n, size_t i)
 		if (i + 1 < n && s[i] == '/' && s[i + 1] == '*') {
 			size_t j = i + 2;
 
-			if (j < n && (s[j] == '!' || (s[j] == 'M' && j + 1 < n && s[j + 1] == '!'))) {
-				j += s[j] == '!' ? 1 : 2;
+			if (j < n && s[j] == '!') {
+				i = exec_version(lx, s, n, j + 1);   /* the body is code */
+				continue;
+			}
+			if (j + 1 < n && s[j] == 'M' && s[j + 1] == '!') {
+				/* MariaDB's own: it runs the body up to its version
+				 * (the session's reads of such text are never cached:
+				 * SQL_TOK_HIDDEN_SQL) */
+				j += 2;
 				while (j < n && s[j] >= '0' && s[j] <= '9')
 					j++;
-				i = j;       /* the body is code */
+				i = j;
 				continue;
 			}
 			while (j + 1 < n && !(s[j] == '*' && s[j + 1] == '/'))
@@ -78,7 +106,7 @@ void sql_lex_next(struct sql_lex *lx, struct sql_tok *t)
 	while (i < n && is_space(s[i]))
 		i++;
 	if (lx->raw)
-		i = skip_comments(s, n, i);
+		i = skip_comments(lx, s, n, i);
 	t->p = lx->s + i;
 	t->len = 0;
 	t->c = 0;

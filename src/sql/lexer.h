@@ -9,8 +9,9 @@
  * It splits the text into words, `quoted names`, strings, '@' / '@@'
  * variables and punctuation. In raw mode it also skips comments (/ * * /,
  * "-- ", "#") and reads the bodies of executable comments (/ *! and / *M!,
- * with their version numbers) as code, as the server does. Nothing is
- * allocated; tokens point into the text.
+ * with their version numbers) as code, as the server does; a / *! comment
+ * whose version not every server runs sets doubt. Nothing is allocated;
+ * tokens point into the text.
  */
 #ifndef SHOAL_SQL_LEXER_H
 #define SHOAL_SQL_LEXER_H
@@ -33,6 +34,8 @@ struct sql_lex {
 	const char *s;
 	size_t n, i;
 	bool raw;      /* the text may hold comments (not a digest_text) */
+	bool doubt;    /* set when an executable comment was passed that some
+			* servers run and others skip (its body was read as code) */
 };
 
 /* The next token (T_END at the end of the text, and from then on). */

@@ -404,12 +404,40 @@ static void note_call(struct scan *s, const struct sql_tok *prev, const struct s
 	}
 }
 
+/* NEXTVAL(s), SETVAL(s, n), NEXT VALUE FOR s write the sequence s (a
+ * one-row table), even in a SELECT: read its name, next. */
+static void sequence_write(struct scan *s)
+{
+	struct sql_tok t;
+
+	next(s, &t);
+	if (name_ref(s, &t, true) && s->out->kind == SQL_STMT_READ)
+		s->out->kind = SQL_STMT_WRITE;
+}
+
 static void on_word(struct scan *s, const struct sql_tok *t)
 {
 	struct level *l = &s->lv[s->depth];
 	struct sql_tok n;
 
-	if (sql_word_is(t, "FROM")) {
+	if ((sql_word_is(t, "NEXT") || sql_word_is(t, "PREVIOUS")) && peek_word(s, "VALUE")) {
+		bool writes = sql_word_is(t, "NEXT");
+
+		next(s, &n);
+		if (!peek_word(s, "FOR"))
+			return;
+		next(s, &n);
+		if (writes) {
+			sequence_write(s);
+		} else {                   /* PREVIOUS VALUE FOR s: the session's last value */
+			struct sql_tok schema, name;
+			bool q;
+
+			next(s, &n);
+			if (!read_name(s, &n, &schema, &name, &q))
+				unknown(s);
+		}
+	} else if (sql_word_is(t, "FROM")) {
 		if (s->skip_from) {
 			s->skip_from = false;
 		} else if (l->kind != LV_FUNC) {
@@ -449,6 +477,9 @@ static void on_paren(struct scan *s, const struct sql_tok *prev, const struct sq
 	if (!was_table && is_call(prev, before)) {
 		note_call(s, prev, before);
 		push(s, LV_FUNC, false);
+		if (s->calls && !sql_is_punct(before, '.') &&
+		    (sql_word_is(prev, "NEXTVAL") || sql_word_is(prev, "SETVAL")))
+			sequence_write(s);
 	} else {
 		open_group(s, false);
 	}
@@ -718,7 +749,9 @@ static void head_create(struct scan *s)
 	if (sql_word_is(&t, "TABLE") || sql_word_is(&t, "VIEW") || sql_word_is(&t, "SEQUENCE")) {
 		bool table = sql_word_is(&t, "TABLE");
 
-		s->out->flags |= SQL_TABLES_CATALOG | (table ? SQL_TABLES_CREATE : 0) |
+		/* a sequence is a table of one row (CREATE TEMPORARY SEQUENCE
+		 * makes a temporary table) */
+		s->out->flags |= SQL_TABLES_CATALOG | (sql_word_is(&t, "VIEW") ? 0 : SQL_TABLES_CREATE) |
 				 (temporary ? SQL_TABLES_TEMPORARY : 0);
 		next(s, &t);
 		skip_if_exists(s, &t);
@@ -822,8 +855,7 @@ static void head_drop(struct scan *s)
 	}
 	if (sql_word_is(&t, "TABLE") || sql_word_is(&t, "TABLES") || sql_word_is(&t, "VIEW") ||
 	    sql_word_is(&t, "SEQUENCE")) {
-		s->out->flags |= SQL_TABLES_CATALOG |
-				 (sql_word_is(&t, "TABLE") || sql_word_is(&t, "TABLES") ? SQL_TABLES_DROP : 0);
+		s->out->flags |= SQL_TABLES_CATALOG | (sql_word_is(&t, "VIEW") ? 0 : SQL_TABLES_DROP);
 		next(s, &t);
 		skip_if_exists(s, &t);
 		name_list(s, &t);
@@ -1016,7 +1048,7 @@ void sql_tables(const char *text, size_t len, struct sql_tables *out)
 		return;
 	}
 	memset(&s, 0, sizeof(s));
-	s.lx = (struct sql_lex){ text, len, 0, true };
+	s.lx = (struct sql_lex){ .s = text, .n = len, .raw = true };
 	s.out = out;
 	s.calls = true;
 	s.lv[0].kind = LV_STMT;
@@ -1029,6 +1061,12 @@ void sql_tables(const char *text, size_t len, struct sql_tables *out)
 	dispatch(&s, &t);
 	if (s.depth != 0)
 		unknown(&s);
+	while (!s.lx.doubt && s.lx.i < len)  /* a head parser may stop early */
+		next(&s, &t);
+	/* some servers skip an executable comment: which tables the text
+	 * names depends on the server */
+	if (s.lx.doubt)
+		out->flags |= SQL_TABLES_UNKNOWN | (out->flags & SQL_TABLES_UNKNOWN ? 0 : SQL_TABLES_VERSIONED);
 	drop_ctes(&s, len);
 }
 

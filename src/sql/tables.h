@@ -37,10 +37,14 @@ enum sql_stmt_kind {
 #define SQL_TABLES_TEMPORARY 0x02 /* CREATE / DROP TEMPORARY TABLE: the refs */
 #define SQL_TABLES_ROUTINE   0x04 /* calls a stored or user-defined function */
 #define SQL_TABLES_CATALOG   0x08 /* changes views, triggers, keys or tables */
-#define SQL_TABLES_DROP      0x10 /* DROP TABLE (temporary or not), the refs */
-#define SQL_TABLES_CREATE    0x20 /* CREATE TABLE, the first ref */
+#define SQL_TABLES_DROP      0x10 /* DROP TABLE or SEQUENCE (temporary or not), the refs */
+#define SQL_TABLES_CREATE    0x20 /* CREATE TABLE or SEQUENCE, the first ref */
 #define SQL_TABLES_CALL      0x40 /* CALL: routines[0] is the procedure */
 #define SQL_TABLES_ROUTINES_MANY 0x80 /* more routines than recorded, or one not named */
+#define SQL_TABLES_VERSIONED 0x100 /* with UNKNOWN: unknown only because of an executable
+				     * comment some servers skip (/ *!50700 .. / *!99999 run on
+				     * MySQL only, a MariaDB version): the refs and routines are
+				     * the reading with every comment run */
 
 /* Reference flags. */
 #define SQL_TREF_WRITE 0x01

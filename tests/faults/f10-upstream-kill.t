@@ -8,23 +8,25 @@
 # returned OK is in the table afterwards (writes lost = 0). About 20 s.
 set -uo pipefail
 . "$(dirname "$0")/lib-faults.sh"
-if fake_mode; then echo "1..0 # SKIP node-only"; exit 0; fi
+if fake_mode; then skip_all "node-only"; fi
+# MariaDB, node, 9 checks of the python part, node still running
+plan 12
 
 mdir="$BUILD_TEST/fault-mdb-f10"
 mport=$(free_port)
 rm -rf "$mdir"
-if ! fault_mdb_start "$mdir" "$mport"; then not_ok "private MariaDB starts"; done_testing; exit 1; fi
+fault_mdb_start "$mdir" "$mport" || bail "private MariaDB starts"
 ok "private MariaDB starts (port $mport)"
 mysql_p() { mariadb --no-defaults --socket="$mdir/sock" -uroot shoaltest "$@"; }
 mysql_p -e "CREATE TABLE w (id INT PRIMARY KEY, writer INT) ENGINE=InnoDB"
 MPORT=$(free_port)
 if ! shoal_start k --upstream-db-url "mysql://app:pw@127.0.0.1:$mport/shoaltest" \
   --upstream-down-after-ms 1000 --metrics-address "127.0.0.1:$MPORT"; then
-  not_ok "node starts"; done_testing; exit 1
+  bail "node starts"
 fi
 ok "node starts"
 
-PORT=$k_PORT NPID=$k_PID MDIR="$mdir" MDBPORT=$mport "$PY" - <<'PY'
+PORT=$k_PORT NPID=$k_PID MDIR="$mdir" MDBPORT=$mport "$PY" - <<'PY' || not_ok "python part crashed"
 import os, subprocess, threading, time, signal
 import pymysql
 from taplib import ok, is_, diag, done_testing

@@ -6,18 +6,20 @@
 # queries finish normally. Latencies are printed, not asserted. About 8 s.
 set -uo pipefail
 . "$(dirname "$0")/lib-faults.sh"
-if fake_mode; then echo "1..0 # SKIP node-only"; exit 0; fi
+if fake_mode; then skip_all "node-only"; fi
+# node, 5 checks of the python part, node still running
+plan 7
 
 mdb -e "DROP TABLE IF EXISTS f20_t; CREATE TABLE f20_t (id INT PRIMARY KEY, v VARCHAR(20));
         INSERT INTO f20_t VALUES (1,'one'),(2,'two'),(3,'three')"
 on_exit "mdb -e 'DROP TABLE IF EXISTS f20_t'"
 MPORT=$(free_port)
 if ! shoal_start s --auto-cache --cache-ttl 5m --metrics-address "127.0.0.1:$MPORT"; then
-  not_ok "node starts"; done_testing; exit 1
+  bail "node starts"
 fi
 ok "node starts (auto cache, TTL 5 min)"
 
-PORT=$s_PORT MPORT=$MPORT "$PY" - <<'PY'
+PORT=$s_PORT MPORT=$MPORT "$PY" - <<'PY' || not_ok "python part crashed"
 import os, threading, time, urllib.request
 import rawmysql as r
 from taplib import ok, is_, diag, done_testing

@@ -6,7 +6,9 @@
 # unfinished transactions were rolled back. About 10 s.
 set -uo pipefail
 . "$(dirname "$0")/lib-faults.sh"
-if fake_mode; then echo "1..0 # SKIP node-only"; exit 0; fi
+if fake_mode; then skip_all "node-only"; fi
+# node, 5 checks of the python part, node still running
+plan 7
 
 U=f40_$$
 mdb_root -e "CREATE USER '$U'@'%' IDENTIFIED BY 'f40pw'; GRANT ALL ON shoaltest.* TO '$U'@'%';
@@ -15,11 +17,11 @@ on_exit "mdb_root -e \"DROP USER '$U'@'%'; DROP TABLE IF EXISTS shoaltest.f40_t\
 MPORT=$(free_port)
 if ! shoal_start d --upstream-db-url "mysql://$U:f40pw@127.0.0.1:$MDB_PORT/shoaltest" \
   --allowed-users app:pw --metrics-address "127.0.0.1:$MPORT"; then
-  not_ok "node starts"; done_testing; exit 1
+  bail "node starts"
 fi
 ok "node starts (upstream user $U)"
 
-PORT=$d_PORT MPORT=$MPORT U=$U "$PY" - <<'PY'
+PORT=$d_PORT MPORT=$MPORT U=$U "$PY" - <<'PY' || not_ok "python part crashed"
 import os, socket, struct, subprocess, time, urllib.request
 import rawmysql as r
 from taplib import ok, is_, diag, done_testing

@@ -7,19 +7,20 @@
 # with space again the same SAVE works. Needs root (mount). About 5 s.
 set -uo pipefail
 . "$(dirname "$0")/lib-faults.sh"
-if fake_mode; then echo "1..0 # SKIP node-only"; exit 0; fi
+if fake_mode; then skip_all "node-only"; fi
 
 dd_dir="$BUILD_TEST/f50-data"
 mkdir -p "$dd_dir"
 while mountpoint -q "$dd_dir"; do umount "$dd_dir" 2>/dev/null || umount -l "$dd_dir"; done
 if ! mount -t tmpfs -o size=1m tmpfs "$dd_dir" 2>/dev/null; then
-  echo "1..0 # SKIP cannot mount a tmpfs here (needs root)"; exit 0
+  skip_all "cannot mount a tmpfs here (needs root)"
 fi
+plan 11
 # after the node (on_exit runs before lib.sh stops nodes): lazily if still busy
 on_exit "shoal_stop f; umount '$dd_dir' || umount -l '$dd_dir'"
 AP=$(free_port)
 if ! shoal_start f --data-dir "$dd_dir" --admin-address "127.0.0.1:$AP"; then
-  not_ok "node starts"; done_testing; exit 1
+  bail "node starts"
 fi
 ok "node starts with data_dir on a 1 MiB tmpfs"
 adm() { mariadb --no-defaults -h127.0.0.1 -P"$AP" -uadmin -padmin -N "$@" 2>&1; }

@@ -5,7 +5,7 @@
 . "$(dirname "${BASH_SOURCE[0]}")/../integration/lib.sh"
 
 # fault_mdb_start DIR PORT [extra mariadbd args]: start (or restart, same
-# datadir) a private MariaDB; sets FAULT_MDB_PID. Stopped at exit.
+# datadir) a private MariaDB. Stopped at exit.
 fault_mdb_start() {
   local dir=$1 port=$2 pid
   shift 2
@@ -13,7 +13,6 @@ fault_mdb_start() {
     >>"$dir.start.log" 2>&1 </dev/null || return 1
   pid=$(cat "$dir/pid" 2>/dev/null)
   is_pid "$pid" || return 1
-  FAULT_MDB_PID=$pid
   if [ -z "${_FAULT_MDB_DIRS:-}" ]; then on_exit '_fault_mdb_stop_all'; fi
   _FAULT_MDB_DIRS="${_FAULT_MDB_DIRS:-} $dir"
 }

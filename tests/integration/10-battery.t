@@ -9,14 +9,14 @@ set -uo pipefail
 work="$BUILD_TEST/battery"
 rm -rf "$work"; mkdir -p "$work"
 
-if ! load_types; then
-  not_ok "load tests/data/types.sql"; done_testing; exit 1
-fi
+# One check per statement group of battery.sql, and 6 more.
+groups=$(grep -cE '^--[[:space:]]*group:[[:space:]]*[^[:space:]]' "$DATADIR/battery.sql")
+plan $((groups + 6))
+
+load_types || bail "load tests/data/types.sql"
 ok "load tests/data/types.sql into shoaltest.shoal_types"
 
-if ! shoal_start node; then
-  not_ok "node starts"; done_testing; exit 1
-fi
+shoal_start node || bail "node starts"
 ok "node starts (port $node_PORT)"
 
 # Split battery.sql into one file per group (plus its client args).
@@ -48,10 +48,10 @@ normalize() { # strip timings
 }
 
 run_cli() { # port sqlfile args outbase
-  local port=$1 sql=$2 args=$3 out=$4
-  # shellcheck disable=SC2086
+  local port=$1 sql=$2 cli_args=$3 out=$4
+  # shellcheck disable=SC2086 # the group's client options, blank-separated
   timeout 120 mariadb --no-defaults -h127.0.0.1 -P"$port" -uapp -ppw shoaltest \
-    --column-type-info --show-warnings -vvv --force $args <"$sql" >"$out.raw" 2>"$out.err.raw"
+    --column-type-info --show-warnings -vvv --force $cli_args <"$sql" >"$out.raw" 2>"$out.err.raw"
   echo "exit status $?" >>"$out.err.raw"
   normalize "$out.raw" >"$out.out"
   normalize "$out.err.raw" >"$out.err"
@@ -61,9 +61,9 @@ ngroups=0
 for sql in "$work"/*.sql; do
   base=${sql%.sql}
   name=$(basename "$base")
-  args=$(cat "$base.args")
-  run_cli "$MDB_PORT" "$sql" "$args" "$base.direct"
-  run_cli "$node_PORT" "$sql" "$args" "$base.via"
+  group_args=$(cat "$base.args")
+  run_cli "$MDB_PORT" "$sql" "$group_args" "$base.direct"
+  run_cli "$node_PORT" "$sql" "$group_args" "$base.via"
   ngroups=$((ngroups + 1))
   nstmt=$(grep -c ';' "$sql" || true)
   if cmp -s "$base.direct.out" "$base.via.out" && cmp -s "$base.direct.err" "$base.via.err"; then
@@ -79,7 +79,7 @@ for sql in "$work"/*.sql; do
     diff -u --label direct.stderr --label via.stderr "$base.direct.err" "$base.via.err" | head -n 30 | cut -c1-240 | cat -v | sed 's/^/#   /'
   fi
 done
-[ "$ngroups" -ge 30 ] && ok "ran $ngroups statement groups" || not_ok "only $ngroups statement groups found"
+if [ "$ngroups" -ge 30 ]; then ok "ran $ngroups statement groups"; else not_ok "only $ngroups statement groups found"; fi
 
 # The server's version as reported by VERSION() is the upstream's (it is the
 # greeting that carries the -shoal suffix).

@@ -2,15 +2,25 @@
 # 21-perl-prepared: DBD::MariaDB with mariadb_server_prepare=1, i.e. the binary
 # protocol (COM_STMT_PREPARE / EXECUTE / CLOSE), through the node versus
 # straight to MariaDB.
+#
+# A check of a value read through the node runs on the value read straight
+# from MariaDB first: when that fails too, the client library (or the
+# server) is at fault, not the node, and the check is a skip that says so.
+# (Debian 12's libmariadb3 10.11.18, without its updates, returns empty
+# DATETIME(6), DECIMAL and TIME values when a server-side prepared statement
+# is executed again: the "types" checks skip there.)
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-if ! load_types; then not_ok "load types.sql"; done_testing; exit 1; fi
-if ! shoal_start node; then not_ok "node starts"; done_testing; exit 1; fi
+# node starts, 30 checks of the perl part, node still running
+plan 32
+load_types || bail "load types.sql"
+shoal_start node || bail "node starts"
 ok "node starts (port $node_PORT)"
 on_exit "mdb -e 'DROP TABLE IF EXISTS shoal_perl_ps'"
 
-NODE_PORT=$node_PORT perl - <<'PERL'
+CLIENT_LIB="libmariadb3 $(dpkg-query -W -f='${Version}' libmariadb3 2>/dev/null || echo '(version unknown)')"
+NODE_PORT=$node_PORT CLIENT_LIB=$CLIENT_LIB perl - <<'PERL'
 use strict;
 use warnings;
 use DBI qw(:sql_types);
@@ -33,13 +43,18 @@ sub _bump {
     return $n;
 }
 sub diag { for my $l (map { split /\n/ } @_) { print "# $l\n" } }
-sub ok {
+# ok(COND, DESC, DIAG...): the prototype puts COND in scalar context (a failed
+# match in list context is an empty list, which would shift DESC into COND);
+# a check without a name fails.
+sub ok($$@) {
     my ($c, $d, @diag) = @_;
+    if (!defined $d || $d eq '') { $c = 0; @diag = ("a check without a name", @diag); $d //= '' }
     my $n = _bump(!$c);
     print(($c ? "ok" : "not ok") . " $n - $d\n");
     diag(@diag) unless $c;
     return $c;
 }
+sub skip($$) { my ($d, $why) = @_; my $n = _bump(0); print "ok $n - $d # SKIP $why\n"; }
 sub show { my $s = Dumper($_[0]); $s = substr($s, 0, 1500) . '...' if length($s) > 1500; $s }
 # first_diff(a, b, path): where two structures first differ, or undef.
 sub first_diff {
@@ -63,6 +78,20 @@ sub is_deeply_ {
     my $diff = first_diff($got, $want);
     ok(!defined $diff, $d, defined $diff ? ("first difference (via vs direct) at $diff") : ());
 }
+my $CLIENT = $ENV{CLIENT_LIB} // 'the client library';
+my @client_faults;
+# node_ok(CHECK, DIRECT, VIA, DESC, DIAG...): CHECK (a sub on one value) on the
+# value read straight from MariaDB first; when that fails, neither side can be
+# judged: a skip naming the client library. Else CHECK on the node's value.
+sub node_ok {
+    my ($check, $direct, $via, $d, @diag) = @_;
+    if (!$check->($direct)) {
+        push @client_faults, $d;
+        skip($d, "fails without a node too (direct: " . show($direct) . "): $CLIENT or the server, not the node");
+        return;
+    }
+    ok(scalar $check->($via), $d, "via: " . show($via), "direct: " . show($direct), @diag);
+}
 sub section {
     my ($name, $code) = @_;
     eval { $code->(); 1 } or ok(0, "section $name completes", "died: $@");
@@ -77,6 +106,7 @@ sub dbh {
 }
 my $d = dbh($ENV{MDB_PORT});
 my $v = dbh($ENV{NODE_PORT});
+$CLIENT .= " (Connector/C $d->{mariadb_clientinfo})" if $d->{mariadb_clientinfo};
 ok($v->{mariadb_server_prepare}, "server-side prepare is on");
 
 sub meta {
@@ -114,17 +144,25 @@ section "types" => sub {
     }
     ok(@{ $rd->{results}[3]{rows}[0] } > 40 && !grep({ defined } @{ $rd->{results}[3]{rows}[0] }[1 .. 40]),
        "row 4 is NULL in every column (direct)");
-    my $r3 = $rv->{results}[2]{rows}[0];
     my %col; @col{ @{ $rv->{meta}{NAME} } } = (0 .. $#{ $rv->{meta}{NAME} });
-    ok(defined $r3 && $r3->[$col{c_datetime}] eq '2024-02-29 12:34:56.123456', "DATETIME(6) through the node", show($r3 && $r3->[$col{c_datetime}]));
-    ok(defined $r3 && $r3->[$col{c_decimal}] eq '12345.678901', "DECIMAL(20,6) through the node");
-    ok(defined $r3 && $r3->[$col{c_varchar}] eq "Shoal \x{1F41F} caf\x{e9} \x{2014} \x{65E5}\x{672C}\x{8A9E} \x{2713} \x{1F600} \x{1D11E}", "utf8mb4 VARCHAR through the node");
-    ok(defined $r3 && $r3->[$col{c_mediumblob}] eq ("\x00\xff" x 1000), "BLOB through the node");
-    ok(defined $r3 && $r3->[$col{c_json}] =~ /"tags": \["cache", "proxy"\]/, "JSON through the node");
-    my $r2 = $rv->{results}[1]{rows}[0];
-    ok(defined $r2 && $r2->[$col{c_bigint_u}] eq '18446744073709551615' && $r2->[$col{c_bigint}] eq '9223372036854775807'
-       && $r2->[$col{c_time}] eq '838:59:59.000', "extremes (BIGINT UNSIGNED max, TIME max) through the node",
-       show([$r2 && @$r2[$col{c_bigint_u}, $col{c_bigint}, $col{c_time}]]));
+    # the value of column C in row R (0-based) of a side's results, or undef
+    my $cell = sub { my ($side, $r, $c) = @_; my $row = $side->{results}[$r]{rows}[0]; defined $row ? $row->[$col{$c}] : undef };
+    my @values = (
+        [2, 'c_datetime', "DATETIME(6) through the node", sub { defined $_[0] && $_[0] eq '2024-02-29 12:34:56.123456' }],
+        [2, 'c_decimal', "DECIMAL(20,6) through the node", sub { defined $_[0] && $_[0] eq '12345.678901' }],
+        [2, 'c_varchar', "utf8mb4 VARCHAR through the node",
+         sub { defined $_[0] && $_[0] eq "Shoal \x{1F41F} caf\x{e9} \x{2014} \x{65E5}\x{672C}\x{8A9E} \x{2713} \x{1F600} \x{1D11E}" }],
+        [2, 'c_mediumblob', "BLOB through the node", sub { defined $_[0] && $_[0] eq ("\x00\xff" x 1000) }],
+        [2, 'c_json', "JSON through the node", sub { defined $_[0] && $_[0] =~ /"tags": \["cache", "proxy"\]/ }],
+    );
+    for my $v (@values) {
+        my ($r, $c, $desc, $check) = @$v;
+        node_ok($check, $cell->($rd, $r, $c), $cell->($rv, $r, $c), $desc);
+    }
+    my $extremes = sub { my ($side) = @_; [map { $cell->($side, 1, $_) } qw(c_bigint_u c_bigint c_time)] };
+    node_ok(sub { my ($u, $s, $t) = @{ $_[0] }; defined $u && defined $s && defined $t && $u eq '18446744073709551615'
+                  && $s eq '9223372036854775807' && $t eq '838:59:59.000' },
+            $extremes->($rd), $extremes->($rv), "extremes (BIGINT UNSIGNED max, TIME max) through the node");
 };
 
 section "per-type selects" => sub {
@@ -164,7 +202,8 @@ section "typed parameters" => sub {
         push @res, \@r;
     }
     is_deeply_($res[1], $res[0], "typed parameters (INTEGER, VARCHAR utf8mb4, BLOB, DOUBLE, NULL, BIGINT): equal");
-    ok($res[1][0][1][0][1] eq "x \x{1F41F}", "utf8mb4 parameter round trip through the node", show($res[1][0][1]));
+    node_ok(sub { defined $_[0] && $_[0] eq "x \x{1F41F}" }, $res[0][0][1][0][1], $res[1][0][1][0][1],
+            "utf8mb4 parameter round trip through the node");
 };
 
 section "prepared insert" => sub {
@@ -236,7 +275,8 @@ section "fetch loop" => sub {
         }
         $sth->finish;
     }
-    ok($res[2][1] == 20000 && $res[3][1] == 20000, "fetch loops through the node returned 20000 rows (fetchrow_arrayref and bind_columns)", show(\@res));
+    node_ok(sub { $_[0][0] == 20000 && $_[0][1] == 20000 }, [$res[0][1], $res[1][1]], [$res[2][1], $res[3][1]],
+            "fetch loops through the node returned 20000 rows (fetchrow_arrayref and bind_columns)", show(\@res));
     is_deeply_([@res[2, 3]], [@res[0, 1]], "fetch loop results equal");
 };
 
@@ -251,15 +291,24 @@ section "errors" => sub {
         push @e, [$r1, $r2, $r3, $ok];
     }
     is_deeply_($e[1], $e[0], "prepare/execute errors (1064, 1146, 1242) and recovery: equal");
-    ok(defined $e[1][0] && $e[1][0][0] == 1064 && $e[1][0][1] eq '42000', "syntax error at prepare through the node: 1064 (42000)", show($e[1][0]));
+    node_ok(sub { defined $_[0] && $_[0][0] == 1064 && $_[0][1] eq '42000' }, $e[0][0], $e[1][0],
+            "syntax error at prepare through the node: 1064 (42000)");
 };
 
 section "server version" => sub {
-    if ($fake) { print "ok " . _bump(0) . " - server version ends with -shoal # SKIP fake mode\n"; return }
+    if ($fake) { skip("server version ends with -shoal", "fake mode"); return }
     ok($v->{mariadb_serverinfo} eq $d->{mariadb_serverinfo} . '-shoal', "DBD::MariaDB sees the upstream's version + -shoal",
        "via: $v->{mariadb_serverinfo}", "direct: $d->{mariadb_serverinfo}");
 };
 
+if (@client_faults) {
+    diag(scalar(@client_faults) . " checks skipped because MariaDB's own answer, read without a node, fails them:",
+         map({ "  $_" } @client_faults),
+         "$CLIENT (DBD::MariaDB's client library) or the server is at fault here, not the node.",
+         "(Measured: Debian 12's libmariadb3 1:10.11.18, Connector/C 3.3.19, reads these values of a",
+         "re-executed server-side prepared statement as empty from a 10.11.19 server too; 1:10.11.19,",
+         "Connector/C 3.3.20, from bookworm-security, reads them right.)");
+}
 $d->disconnect;
 $v->disconnect;
 exit 0;

@@ -22,14 +22,16 @@ sb() { # port mode cmd [extra...]
 deadlocks() { mdb -N -e "SHOW GLOBAL STATUS LIKE 'Innodb_deadlocks'" | awk '{print $2}'; }
 on_exit "sb $MDB_PORT cleanup"
 
+# prepare, node starts, 4 runs, 2 checksum checks, node alive, cleanup
+plan 10
 sb "$MDB_PORT" cleanup >/dev/null 2>&1
 if sb "$MDB_PORT" prepare >"$work/prepare.log" 2>&1; then
   ok "sysbench prepare (2 tables x 10000 rows) straight to MariaDB"
 else
-  not_ok "sysbench prepare"; diag_file "$work/prepare.log"; done_testing; exit 1
+  diag_file "$work/prepare.log"; bail "sysbench prepare"
 fi
 
-if ! shoal_start node; then not_ok "node starts"; done_testing; exit 1; fi
+shoal_start node || bail "node starts"
 ok "node starts (port $node_PORT)"
 
 field() { # file label -> first number after "label:"

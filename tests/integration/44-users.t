@@ -15,7 +15,7 @@ set -uo pipefail
 
 plan 45
 if fake_mode; then
-  for i in $(seq 45); do skip "users" "fake mode (node only)"; done
+  skip_n 45 "users" "fake mode (node only)"
   exit 0
 fi
 
@@ -64,7 +64,7 @@ if ! shoal_start main --config "$conf" --admin-address "127.0.0.1:$APORT" --metr
   exit 1
 fi
 
-PORT=$main_PORT APORT=$APORT HPORT=$HPORT CONF=$conf PID=$main_PID ED=$ED "$PY" - <<'PY'
+PORT=$main_PORT APORT=$APORT HPORT=$HPORT CONF=$conf PID=$main_PID ED=$ED "$PY" - <<'PY' || not_ok "python part crashed"
 import os, signal, time
 from taplib import ok, is_, skip, run as _unused, done_testing
 from users_help import (connect, login, once, run, norm, root, upstream_sessions, wait_for,
@@ -190,7 +190,6 @@ for c in (c1, third, old):
             pass
 done_testing(always_zero=True)
 PY
-[ $? -eq 0 ] || diag "python part crashed"
 
 # ---- two users with different default schemas on one pool of one connection
 for mode in own shared; do
@@ -204,7 +203,7 @@ for mode in own shared; do
     continue
   fi
   logv="one_${mode}_LOG"
-  PORT=$(eval echo "\$one_${mode}_PORT") APORT=$AP MODE=$mode LOG=${!logv} "$PY" - <<'PY'
+  PORT=$(eval echo "\$one_${mode}_PORT") APORT=$AP MODE=$mode LOG=${!logv} "$PY" - <<'PY' || not_ok "python part ($mode) crashed"
 import os
 from taplib import ok, is_, done_testing
 from users_help import connect, run, admin, once
@@ -257,7 +256,6 @@ s1.close()
 s2.close()
 done_testing(always_zero=True)
 PY
-  [ $? -eq 0 ] || diag "python part ($mode) crashed"
   shoal_stop "one_$mode"
 done
 done_testing

@@ -14,18 +14,20 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-if fake_mode; then echo "1..0 # SKIP node-only limits"; exit 0; fi
+if fake_mode; then skip_all "node-only limits"; fi
+# node starts, 13 + 4 checks of the two python parts, node still running
+plan 19
 
 MPORT=$(free_port) APORT=$(free_port)
 if ! shoal_start lim --handshake-timeout-ms 1500 --client-idle-timeout 1s \
   --max-client-connections 6 --admin-max-connections 2 \
   --metrics-address "127.0.0.1:$MPORT" --admin-address "127.0.0.1:$APORT" \
   --data-dir "$BUILD_TEST/limits-data"; then
-  not_ok "node starts"; done_testing; exit 1
+  bail "node starts"
 fi
 ok "node starts (handshake 1.5 s, idle 1 s, 6 clients, 2 admin sessions)"
 
-PORT=$lim_PORT MPORT=$MPORT APORT=$APORT PID=$lim_PID "$PY" - <<'PY'
+PORT=$lim_PORT MPORT=$MPORT APORT=$APORT PID=$lim_PID "$PY" - <<'PY' || not_ok "python part (handshake, idle, limits) crashed"
 import os, socket, struct, threading, time, urllib.request, subprocess
 import rawmysql as r
 from taplib import ok, is_, diag, run, done_testing
@@ -153,7 +155,7 @@ done_testing(always_zero=True)
 PY
 
 # ---- read backpressure: a 200 MB uncached result read slowly
-PORT=$lim_PORT PID=$lim_PID MDB_SOCK=$MDB_SOCK "$PY" - <<'PY'
+PORT=$lim_PORT PID=$lim_PID MDB_SOCK=$MDB_SOCK "$PY" - <<'PY' || not_ok "python part (backpressure) crashed"
 import os, socket, subprocess, time
 import rawmysql as r
 from taplib import ok, is_, diag, run, done_testing

@@ -15,19 +15,22 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-if fake_mode; then echo "1..0 # SKIP node-only checks"; exit 0; fi
+if fake_mode; then skip_all "node-only checks"; fi
+# node 1, python part 11, admin 3, TLS 7, caching_sha2 3, start failures 5,
+# secrets 12, node still running 1
+plan 43
 work="$BUILD_TEST/security"
 rm -rf "$work"; mkdir -p "$work"
 
 MPORT=$(free_port)
 if ! shoal_start sec --auth-failure-threshold 3 --auth-failure-delay 1s \
   --metrics-address "127.0.0.1:$MPORT"; then
-  not_ok "node starts"; done_testing; exit 1
+  bail "node starts"
 fi
 ok "node starts (failure threshold 3, delay 1 s)"
 SHA2_PORT=""
 
-PORT=$sec_PORT MPORT=$MPORT SHA2_PORT=$SHA2_PORT "$PY" - <<'PY'
+PORT=$sec_PORT MPORT=$MPORT SHA2_PORT=$SHA2_PORT "$PY" - <<'PY' || not_ok "python part crashed"
 import os, threading, time, urllib.request
 import rawmysql as r
 from taplib import ok, is_, diag, run, skip, done_testing
@@ -180,14 +183,14 @@ slog="$SHOAL_LOG_DIR/56-security.secrets.log"
   --log-level debug --workers 1 --data-dir "$work/sd" >"$slog" 2>&1 &
 spid=$!
 on_exit "kill $spid"
-for i in $(seq 50); do mariadb --no-defaults -h127.0.0.1 -P$SP -ubob -p"$S_USR" -e 'select 1' >/dev/null 2>&1 && break; sleep 0.1; done
+for _ in $(seq 50); do mariadb --no-defaults -h127.0.0.1 -P"$SP" -ubob -p"$S_USR" -e 'select 1' >/dev/null 2>&1 && break; sleep 0.1; done
 grep_secrets() { grep -cE "$S_URL|$S_MON|$S_ADM|$S_USR" || true; }
-is "$(tr '\0' ' ' </proc/$spid/cmdline | grep_secrets)" 0 "/proc/PID/cmdline shows no password"
-like "$(tr '\0' ' ' </proc/$spid/cmdline)" "mysql://$S_DBUSER:x+@127.*--allowed-users bob:x+ .*--monitor-password x+ .*--admin-password=x+" "  ... each password overwritten in place"
-is "$(ps -ww -o args= -p $spid | grep_secrets)" 0 "ps shows no password"
-login_err=$(mariadb --no-defaults -h127.0.0.1 -P$SP -ubob -pwrong -e 'select 1' 2>&1)
-upstream_err=$(mariadb --no-defaults -h127.0.0.1 -P$SP -ubob -p"$S_USR" -e 'select nosuchcolumn' 2>&1)
-mariadb --no-defaults -h127.0.0.1 -P$SA -uadmin -p"$S_ADM" -e "SELECT * FROM global_variables; SELECT * FROM runtime_global_variables" >"$work/vars.txt" 2>&1
+is "$(tr '\0' ' ' <"/proc/$spid/cmdline" | grep_secrets)" 0 "/proc/PID/cmdline shows no password"
+like "$(tr '\0' ' ' <"/proc/$spid/cmdline")" "mysql://$S_DBUSER:x+@127.*--allowed-users bob:x+ .*--monitor-password x+ .*--admin-password=x+" "  ... each password overwritten in place"
+is "$(ps -ww -o args= -p "$spid" | grep_secrets)" 0 "ps shows no password"
+login_err=$(mariadb --no-defaults -h127.0.0.1 -P"$SP" -ubob -pwrong -e 'select 1' 2>&1)
+upstream_err=$(mariadb --no-defaults -h127.0.0.1 -P"$SP" -ubob -p"$S_USR" -e 'select nosuchcolumn' 2>&1)
+mariadb --no-defaults -h127.0.0.1 -P"$SA" -uadmin -p"$S_ADM" -e "SELECT * FROM global_variables; SELECT * FROM runtime_global_variables" >"$work/vars.txt" 2>&1
 like "$(cat "$work/vars.txt")" "shoal-admin-password" "admin variables list the password settings"
 is "$(grep_secrets <"$work/vars.txt")" 0 "admin variables show no password"
 curl -s "http://127.0.0.1:$SM/metrics" >"$work/metrics.txt"
@@ -196,8 +199,8 @@ curl -s "http://127.0.0.1:$SM/ready" >>"$work/health.txt"
 like "$(cat "$work/metrics.txt")" "shoal_auth_failures_total" "/metrics answered"
 is "$(cat "$work/metrics.txt" "$work/health.txt" | grep_secrets)" 0 "/metrics, /health and /ready show no password"
 is "$(printf '%s\n%s\n' "$login_err" "$upstream_err" | grep_secrets)" 0 "error messages to clients show no password [$(tr "\n" " " <<<"$upstream_err" | cut -c1-100)]"
-kill -HUP $spid; sleep 0.3
-kill $spid; wait $spid 2>/dev/null
+kill -HUP "$spid"; sleep 0.3
+kill "$spid"; wait "$spid" 2>/dev/null
 like "$(cat "$slog")" "access denied for user 'bob'" "the node logged the failed login (debug level)"
 is "$(grep_secrets <"$slog")" 0 "the node's log (debug level, failed logins, SIGHUP) shows no password"
 out=$(start_fail --upstream-db-url "mysql://app:$S_URL@127.0.0.1:99999/x")

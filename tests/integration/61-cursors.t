@@ -7,13 +7,15 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-if ! shoal_start node; then not_ok "node starts"; done_testing; exit 1; fi
+# node starts, 6 steps x 2 capability sets
+plan 13
+shoal_start node || bail "node starts"
 ok "node starts (port $node_PORT)"
 mdb -e "DROP TABLE IF EXISTS t61; CREATE TABLE t61 (id INT PRIMARY KEY, v VARCHAR(20));
         INSERT INTO t61 VALUES (1,'a'),(2,'b'),(3,'c'),(4,'d'),(5,'e')"
 on_exit 'mdb -e "DROP TABLE IF EXISTS t61"'
 
-NODE_PORT=$node_PORT "$PY" - <<'PY'
+NODE_PORT=$node_PORT "$PY" - <<'PY' || not_ok "python part crashed or failed"
 import os, socket, struct
 import rawmysql as r
 from taplib import ok, diag, done_testing
@@ -59,6 +61,6 @@ for name, caps in (("classic", r.BASE_CAPS), ("deprecate_eof", r.DEFAULT_CAPS)):
     for (step, a), (_, b) in zip(direct, node):
         ok(len(a) > 0 and a == b, "%s: %s: same bytes (%d packets)" % (name, step, len(a)),
            "direct: %r" % a[:6], "node:   %r" % b[:6])
-done_testing()
+done_testing(always_zero=True)
 PY
 done_testing

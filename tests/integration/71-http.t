@@ -13,18 +13,16 @@ mkdir -p "$work"
 rm -f "$work"/*.resp
 
 if fake_mode; then
-  echo "1..0 # SKIP the HTTP endpoint is node-only (fake mode)"
-  exit 0
+  skip_all "the HTTP endpoint is node-only (fake mode)"
 fi
 if ! grep -q 'http_start' "$SRCDIR/src/main.c" && [ "${SHOAL_HTTP_WIRED:-0}" != 1 ]; then
-  echo "1..0 # SKIP main.c does not start the HTTP endpoint yet"
-  exit 0
+  skip_all "main.c does not start the HTTP endpoint yet"
 fi
 if ! command -v curl >/dev/null; then
-  echo "1..0 # SKIP curl is not installed"
-  exit 0
+  skip_all "curl is not installed"
 fi
 
+plan 57
 SECRET_ALLOWED=Sh0alAllowedSecret
 SECRET_UPSTREAM=Sh0alUpstreamSecret
 DOWN_AFTER_S=3   # the node's default threshold (HTTP_DEFAULT_DOWN_AFTER_MS)
@@ -218,6 +216,7 @@ PY
 start_http() {
   local name=$1 port=$2 wrap="$work/shoal-with-metrics"
   shift 2
+  # shellcheck disable=SC2016 # "$@" and $SHOAL_TEST_METRICS are the wrapper's own
   printf '#!/bin/sh\nexec %q "$@" --metrics-address "$SHOAL_TEST_METRICS"\n' "$SHOAL_BIN" >"$wrap"
   chmod +x "$wrap"
   SHOAL_BIN=$wrap SHOAL_TEST_METRICS="127.0.0.1:$port" shoal_start "$name" \
@@ -227,9 +226,7 @@ start_http() {
 # ------------------------------------------------------------ a healthy node
 mport=$(free_port)
 if ! start_http node "$mport" --allowed-users "other:$SECRET_ALLOWED"; then
-  not_ok "node starts with --metrics-address 127.0.0.1:$mport"
-  done_testing
-  exit 1
+  bail "node starts with --metrics-address 127.0.0.1:$mport"
 fi
 ok "node starts with --metrics-address 127.0.0.1:$mport"
 
@@ -358,8 +355,8 @@ if SHOAL_WAIT=greeting start_http down "$dport" \
     -e 'select 1' >"$work/down-login.out" 2>&1
   rc=$?
   failed_at=$(date +%s%N)
-  [ $rc -ne 0 ] && ok "  a login attempt fails (the failure is recorded)" ||
-    not_ok "  a login attempt fails (the failure is recorded)"
+  if [ $rc -ne 0 ]; then ok "  a login attempt fails (the failure is recorded)"; else
+    not_ok "  a login attempt fails (the failure is recorded)"; fi
   req GET "$dport" /health
   is "$(json_field upstream)" '"down"' "  /health says upstream down right away"
   req GET "$dport" /metrics

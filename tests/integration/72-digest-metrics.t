@@ -8,15 +8,16 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 if fake_mode; then
-  echo "1..0 # SKIP node-only (fake mode)"
-  exit 0
+  skip_all "node-only (fake mode)"
 fi
 
+plan 20
 work="$BUILD_TEST/digests"
 rm -rf "$work"; mkdir -p "$work"
 mport=$(free_port); aport=$(free_port)
 shoal_start n --auto-cache --data-dir "$work" --metrics-address "127.0.0.1:$mport" \
-  --admin-address "127.0.0.1:$aport" || { echo "1..0 # SKIP node did not start"; exit 0; }
+  --admin-address "127.0.0.1:$aport" || bail "node starts"
+ok "node starts (port $n_PORT)"
 admin() { mariadb --no-defaults -h127.0.0.1 -P"$aport" -uadmin -padmin -N -B -e "$1" 2>&1; }
 metrics() { curl -s "http://127.0.0.1:$mport/metrics"; }
 
@@ -57,7 +58,7 @@ m=$(metrics)
 like "$m" 'shoal_cache_hits_total\{query_id="q_37b5362567ee37ef"\} 1' "/metrics: hits per query id"
 like "$m" 'shoal_cache_misses_total\{query_id="q_37b5362567ee37ef"\} 1' "/metrics: misses per query id"
 like "$m" 'shoal_auto_cache_skipped_total\{reason="session-specific function"\} [1-9]' "/metrics: skips by reason"
-for i in 1 2 3; do via -e "Select 1" >/dev/null; done
+for _ in 1 2 3; do via -e "Select 1" >/dev/null; done
 like "$(metrics)" 'shoal_cache_hits_total\{query_id="q_37b5362567ee37ef"\} 4' "/metrics: hits move with traffic"
 like "$(metrics)" 'shoal_queries_total\{destination="cache"\} [4-9]' "/metrics: queries answered from the cache"
 
@@ -69,7 +70,8 @@ is "$again" "0" "and zeroes them"
 
 # the cap: with --metrics-max-queries 1 the rest is summed as "other"
 shoal_stop n
-shoal_start m --auto-cache --data-dir "$work" --metrics-address "127.0.0.1:$mport" --metrics-max-queries 1
+shoal_start m --auto-cache --data-dir "$work" --metrics-address "127.0.0.1:$mport" --metrics-max-queries 1 ||
+  bail "node with --metrics-max-queries 1 starts"
 for q in "Select 1" "SELECT * FROM t WHERE 1=1"; do via_to m -e "$q" >/dev/null; via_to m -e "$q" >/dev/null; done
 via_to m -e "Select 1" >/dev/null
 m=$(metrics)

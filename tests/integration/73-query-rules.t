@@ -15,15 +15,12 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-if fake_mode; then
-  plan 1
-  skip "query rules" "needs a node (SHOAL_FAKE_DIRECT=1)"
-  exit 0
-fi
+if fake_mode; then skip_all "query rules: needs a node (SHOAL_FAKE_DIRECT=1)"; fi
+plan 39
 
 if ! mdb -e "DROP TABLE IF EXISTS t73; CREATE TABLE t73 (id INT PRIMARY KEY, v VARCHAR(20));
   INSERT INTO t73 VALUES (1,'one'),(2,'two'),(3,'three')"; then
-  not_ok "create t73"; done_testing; exit 1
+  bail "create t73"
 fi
 on_exit "mdb -e 'DROP TABLE IF EXISTS t73'"
 DD=$(mktemp -d)
@@ -59,7 +56,7 @@ start() {
     --cache-ttl-ms 60000 "$@"; then
     ok "node $name starts (admin 127.0.0.1:$port, data dir $dir)"
   else
-    not_ok "node $name starts"; done_testing; exit 1
+    bail "node $name starts"
   fi
 }
 

@@ -13,14 +13,11 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-if fake_mode; then
-  plan 1
-  skip "cache byte-equality" "needs a node (SHOAL_FAKE_DIRECT=1)"
-  exit 0
-fi
+if fake_mode; then skip_all "cache byte-equality: needs a node (SHOAL_FAKE_DIRECT=1)"; fi
+plan 339
 
-if ! load_types; then not_ok "load types.sql"; done_testing; exit 1; fi
-if ! mdb <<'SQL'; then not_ok "create the join tables"; done_testing; exit 1; fi
+load_types || bail "load types.sql"
+mdb <<'SQL' || bail "create the join tables"
 SET NAMES utf8mb4;
 DROP TABLE IF EXISTS t80_a, t80_b, t80_c, t80_w;
 CREATE TABLE t80_a (id INT PRIMARY KEY, name VARCHAR(40)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
@@ -36,10 +33,10 @@ on_exit "mdb -e 'DROP TABLE IF EXISTS t80_a, t80_b, t80_c, t80_w'"
 
 DD=$(mktemp -d)
 on_exit "rm -rf '$DD'"
-if ! shoal_start node --auto-cache --cache-ttl-ms 60000 --data-dir "$DD"; then not_ok "node starts"; done_testing; exit 1; fi
+shoal_start node --auto-cache --cache-ttl-ms 60000 --data-dir "$DD" || bail "node starts"
 ok "node starts with --auto-cache (port $node_PORT)"
 
-NODE_PORT=$node_PORT "$PY" - <<'PY'
+NODE_PORT=$node_PORT "$PY" - <<'PY' || not_ok "python part crashed"
 import os
 import rawmysql as r
 import cache_proto as cp
@@ -242,6 +239,5 @@ if run("CREATE CACHE ALWAYS runs", make_always):
         run("[%s] autocommit part runs" % cname, autocommit_part, cname, caps)
 done_testing(always_zero=True)
 PY
-[ $? -eq 0 ] || not_ok "python part crashed"
 check "node still running" shoal_alive node
 done_testing

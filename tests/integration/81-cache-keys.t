@@ -18,16 +18,13 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-if fake_mode; then
-  plan 1
-  skip "cache keys" "needs a node (SHOAL_FAKE_DIRECT=1)"
-  exit 0
-fi
+if fake_mode; then skip_all "cache keys: needs a node (SHOAL_FAKE_DIRECT=1)"; fi
+plan 103
 
 cleanup_sql="DROP DATABASE IF EXISTS t81_a; DROP DATABASE IF EXISTS t81_b;
 DROP TABLE IF EXISTS shoaltest.t81_cs, shoaltest.t81_tz, shoaltest.t81_ch, shoaltest.t81_v;"
 on_exit "mdb -e \"$cleanup_sql\""
-if ! mdb <<SQL; then not_ok "create the test schemas and tables"; done_testing; exit 1; fi
+mdb <<SQL || bail "create the test schemas and tables"
 SET NAMES utf8mb4;
 $cleanup_sql
 CREATE DATABASE t81_a; CREATE DATABASE t81_b;
@@ -54,11 +51,11 @@ mdb -e "UPDATE shoaltest.t81_v SET v = 200 WHERE id = 1" || not_ok "update the v
 DD=$(mktemp -d)
 on_exit "rm -rf '$DD'"
 if ! shoal_start node --auto-cache --cache-ttl-ms 60000 --data-dir "$DD"; then
-  not_ok "node starts"; done_testing; exit 1
+  bail "node starts"
 fi
 ok "node starts with --auto-cache (port $node_PORT)"
 
-ASOF=$ASOF NODE_PORT=$node_PORT "$PY" - <<'PY'
+ASOF=$ASOF NODE_PORT=$node_PORT "$PY" - <<'PY' || not_ok "python part crashed"
 import os
 import rawmysql as r
 import cache_proto as cp
@@ -250,6 +247,5 @@ def reset_connection():
 run("COM_RESET_CONNECTION case runs", reset_connection)
 done_testing(always_zero=True)
 PY
-[ $? -eq 0 ] || not_ok "python part crashed"
 check "node still running" shoal_alive node
 done_testing

@@ -20,14 +20,11 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-if fake_mode; then
-  plan 1
-  skip "cache behaviour" "needs a node (SHOAL_FAKE_DIRECT=1)"
-  exit 0
-fi
+if fake_mode; then skip_all "cache behaviour: needs a node (SHOAL_FAKE_DIRECT=1)"; fi
+plan 69
 
 on_exit "mdb -e 'DROP TABLE IF EXISTS t82, t82w, t82p; DROP FUNCTION IF EXISTS t82_fn'"
-if ! mdb <<'SQL'; then not_ok "create the test tables"; done_testing; exit 1; fi
+mdb <<'SQL' || bail "create the test tables"
 DROP TABLE IF EXISTS t82, t82w, t82p;
 DROP FUNCTION IF EXISTS t82_fn;
 CREATE TABLE t82p (id INT PRIMARY KEY, v VARCHAR(20)) ENGINE=InnoDB;
@@ -40,7 +37,7 @@ SQL
 
 DD=$(mktemp -d); mkdir -p "$DD/ttl" "$DD/refresh" "$DD/main" "$DD/ryw" "$DD/prefresh"
 on_exit "rm -rf '$DD'"
-ok_start() { if shoal_start "$@"; then ok "node $1 starts"; else not_ok "node $1 starts"; done_testing; exit 1; fi; }
+ok_start() { if shoal_start "$@"; then ok "node $1 starts"; else bail "node $1 starts"; fi; }
 ok_start ttl --auto-cache --cache-ttl-ms 1000 --data-dir "$DD/ttl"
 ok_start refresh --auto-cache --cache-ttl-ms 4000 --cache-refresh-ms 1000 --data-dir "$DD/refresh"
 ok_start main --auto-cache --cache-ttl-ms 60000 --data-dir "$DD/main"
@@ -49,7 +46,7 @@ ok_start prefresh --auto-cache --cache-ttl-ms 4000 --cache-refresh-ms 1000 --wor
   --max-upstream-connections 1 --data-dir "$DD/prefresh"
 
 TTL_PORT=$ttl_PORT REFRESH_PORT=$refresh_PORT MAIN_PORT=$main_PORT RYW_PORT=$ryw_PORT \
-  PREFRESH_PORT=$prefresh_PORT "$PY" - <<'PY'
+  PREFRESH_PORT=$prefresh_PORT "$PY" - <<'PY' || not_ok "python part crashed"
 import os
 import time
 import rawmysql as r
@@ -362,8 +359,10 @@ def stored_part():
     b = v.query(qw)
     h1, m1 = hm(v)
     warn = r.parse_ok(a[-1][1])["warnings"] if v._deprecate_eof() else None
-    ok(warn and (h1 - h0, m1 - m0) == (0, 2) and cp.status(v)["Cache Entries"] == e0,
-       "a result with warnings is not stored (twice a miss)",
+    # (the second may also pass by the cache without counting a miss, when
+    # the catalog is being read again after another part's DDL)
+    ok(warn and h1 == h0 and m1 - m0 >= 1 and cp.status(v)["Cache Entries"] == e0,
+       "a result with warnings is not stored (a miss, then no hit)",
        "warnings %r, hits +%d misses +%d" % (warn, h1 - h0, m1 - m0))
 
     qe = "SELECT id, v FROM t82 WHERE id = -1"
@@ -392,6 +391,5 @@ def stored_part():
 run("stored-or-not part runs", stored_part)
 done_testing(always_zero=True)
 PY
-[ $? -eq 0 ] || not_ok "python part crashed"
 for n in ttl refresh main ryw; do check "node $n still running" shoal_alive $n; done
 done_testing

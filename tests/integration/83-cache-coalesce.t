@@ -12,15 +12,12 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-if fake_mode; then
-  plan 1
-  skip "coalescing" "needs a node (SHOAL_FAKE_DIRECT=1)"
-  exit 0
-fi
+if fake_mode; then skip_all "coalescing: needs a node (SHOAL_FAKE_DIRECT=1)"; fi
+plan 9
 
 if ! mdb -e "DROP TABLE IF EXISTS t83; CREATE TABLE t83 (id INT PRIMARY KEY, v VARCHAR(20));
   INSERT INTO t83 SELECT seq, CONCAT('row ', seq) FROM seq_1_to_300"; then
-  not_ok "create t83"; done_testing; exit 1
+  bail "create t83"
 fi
 # Put the general log back as it was.
 old_log=$(mdb -N -e "SELECT @@global.general_log, @@global.log_output")
@@ -30,11 +27,11 @@ on_exit "mdb -e \"SET GLOBAL general_log = ${old_gl:-0}; SET GLOBAL log_output =
 DD=$(mktemp -d)
 on_exit "rm -rf '$DD'"
 if ! shoal_start node --auto-cache --cache-ttl-ms 60000 --cache-coalesce-ms 10000 --data-dir "$DD"; then
-  not_ok "node starts"; done_testing; exit 1
+  bail "node starts"
 fi
 ok "node starts with --auto-cache (port $node_PORT)"
 
-NODE_PORT=$node_PORT "$PY" - <<'PY'
+NODE_PORT=$node_PORT "$PY" - <<'PY' || not_ok "python part crashed"
 import os
 import threading
 import time
@@ -161,6 +158,5 @@ def main():
 run("coalescing part runs", main)
 done_testing(always_zero=True)
 PY
-[ $? -eq 0 ] || not_ok "python part crashed"
 check "node still running" shoal_alive node
 done_testing

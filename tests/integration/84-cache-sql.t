@@ -11,25 +11,22 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-if fake_mode; then
-  plan 1
-  skip "cache SQL" "needs a node (SHOAL_FAKE_DIRECT=1)"
-  exit 0
-fi
+if fake_mode; then skip_all "cache SQL: needs a node (SHOAL_FAKE_DIRECT=1)"; fi
+plan 101
 
 if ! mdb -e "DROP TABLE IF EXISTS t84; CREATE TABLE t84 (id INT PRIMARY KEY, v VARCHAR(20));
   INSERT INTO t84 VALUES (1,'one'),(2,'two'),(3,'three'),(4,'four'),(5,'five')"; then
-  not_ok "create t84"; done_testing; exit 1
+  bail "create t84"
 fi
 on_exit "mdb -e 'DROP TABLE IF EXISTS t84'"
 DD=$(mktemp -d)
 STATE=$(mktemp)
 on_exit "rm -rf '$DD' '$STATE'"
 
-if ! shoal_start node --data-dir "$DD" --cache-ttl-ms 10000; then not_ok "node starts"; done_testing; exit 1; fi
+shoal_start node --data-dir "$DD" --cache-ttl-ms 10000 || bail "node starts"
 ok "node starts in explicit mode (port $node_PORT)"
 
-NODE_PORT=$node_PORT STATE=$STATE "$PY" - <<'PY'
+NODE_PORT=$node_PORT STATE=$STATE "$PY" - <<'PY' || not_ok "python part crashed"
 import json
 import os
 import re
@@ -282,7 +279,6 @@ with open(os.environ["STATE"], "w") as f:
     json.dump(state, f)
 done_testing(always_zero=True)
 PY
-[ $? -eq 0 ] || not_ok "python part crashed"
 check "node still running" shoal_alive node
 
 # ---------------------------------------------------------------- persistence
@@ -294,10 +290,10 @@ if [ -s "$DD/caches.json" ]; then
 else
   not_ok "caches.json written in --data-dir"
 fi
-if ! shoal_start node2 --data-dir "$DD" --cache-ttl-ms 10000; then not_ok "node restarts"; done_testing; exit 1; fi
+shoal_start node2 --data-dir "$DD" --cache-ttl-ms 10000 || bail "node restarts"
 ok "node restarts with the same --data-dir"
 
-NODE_PORT=$node2_PORT STATE=$STATE "$PY" - <<'PY'
+NODE_PORT=$node2_PORT STATE=$STATE "$PY" - <<'PY' || not_ok "python part crashed (after restart)"
 import json
 import os
 import rawmysql as r
@@ -326,6 +322,5 @@ def after_restart():
 run("after-restart part runs", after_restart)
 done_testing(always_zero=True)
 PY
-[ $? -eq 0 ] || not_ok "python part crashed (after restart)"
 check "restarted node still running" shoal_alive node2
 done_testing

@@ -13,28 +13,25 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-if fake_mode; then
-  plan 1
-  skip "eviction" "needs a node (SHOAL_FAKE_DIRECT=1)"
-  exit 0
-fi
+if fake_mode; then skip_all "eviction: needs a node (SHOAL_FAKE_DIRECT=1)"; fi
+plan 15
 
 if ! mdb -e "DROP TABLE IF EXISTS t85; CREATE TABLE t85 (id INT PRIMARY KEY) ENGINE=InnoDB;
   INSERT INTO t85 SELECT seq FROM seq_1_to_100000"; then
-  not_ok "create t85"; done_testing; exit 1
+  bail "create t85"
 fi
 on_exit "mdb -e 'DROP TABLE IF EXISTS t85'"
 
 DD=$(mktemp -d)
 on_exit "rm -rf '$DD'"
 if ! shoal_start node --auto-cache --memory-limit 4M --cache-ttl-ms 600000 --data-dir "$DD"; then
-  not_ok "node starts"; done_testing; exit 1
+  bail "node starts"
 fi
 ok "node starts with --memory-limit 4M --auto-cache (port $node_PORT, pid $node_PID)"
 
 N=100000
 [ "$SHOAL_QUICK" = 1 ] && N=40000
-NODE_PORT=$node_PORT NODE_PID=$node_PID N=$N "$PY" - <<'PY'
+NODE_PORT=$node_PORT NODE_PID=$node_PID N=$N "$PY" - <<'PY' || not_ok "python part crashed"
 import os
 import threading
 import time
@@ -140,6 +137,5 @@ def main():
 run("eviction part runs", main)
 done_testing(always_zero=True)
 PY
-[ $? -eq 0 ] || not_ok "python part crashed"
 check "node still running" shoal_alive node
 done_testing

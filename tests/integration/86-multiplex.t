@@ -21,14 +21,22 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 if fake_mode; then
-  echo "1..0 # SKIP multiplexing is node-only (fake mode)"
-  exit 0
+  skip_all "multiplexing is node-only (fake mode)"
 fi
 
 work="$BUILD_TEST/mux86"
 mkdir -p "$work"
 # MUX_PARTS="2 3" runs some parts only (for development; default all).
 part() { [[ " ${MUX_PARTS:-1 2 3 4} " == *" $1 "* ]]; }
+# checks per part: 1: 12; 2: node + 9 (86-multiplex-tx.py); 3: two nodes +
+# 21 + 36 (86-multiplex-state.py carried, pinned); 4: three nodes + 10 + 7 + 5
+# (86-multiplex-limit.py wait, fifo, maxc)
+n=0
+part 1 && n=$((n + 12))
+part 2 && n=$((n + 10))
+part 3 && n=$((n + 59))
+part 4 && n=$((n + 25))
+plan "$n"
 
 # ------------------------------------------------------------ 1. sysbench x 500
 part1() {
@@ -158,7 +166,7 @@ hp2=$(free_port)
 if shoal_start tx --workers 2 --max-upstream-connections 4 --upstream-wait-timeout-ms 60000 \
   --metrics-address "127.0.0.1:$hp2"; then
   ok "node starts: 2 workers, pool of 4 (port $tx_PORT)"
-  PORT=$tx_PORT HPORT=$hp2 "$PY" "$TESTLIB/86-multiplex-tx.py"
+  PORT=$tx_PORT HPORT=$hp2 "$PY" "$TESTLIB/86-multiplex-tx.py" || not_ok "86-multiplex-tx.py crashed"
 else
   not_ok "node starts: 2 workers, pool of 4"
 fi
@@ -171,7 +179,7 @@ hp3=$(free_port)
 if shoal_start st1 --workers 1 --max-upstream-connections 1 --upstream-wait-timeout-ms 30000 \
   --metrics-address "127.0.0.1:$hp3"; then
   ok "node starts: 1 worker, pool of 1 (port $st1_PORT)"
-  PORT=$st1_PORT HPORT=$hp3 MODE=carried "$PY" "$TESTLIB/86-multiplex-state.py"
+  PORT=$st1_PORT HPORT=$hp3 MODE=carried "$PY" "$TESTLIB/86-multiplex-state.py" || not_ok "86-multiplex-state.py crashed"
 else
   not_ok "node starts: 1 worker, pool of 1"
 fi
@@ -180,7 +188,7 @@ hp4=$(free_port)
 if shoal_start st2 --workers 1 --max-upstream-connections 2 --upstream-wait-timeout-ms 30000 \
   --metrics-address "127.0.0.1:$hp4"; then
   ok "node starts: 1 worker, pool of 2 (port $st2_PORT)"
-  PORT=$st2_PORT HPORT=$hp4 MODE=pinned "$PY" "$TESTLIB/86-multiplex-state.py"
+  PORT=$st2_PORT HPORT=$hp4 MODE=pinned "$PY" "$TESTLIB/86-multiplex-state.py" || not_ok "86-multiplex-state.py crashed"
 else
   not_ok "node starts: 1 worker, pool of 2"
 fi
@@ -193,7 +201,7 @@ hp5=$(free_port)
 if shoal_start lim --workers 1 --max-upstream-connections 1 --upstream-wait-timeout-ms 1000 \
   --auto-cache --cache-ttl-ms 600000 --metrics-address "127.0.0.1:$hp5"; then
   ok "node starts: 1 worker, pool of 1, wait 1000 ms, auto-cache (port $lim_PORT)"
-  PORT=$lim_PORT HPORT=$hp5 MODE=wait "$PY" "$TESTLIB/86-multiplex-limit.py"
+  PORT=$lim_PORT HPORT=$hp5 MODE=wait "$PY" "$TESTLIB/86-multiplex-limit.py" || not_ok "86-multiplex-limit.py crashed"
 else
   not_ok "node starts: 1 worker, pool of 1, wait 1000 ms"
 fi
@@ -202,7 +210,7 @@ hp6=$(free_port)
 if shoal_start fifo --workers 1 --max-upstream-connections 1 --upstream-wait-timeout-ms 60000 \
   --metrics-address "127.0.0.1:$hp6"; then
   ok "node starts: 1 worker, pool of 1, wait 60 s (port $fifo_PORT)"
-  PORT=$fifo_PORT HPORT=$hp6 MODE=fifo "$PY" "$TESTLIB/86-multiplex-limit.py"
+  PORT=$fifo_PORT HPORT=$hp6 MODE=fifo "$PY" "$TESTLIB/86-multiplex-limit.py" || not_ok "86-multiplex-limit.py crashed"
 else
   not_ok "node starts: 1 worker, pool of 1, wait 60 s"
 fi
@@ -210,7 +218,7 @@ shoal_stop fifo
 hp7=$(free_port)
 if shoal_start maxc --max-client-connections 3 --metrics-address "127.0.0.1:$hp7"; then
   ok "node starts: --max-client-connections 3 (port $maxc_PORT)"
-  PORT=$maxc_PORT HPORT=$hp7 MODE=maxc "$PY" "$TESTLIB/86-multiplex-limit.py"
+  PORT=$maxc_PORT HPORT=$hp7 MODE=maxc "$PY" "$TESTLIB/86-multiplex-limit.py" || not_ok "86-multiplex-limit.py crashed"
 else
   not_ok "node starts: --max-client-connections 3"
 fi

@@ -13,13 +13,19 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 if fake_mode; then
-  echo "1..0 # SKIP multiplexing is node-only (fake mode)"
-  exit 0
+  skip_all "multiplexing is node-only (fake mode)"
 fi
 
 work="$BUILD_TEST/mux87"
 mkdir -p "$work"
 part() { [[ " ${MUX_PARTS:-5 6 7} " == *" $1 "* ]]; }
+# checks per part: 5: node + 25 (87-multiplex-ps.py); 6: node + 7
+# (87-multiplex-hol.py); 7: 9
+n=0
+part 5 && n=$((n + 26))
+part 6 && n=$((n + 8))
+part 7 && n=$((n + 9))
+plan "$n"
 
 mdb -e "
   CREATE OR REPLACE TABLE mux_ps (id INT PRIMARY KEY, v VARCHAR(16));
@@ -31,7 +37,7 @@ if part 5; then
   hp=$(free_port)
   if shoal_start ps --workers 1 --max-upstream-connections 2 --metrics-address "127.0.0.1:$hp"; then
     ok "node starts: 1 worker, pool of 2 (port $ps_PORT)"
-    PORT=$ps_PORT HPORT=$hp "$PY" "$TESTLIB/87-multiplex-ps.py"
+    PORT=$ps_PORT HPORT=$hp "$PY" "$TESTLIB/87-multiplex-ps.py" || not_ok "87-multiplex-ps.py crashed"
   else
     not_ok "node starts: 1 worker, pool of 2"
   fi
@@ -44,7 +50,7 @@ if part 6; then
   if shoal_start hol --workers 1 --max-upstream-connections 4 --auto-cache --cache-ttl-ms 600000 \
     --metrics-address "127.0.0.1:$hp"; then
     ok "node starts: 1 worker, auto-cache (port $hol_PORT)"
-    PORT=$hol_PORT HPORT=$hp "$PY" "$TESTLIB/87-multiplex-hol.py"
+    PORT=$hol_PORT HPORT=$hp "$PY" "$TESTLIB/87-multiplex-hol.py" || not_ok "87-multiplex-hol.py crashed"
   else
     not_ok "node starts: 1 worker, auto-cache"
   fi

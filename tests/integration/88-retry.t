@@ -11,10 +11,10 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 if fake_mode; then
-  echo "1..0 # SKIP retries are node-only (fake mode)"
-  exit 0
+  skip_all "retries are node-only (fake mode)"
 fi
 
+plan 13
 work=$(mktemp -d "${TMPDIR:-/tmp}/shoal88.XXXXXX")
 "$PY" "$TESTLIB/break_relay.py" "$work/port" "$MDB_PORT" "$work/break" "$work/relay.log" &
 relay=$!
@@ -25,13 +25,11 @@ rport=$(cat "$work/port" 2>/dev/null)
 hport=$(free_port)
 if ! shoal_start r --upstream-db-url "mysql://app:pw@127.0.0.1:$rport/shoaltest" --workers 1 \
   --max-upstream-connections 2 --metrics-address "127.0.0.1:$hport"; then
-  not_ok "node starts behind the relay"
-  done_testing
-  exit 1
+  bail "node starts behind the relay"
 fi
 ok "node starts behind the relay (port $r_PORT)"
 
-PORT=$r_PORT HPORT=$hport WORK=$work "$PY" - <<'PY'
+PORT=$r_PORT HPORT=$hport WORK=$work "$PY" - <<'PY' || not_ok "python part crashed"
 import os
 import time
 import rawmysql as r
@@ -78,6 +76,5 @@ res = query(c, "SELECT 93")
 ok(res[0] == "rs" and res[2] == [["93"]], "the other session is not affected", repr(res))
 done_testing(always_zero=True)
 PY
-[ $? -eq 0 ] || not_ok "python part crashed"
 check "node still running" shoal_alive r
 done_testing

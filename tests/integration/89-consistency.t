@@ -21,11 +21,7 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-if fake_mode; then
-  plan 1
-  skip "consistency" "needs a node (SHOAL_FAKE_DIRECT=1)"
-  exit 0
-fi
+if fake_mode; then skip_all "consistency: needs a node (SHOAL_FAKE_DIRECT=1)"; fi
 
 plan 90
 work="$BUILD_TEST/t89"
@@ -41,7 +37,8 @@ stop_mdb() { # pid
   for ((i = 0; i < 300; i++)); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
   kill -KILL "$1" 2>/dev/null
 }
-on_exit 'stop_mdb "$PRI_PID"; stop_mdb "$REP_PID"'
+stop_both() { stop_mdb "$PRI_PID"; stop_mdb "$REP_PID"; }   # (the pids as they are at exit)
+on_exit stop_both
 
 start_mdb() { # dir port server-id
   MARIADB_EXTRA_ARGS="--log-bin=binlog --binlog-format=ROW --server-id=$3 --log-slave-updates=ON" \
@@ -52,9 +49,8 @@ pri() { mariadb --no-defaults -h127.0.0.1 -P"$PRI_PORT" -uapp -ppw "$@"; }
 rep() { mariadb --no-defaults -h127.0.0.1 -P"$REP_PORT" -uapp -ppw "$@"; }
 
 if ! PRI_PID=$(start_mdb "$work/pri" "$PRI_PORT" 1) || ! REP_PID=$(start_mdb "$work/rep" "$REP_PORT" 2); then
-  not_ok "start a MariaDB primary and replica with binlogs"
   diag_file "$work/pri/error.log"
-  exit 1
+  bail "start a MariaDB primary and replica with binlogs"
 fi
 ok "a MariaDB primary (port $PRI_PORT) and replica (port $REP_PORT) with binlogs"
 pos=$(pri -N -e "SELECT @@gtid_binlog_pos")

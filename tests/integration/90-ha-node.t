@@ -22,13 +22,12 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 if fake_mode; then
-  echo "1..0 # SKIP HA behaviour is node-only (fake mode)"
-  exit 0
+  skip_all "HA behaviour is node-only (fake mode)"
 fi
 
+plan 109
 work="$BUILD_TEST/ha"
 mkdir -p "$work"
-export PYTHONPATH="$TESTDIR:$PYTHONPATH"
 mdir="$BUILD_TEST/mdb90"
 mport=$(free_port)
 export MDIR="$mdir" MPORT="$mport" WORK="$work"
@@ -50,10 +49,10 @@ on_exit mdb90_stop
 # the monitor acts upstream, if at all, as itself (pymysql's SET AUTOCOMMIT)
 mdb_root -e "CREATE USER IF NOT EXISTS 'monitor'@'%' IDENTIFIED BY 'monitor'"
 hport=$(free_port)
-if ! shoal_start mon --metrics-address "127.0.0.1:$hport"; then not_ok "node starts"; done_testing; exit 1; fi
+shoal_start mon --metrics-address "127.0.0.1:$hport" || bail "node starts"
 ok "node starts (port $mon_PORT)"
 
-PORT=$mon_PORT HPORT=$hport "$PY" - <<'PY'
+PORT=$mon_PORT HPORT=$hport "$PY" - <<'PY' || not_ok "python part (monitor queries) crashed"
 import os
 import pymysql
 import rawmysql as r
@@ -115,14 +114,13 @@ def pymysql_reads_zero_rows():
 run("pymysql", pymysql_reads_zero_rows)
 done_testing(always_zero=True)
 PY
-[ $? -eq 0 ] || not_ok "python part (monitor queries) crashed"
 shoal_stop mon
 
 # a node whose upstream is dead (threshold far away: not shunned here)
 dead=$(free_port)
 if SHOAL_WAIT=greeting shoal_start dead --upstream-db-url "mysql://app:pw@127.0.0.1:$dead/shoaltest" \
   --upstream-down-after-ms 600000; then
-  PORT=$dead_PORT DEAD=$dead "$PY" - <<'PY'
+  PORT=$dead_PORT DEAD=$dead "$PY" - <<'PY' || not_ok "python part (dead upstream) crashed"
 import os
 import rawmysql as r
 from ha_help import MONITOR_TEXTS, query, status_map, ping
@@ -148,7 +146,6 @@ def dead_upstream():
 run("dead upstream", dead_upstream)
 done_testing(always_zero=True)
 PY
-  [ $? -eq 0 ] || not_ok "python part (dead upstream) crashed"
   shoal_stop dead
 else
   not_ok "node on a dead upstream starts"
@@ -157,7 +154,7 @@ fi
 # ------------------------------------------------------------------- drain
 hport=$(free_port)
 if shoal_start drain --metrics-address "127.0.0.1:$hport" --drain-timeout-ms 5000 --drain-handoff-ms 0; then
-  PORT=$drain_PORT HPORT=$hport PID=$drain_PID "$PY" - <<'PY'
+  PORT=$drain_PORT HPORT=$hport PID=$drain_PID "$PY" - <<'PY' || not_ok "python part (drain) crashed"
 import os
 import signal
 import time
@@ -211,7 +208,6 @@ def drain():
 run("drain", drain)
 done_testing(always_zero=True)
 PY
-  [ $? -eq 0 ] || not_ok "python part (drain) crashed"
   wait "$drain_PID" 2>/dev/null
   is "$?" 0 "drain: the node exits with status 0"
   drain_PID=""
@@ -229,7 +225,7 @@ fi
 hport=$(free_port)
 if shoal_start handoff --metrics-address "127.0.0.1:$hport" --drain-timeout-ms 8000 \
   --drain-handoff-ms 2500 --drain-quiet-ms 700; then
-  PORT=$handoff_PORT HPORT=$hport PID=$handoff_PID "$PY" - <<'PY'
+  PORT=$handoff_PORT HPORT=$hport PID=$handoff_PID "$PY" - <<'PY' || not_ok "python part (hand-off) crashed"
 import os
 import signal
 import time
@@ -267,7 +263,6 @@ def handoff():
 run("handoff", handoff)
 done_testing(always_zero=True)
 PY
-  [ $? -eq 0 ] || not_ok "python part (hand-off) crashed"
   wait "$handoff_PID" 2>/dev/null
   is "$?" 0 "hand-off: the node exits with status 0"
   handoff_PID=""
@@ -280,7 +275,7 @@ fi
 # The hand-off's limit: a client that never stops querying.
 hport=$(free_port)
 if shoal_start handoff2 --metrics-address "127.0.0.1:$hport" --drain-handoff-ms 1500 --drain-quiet-ms 700; then
-  PORT=$handoff2_PORT PID=$handoff2_PID "$PY" - <<'PY'
+  PORT=$handoff2_PORT PID=$handoff2_PID "$PY" - <<'PY' || not_ok "python part (hand-off limit) crashed"
 import os
 import signal
 import time
@@ -312,7 +307,6 @@ def capped():
 run("handoff cap", capped)
 done_testing(always_zero=True)
 PY
-  [ $? -eq 0 ] || not_ok "python part (hand-off limit) crashed"
   shoal_stop handoff2
   is "${handoff2_STATUS:-}" 0 "  the node exits with status 0"
   like "$(cat "$handoff2_LOG")" "drain: drain_handoff_ms is over after" "  the log says the hand-off hit its limit"
@@ -324,7 +318,7 @@ fi
 hport=$(free_port)
 if SHOAL_WAIT=none shoal_start shun --upstream-db-url "mysql://app:pw@127.0.0.1:$mport/shoaltest" \
   --upstream-down-after-ms 1000 --metrics-address "127.0.0.1:$hport"; then
-  PORT=$shun_PORT HPORT=$hport "$PY" - <<'PY'
+  PORT=$shun_PORT HPORT=$hport "$PY" - <<'PY' || not_ok "python part (shun) crashed"
 import os
 import time
 import pymysql
@@ -385,7 +379,6 @@ def shun():
 run("shun", shun)
 done_testing(always_zero=True)
 PY
-  [ $? -eq 0 ] || not_ok "python part (shun) crashed"
   check "the shun node keeps running" shoal_alive shun
   shoal_stop shun
   is "${shun_STATUS:-}" 0 "  ... and stops with status 0"
@@ -397,7 +390,7 @@ fi
 hport=$(free_port)
 if [ -s "$mdir/pid" ] && shoal_start stale --upstream-db-url "mysql://app:pw@127.0.0.1:$mport/shoaltest" \
   --upstream-down-policy serve-stale --cache-ttl-ms 1000 --auto-cache --metrics-address "127.0.0.1:$hport"; then
-  PORT=$stale_PORT HPORT=$hport "$PY" - <<'PY'
+  PORT=$stale_PORT HPORT=$hport "$PY" - <<'PY' || not_ok "python part (serve-stale) crashed"
 import os
 import time
 import rawmysql as r
@@ -474,7 +467,6 @@ def serve_stale():
 run("serve-stale", serve_stale)
 done_testing(always_zero=True)
 PY
-  [ $? -eq 0 ] || not_ok "python part (serve-stale) crashed"
   shoal_stop stale
 else
   not_ok "node for the serve-stale test starts (with the private MariaDB up)"

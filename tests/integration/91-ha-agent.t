@@ -15,10 +15,10 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 if fake_mode; then
-  echo "1..0 # SKIP the agent needs a real node (fake mode)"
-  exit 0
+  skip_all "the agent needs a real node (fake mode)"
 fi
 
+plan 66
 AGENT="$SRCDIR/ha/shoal-ha"
 work="$BUILD_TEST/ha-agent"
 mkdir -p "$work"
@@ -38,9 +38,9 @@ sent() { grep -P '^admin\t' "$pxlog" | cut -f2-; : >"$pxlog"; }
 
 hp1=$(free_port); ap1=$(free_port); hp2=$(free_port); ap2=$(free_port)
 shoal_start n1 --auto-cache --cache-ttl-ms 600000 --metrics-address "127.0.0.1:$hp1" \
-  --admin-address "127.0.0.1:$ap1" --data-dir "$work/n1" || { not_ok "node n1 starts"; done_testing; exit 1; }
+  --admin-address "127.0.0.1:$ap1" --data-dir "$work/n1" || bail "node n1 starts"
 shoal_start n2 --auto-cache --cache-ttl-ms 600000 --metrics-address "127.0.0.1:$hp2" \
-  --admin-address "127.0.0.1:$ap2" --data-dir "$work/n2" || { not_ok "node n2 starts"; done_testing; exit 1; }
+  --admin-address "127.0.0.1:$ap2" --data-dir "$work/n2" || bail "node n2 starts"
 ok "fake ProxySQL admin on $pxport, nodes n1 $n1_PORT and n2 $n2_PORT"
 
 DSN="mysql://admin:admin@127.0.0.1:$pxport"
@@ -150,7 +150,7 @@ sent >/dev/null
 # ------------------------------------------------------------ advise
 mdb -e "DROP TABLE IF EXISTS t91; CREATE TABLE t91 (id INT PRIMARY KEY, v VARCHAR(20)); INSERT INTO t91 VALUES (1,'a'),(2,'b')"
 on_exit "mdb -e 'DROP TABLE IF EXISTS t91'"
-for i in $(seq 25); do echo "select v from t91 where id = 1;"; done | via_to n1 >/dev/null
+for _ in $(seq 25); do echo "select v from t91 where id = 1;"; done | via_to n1 >/dev/null
 echo "select id from t91 where v = 'a'; select now(); select v, id from t91 order by id;" | via_to n2 >/dev/null
 echo "select now();" | via_to n1 >/dev/null
 digest_of() { mariadb --no-defaults -h127.0.0.1 -P"$1" -uadmin -padmin -N -B \

@@ -17,10 +17,10 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 if fake_mode; then
-  echo "1..0 # SKIP watch needs real nodes (fake mode)"
-  exit 0
+  skip_all "watch needs real nodes (fake mode)"
 fi
 
+plan 40
 AGENT="$SRCDIR/ha/shoal-ha"
 work="$BUILD_TEST/ha-watch"
 rm -rf "$work"; mkdir -p "$work"
@@ -30,7 +30,7 @@ pxport=$(free_port)
 pxlog="$work/proxysql.log"
 "$PY" "$TESTLIB/fake_proxysql.py" --port "$pxport" --log "$pxlog" >"$work/fake.out" 2>&1 &
 pxpid=$!
-on_exit "is_pid \$pxpid && kill \$pxpid"
+on_exit "is_pid $pxpid && kill $pxpid"
 
 whport=$(free_port)
 hooks="$work/webhook.jsonl"
@@ -48,7 +48,7 @@ class H(http.server.BaseHTTPRequestHandler):
 http.server.HTTPServer(("127.0.0.1", port), H).serve_forever()
 PY
 whpid=$!
-on_exit "is_pid \$whpid && kill \$whpid"
+on_exit "is_pid $whpid && kill $whpid"
 
 relay_port=$(free_port)
 relay_start() {
@@ -95,10 +95,10 @@ hook_count() { grep -c . "$hooks"; }
 last_hook() { tail -n 1 "$hooks"; }
 
 hp1=$(free_port); hp2=$(free_port)
-shoal_start n1 --metrics-address "127.0.0.1:$hp1" || { not_ok "n1 starts"; done_testing; exit 1; }
+shoal_start n1 --metrics-address "127.0.0.1:$hp1" || bail "n1 starts"
 shoal_start n2 --auto-cache --cache-ttl-ms 600000 --metrics-address "127.0.0.1:$hp2" \
   --upstream-db-url "mysql://app:pw@127.0.0.1:$relay_port/shoaltest" --upstream-down-after-ms 500 \
-  || { not_ok "n2 starts"; done_testing; exit 1; }
+  || bail "n2 starts"
 ok "fake ProxySQL $pxport, webhook $whport, n1 $n1_PORT (explicit mode), n2 $n2_PORT (auto-cache, via relay)"
 
 DSN="mysql://admin:admin@127.0.0.1:$pxport"

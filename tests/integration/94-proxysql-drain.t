@@ -14,8 +14,7 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 if fake_mode; then
-  echo "1..0 # SKIP needs real nodes (fake mode)"
-  exit 0
+  skip_all "needs real nodes (fake mode)"
 fi
 need_proxysql
 rounds=${SHOAL_DRAIN_ROUNDS:-4}

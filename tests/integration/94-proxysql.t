@@ -21,11 +21,9 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 if fake_mode; then
-  echo "1..0 # SKIP needs real nodes (fake mode)"
-  exit 0
+  skip_all "needs real nodes (fake mode)"
 fi
 need_proxysql
 plan 50
-"$PY" "$TESTLIB/94-proxysql.py"
-[ $? -eq 0 ] || not_ok "94-proxysql.py crashed (see above)"
+"$PY" "$TESTLIB/94-proxysql.py" || not_ok "94-proxysql.py crashed (see above)"
 done_testing

@@ -7,27 +7,25 @@
 # no MariaDB. SHOAL_FUZZ_SECONDS overrides the 60 s per target. Logs go to
 # $BUILD_TEST/fuzz/ (under scripts/test) or a temporary directory.
 set -uo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
+. "$(dirname "$0")/lib.sh"
+cd "$SRCDIR" || exit 1
 secs=${SHOAL_FUZZ_SECONDS:-60}
 
 mapfile -t targets < <(scripts/fuzz --list)
 if [ ${#targets[@]} -eq 0 ]; then
-  echo "1..0 # SKIP no fuzz targets in tests/fuzz/"
-  exit 0
+  skip_all "no fuzz targets in tests/fuzz/"
 fi
 if ! scripts/fuzz --check >/dev/null 2>&1; then
-  echo "1..0 # SKIP clang cannot build libFuzzer targets here (clang, libclang-rt-dev)"
-  exit 0
+  skip_all "clang cannot build libFuzzer targets here (clang, libclang-rt-dev)"
 fi
-echo "1..${#targets[@]}"
+plan ${#targets[@]}
 # logs and results of this run apart from any other run of scripts/fuzz
 if [ -n "${BUILD_TEST:-}" ]; then
   run="$BUILD_TEST/fuzz"
   rm -rf "$run"
 else
   run=$(mktemp -d)
-  trap 'rm -rf "$run"' EXIT
+  on_exit "rm -rf '$run'"
 fi
 mkdir -p "$run"
 out="$run/fuzz.out"
@@ -35,37 +33,35 @@ FUZZ_RUN_DIR="$run" scripts/fuzz --seconds "$secs" --jobs 2 "${targets[@]}" >"$o
 rc=$?
 sed 's/^/# /' "$out"
 
-i=0
 for t in "${targets[@]}"; do
-  i=$((i + 1))
   res="$run/results/$t"
   if [ $rc = 2 ] || [ ! -f "$res" ]; then
-    echo "not ok $i - $t: no result (scripts/fuzz exited $rc)"
+    not_ok "$t: no result (scripts/fuzz exited $rc)"
     continue
   fi
   execs=$(sed -n 's/^execs=//p' "$res")
   s=$(sed -n 's/^seconds=//p' "$res")
   crashes=$(sed -n 's/^crashes=//p' "$res")
   if [ "${execs:-0}" -gt 0 ] && [ "$crashes" = 0 ]; then
-    echo "ok $i - $t: $execs execs in $s s, no crash"
+    ok "$t: $execs execs in $s s, no crash"
     continue
   fi
   if [ "${execs:-0}" = 0 ] && [ "$crashes" = 0 ]; then
-    echo "not ok $i - $t: ran no input"
+    not_ok "$t: ran no input"
     continue
   fi
   # known (reported) crash? every signature must match a listed text
-  todo=""
+  known=""
   sigs=$(sed -n 's/^summary=[0-9]* //p' "$res")
   while IFS=$'\t' read -r kt ktext knote; do
     [ "$kt" = "$t" ] || continue
-    if [ -n "$sigs" ] && ! grep -vqF -- "$ktext" <<<"$sigs"; then todo=$knote; fi
+    if [ -n "$sigs" ] && ! grep -vqF -- "$ktext" <<<"$sigs"; then known=$knote; fi
   done < <(grep -v '^#' tests/fuzz/known-crashes 2>/dev/null || true)
-  if [ -n "$todo" ]; then
-    echo "not ok $i - $t: $crashes crash input(s) in build-fuzz/crashes/$t/ # TODO known: $todo"
+  if [ -n "$known" ]; then
+    todo 0 "$t: $crashes crash input(s) in build-fuzz/crashes/$t/" "known: $known"
   else
-    echo "not ok $i - $t: $crashes crash input(s) in build-fuzz/crashes/$t/"
+    not_ok "$t: $crashes crash input(s) in build-fuzz/crashes/$t/"
   fi
   sed -n 's/^summary=/#   /p' "$res"
 done
-exit 0
+done_testing

@@ -8,12 +8,13 @@
 # 0 bytes). About 40 s.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
-if fake_mode; then echo "1..0 # SKIP node-only"; exit 0; fi
-if ! command -v valgrind >/dev/null; then echo "1..0 # SKIP valgrind is not installed"; exit 0; fi
+if fake_mode; then skip_all "node-only"; fi
+if ! command -v valgrind >/dev/null; then skip_all "valgrind is not installed"; fi
 case "$(cat "$BUILD_TEST/.configure-flags" 2>/dev/null)" in
-  *sanitize*) echo "1..0 # SKIP the node is built with sanitizers"; exit 0 ;;
+  *sanitize*) skip_all "the node is built with sanitizers" ;;
 esac
 
+plan 14
 work="$BUILD_TEST/valgrind"
 rm -rf "$work"; mkdir -p "$work"
 vlog="$SHOAL_LOG_DIR/96-valgrind.memcheck.log"
@@ -32,7 +33,7 @@ on_exit "kill -KILL $vpid"
 q() { mariadb --no-defaults -h127.0.0.1 -P"$P" -uapp -ppw shoaltest -N "$@" 2>&1; }
 up=0
 for _ in $(seq 1 300); do q -e 'SELECT 1' >/dev/null 2>&1 && { up=1; break; }; sleep 0.2; done
-if [ $up != 1 ]; then not_ok "node starts under valgrind"; diag_file "$nlog"; done_testing; exit 1; fi
+if [ $up != 1 ]; then diag_file "$nlog"; bail "node starts under valgrind"; fi
 ok "node starts under valgrind"
 
 mdb -e "DROP TABLE IF EXISTS vg_t; CREATE TABLE vg_t (id INT PRIMARY KEY, v VARCHAR(10)); INSERT INTO vg_t VALUES (1,'a'),(2,'b')"
@@ -40,7 +41,7 @@ on_exit "mdb -e 'DROP TABLE IF EXISTS vg_t'"
 is "$(q -e 'SELECT v FROM vg_t WHERE id = 1; SELECT v FROM vg_t WHERE id = 1; SELECT v FROM vg_t WHERE id = 2' | tr '\n' ' ')" "a a b " "misses and a hit"
 like "$(q -e 'BEGIN; INSERT INTO vg_t VALUES (3, "c"); ROLLBACK; SELECT COUNT(*) FROM vg_t')" "^2$" "a transaction"
 like "$(mariadb --no-defaults -h127.0.0.1 -P"$P" -uapp -pwrong -e 'SELECT 1' 2>&1)" "ERROR 1045" "a failed login"
-PORT=$P "$PY" - <<'PY'
+PORT=$P "$PY" - <<'PY' || not_ok "python part crashed"
 import os, pymysql
 import rawmysql as r
 from taplib import ok, done_testing

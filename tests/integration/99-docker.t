@@ -26,17 +26,19 @@ set -uo pipefail
 . "$SRCDIR/scripts/lib/docker.sh"
 
 if fake_mode; then
-  echo "1..0 # SKIP needs the node's image (fake mode)"
-  exit 0
+  skip_all "needs the node's image (fake mode)"
 fi
 if [ "${SHOAL_DOCKER:-1}" = 0 ]; then
-  echo "1..0 # SKIP SHOAL_DOCKER=0"
-  exit 0
+  skip_all "SHOAL_DOCKER=0"
 fi
 if [ "$(id -u)" != 0 ] || ! command -v dockerd >/dev/null || ! command -v docker-compose >/dev/null ||
   ! command -v debootstrap >/dev/null; then
-  echo "1..0 # SKIP needs root, docker.io, docker-compose and debootstrap"
-  exit 0
+  skip_all "needs root, docker.io, docker-compose and debootstrap"
+fi
+# A chroot (a fresh-machine check: docs/testing.md) shares the host's network
+# and cgroups: a dockerd of its own would fight the host's.
+if ischroot 2>/dev/null; then
+  skip_all "in a chroot: no dockerd of its own here"
 fi
 plan 28
 
@@ -64,9 +66,7 @@ t=$SECONDS
 if docker_start "$work"; then
   ok "dockerd answers ($(docker version --format '{{.Server.Version}}' 2>/dev/null), pid ${DOCKERD_PID:-not ours})"
 else
-  not_ok "dockerd starts (log: $work/dockerd.log)"
-  done_testing
-  exit 1
+  bail "dockerd starts (log: $work/dockerd.log)"
 fi
 timed dockerd_start $((SECONDS - t))
 if docker_base_image "$work"; then
@@ -165,7 +165,7 @@ docker rm -f "$seed" >/dev/null 2>&1
 
 # ------------------------------------------------------------ the compose topology
 if [ -z "$PROXYSQL_BIN" ] || [ ! -x "$PROXYSQL_BIN" ]; then
-  for _ in $(seq 16); do skip "compose flow" "no ProxySQL binary (PROXYSQL_BIN) to make the ProxySQL image"; done
+  skip_n 16 "compose flow" "no ProxySQL binary (PROXYSQL_BIN) to make the ProxySQL image"
 else
   ctx=$(mktemp -d "$work/proxysql-ctx.XXXX")
   cp "$PROXYSQL_BIN" "$ctx/proxysql" && cp "$TESTLIB/docker/proxysql.Dockerfile" "$ctx/Dockerfile"

@@ -25,10 +25,16 @@
 #     SHOAL_WAIT=greeting|login|none (for shoal_start): what "started" means
 #     (default login: app/pw can run a query; greeting: for nodes whose
 #     upstream is down or that need a special login)
-#   TAP: plan N, ok DESC, not_ok DESC, skip DESC REASON, check DESC CMD...,
+#   TAP: plan N (first: before any check), skip_all REASON, ok DESC,
+#        not_ok DESC, skip DESC REASON, skip_n N DESC REASON, check DESC CMD...,
 #        is GOT WANT DESC, like / unlike GOT REGEX DESC, cmp_files A B DESC,
-#        diag MSG..., diag_file FILE [N], done_testing (prints the plan if
-#        none was printed; status 1 if anything failed)
+#        node_is VIA DIRECT WANT DESC (direct path first: see docs/testing.md),
+#        diag MSG..., diag_file FILE [N], bail DESC (a failed check, then exit:
+#        the checks left of the plan count as failed), done_testing (status 1
+#        if anything failed or the count differs from the plan)
+#     Every test prints its plan before its first check, so that a test that
+#     dies part-way counts its missing checks as failures (scripts/test checks
+#     this). Where the count depends on the environment, compute it first.
 #   on_exit CMD         run CMD (eval'd) at exit, before the nodes are stopped
 #   load_types          (re)load tests/data/types.sql (table shoal_types), dropped at exit
 #   free_port, port_free PORT, port_refuses PORT, fake_mode, is_pid X
@@ -61,8 +67,7 @@ export PROXYSQL_BIN=${PROXYSQL_BIN:-}
 # need_proxysql: exits with a whole-file SKIP when there is no ProxySQL to run.
 need_proxysql() {
   if [ -z "$PROXYSQL_BIN" ] || [ ! -x "$PROXYSQL_BIN" ]; then
-    echo "1..0 # SKIP no ProxySQL binary: set PROXYSQL_BIN (CI: ../shared/peers/proxysql, see its README)"
-    exit 0
+    skip_all "no ProxySQL binary: set PROXYSQL_BIN (CI: ../shared/peers/proxysql, see its README)"
   fi
 }
 mkdir -p "$SHOAL_LOG_DIR"
@@ -94,10 +99,32 @@ _tap_result() { # pass(0/1) desc [directive]
   fi
   echo "$n $f" >"$TAP_STATE"
 }
-plan() { echo "1..$1"; _TAP_PLANNED=1; }
+# plan N: the number of checks this test will print; call it once, before
+# the first check (scripts/test fails a test whose plan comes later).
+plan() {
+  if [ -n "${_TAP_PLANNED:-}" ]; then diag "plan $1: a plan was already printed"; return 1; fi
+  [[ ${1:-} =~ ^[0-9]+$ ]] || { diag "plan: not a number: ${1:-}"; return 1; }
+  _TAP_PLANNED=$1
+  echo "1..$1"
+}
+# skip_all REASON: the whole test does not apply here; exits.
+skip_all() { echo "1..0 # SKIP $*"; _TAP_PLANNED=0; exit 0; }
 ok() { _tap_result 1 "$*"; }
 not_ok() { _tap_result 0 "$*"; }
 skip() { _tap_result 1 "$1" "SKIP ${2:-}"; }
+# todo PASS(1/0) DESC REASON: a check of a known gap (TAP TODO): shown, and
+# a failure is not counted as one.
+todo() {
+  local n f
+  read -r n f <"$TAP_STATE"
+  n=$((n + 1))
+  if [ "$1" = 1 ]; then printf 'ok %d - %s # TODO %s\n' "$n" "$2" "$3"; else
+    printf 'not ok %d - %s # TODO %s\n' "$n" "$2" "$3"; fi
+  echo "$n $f" >"$TAP_STATE"
+}
+# skip_n N DESC REASON: N skipped checks (a part of the plan that cannot run here).
+# skip_n N DESC REASON: N skipped checks (a part of the plan that cannot run here).
+skip_n() { local i; for ((i = 1; i <= $1; i++)); do skip "$2 ($i/$1)" "${3:-}"; done; }
 diag() { local l; while IFS= read -r l; do printf '# %s\n' "$l"; done <<<"$*"; }
 # diag_file FILE [MAXLINES]: show a file as diagnostics, control chars made visible.
 diag_file() { head -n "${2:-40}" "$1" | cat -v | sed 's/^/#   /'; }
@@ -120,6 +147,17 @@ unlike() { # unlike GOT EXTENDED-REGEX DESC
     not_ok "$3"; diag "$(printf '     got: %s\n    expected NOT to match: /%s/' "${1:0:2000}" "$2")"
   else ok "$3"; fi
 }
+# node_is VIA DIRECT WANT DESC: a fixed expectation (WANT) on what the node
+# answered (VIA), checked on MariaDB's own answer (DIRECT, same client) first:
+# when that differs from WANT too, the client or the server is at fault, not
+# the node, and the check is a skip that says so.
+node_is() {
+  if [ "$2" != "$3" ]; then
+    skip "$4" "fails without a node too (direct: ${2:0:200}): the client or the server, not the node"
+  else
+    is "$1" "$3" "$4"
+  fi
+}
 # cmp_files A B DESC: ok when identical, else diff as diagnostics.
 cmp_files() {
   if cmp -s "$1" "$2"; then ok "$3"; else
@@ -129,11 +167,21 @@ cmp_files() {
 }
 tap_failed() { local n f; read -r n f <"$TAP_STATE"; echo "$f"; }
 tap_count() { local n f; read -r n f <"$TAP_STATE"; echo "$n"; }
+# bail DESC: a check that failed so that the rest cannot run: not ok, then
+# exit 1 (the checks the plan still expects count as failed).
+bail() { not_ok "$*"; done_testing; exit 1; }
 done_testing() {
   local n f
   read -r n f <"$TAP_STATE"
-  [ -n "${_TAP_PLANNED:-}" ] || echo "1..$n"
-  _TAP_DONE=1
+  if [ -z "${_TAP_PLANNED:-}" ]; then
+    echo "1..$n"
+    diag "no plan up front: call plan N before the first check"
+    return 1
+  fi
+  if [ "$n" != "$_TAP_PLANNED" ]; then
+    diag "planned $_TAP_PLANNED checks, ran $n"
+    return 1
+  fi
   [ "$f" = 0 ]
 }
 

@@ -25,6 +25,18 @@ static const struct catalog_row rows[] = {
 	{ 'T', "db", "log", NULL, NULL, NULL },
 	{ 'T', "db", "opaque_src", NULL, NULL, NULL },
 	{ 'T', "other", "t1", NULL, NULL, NULL },
+	{ 'T', "db", "trg_temp", NULL, NULL, NULL },
+	{ 'T', "db", "trg_plain", NULL, NULL, NULL },
+	{ 'T', "db", "trg_child", NULL, NULL, NULL },
+	{ 'T', "db", "trg_call", NULL, NULL, NULL },
+	{ 'F', "db", "trg_child", "db", "trg_plain", "CASCADE,CASCADE" },
+	{ 'R', "db", "trg_temp", "db", "SET NEW.a = db.mk_temp(NEW.a)", NULL },
+	{ 'R', "db", "trg_plain", "db", "BEGIN IF (NEW.a > 0) THEN SET NEW.a = pure(NEW.a); END IF; "
+	  "INSERT INTO log (x) VALUES (1); END", NULL },
+	{ 'R', "db", "trg_child", "db", "SET NEW.a = ABS(NEW.a)", NULL },
+	{ 'R', "db", "trg_call", "db", "CALL not_there()", NULL },
+	{ 'P', "db", "mk_temp", "FUNCTION", "BEGIN CREATE TEMPORARY TABLE x (a INT); RETURN 1; END", NULL },
+	{ 'P', "db", "pure", "FUNCTION", "RETURN x + 1", NULL },
 	{ 'V', "db", "v1", "select `t1`.`a` AS `a` from `db`.`t1` join `other`.`t1`", NULL, NULL },
 	{ 'V', "db", "v2", "select a from v1 where a > 1", NULL, NULL },
 	{ 'V', "db", "vnow", "select now(6) AS `n`", NULL, NULL },
@@ -125,6 +137,20 @@ static void test_writes(void)
 	ok(catalog_routine_may_create_temps("db", 2, "maketemp", 8), "one that does");
 	ok(catalog_routine_may_create_temps("db", 2, "nested", 6), "one that calls another");
 	ok(catalog_routine_may_create_temps("db", 2, "unknown", 7), "an unknown one: may");
+	{
+		struct sql_tables t;
+
+		sql_tables("INSERT INTO trg_temp VALUES (1)", 31, &t);
+		ok(catalog_writes_may_create_temps(&t, "db"),
+		   "a write firing a trigger whose routine creates a temporary table: may create one");
+		sql_tables("UPDATE trg_plain SET a = 2", 26, &t);
+		ok(!catalog_writes_may_create_temps(&t, "db"),
+		   "  ... one whose routine creates none (IF ( is no call): may not");
+		sql_tables("DELETE FROM trg_call", 20, &t);
+		ok(catalog_writes_may_create_temps(&t, "db"), "  ... CALL of a routine the catalog does not have: may");
+		sql_tables("SELECT * FROM trg_temp", 22, &t);
+		ok(!catalog_writes_may_create_temps(&t, "db"), "  ... a read: may not");
+	}
 }
 
 static void statement(struct consist *s, const char *sql, bool in_txn)

@@ -2,7 +2,7 @@
  * test_tables.c: unit tests for the table dependencies of statements
  * (sql/tables.c). Each input is SQL as a client sends it, and the result is written as "kind refs... flags": a written table has a
  * leading '+', a qualified one its schema; flags are !unknown, !routine,
- * !temp, !catalog, !drop, !create. Ends with random token soup (ASan/UBSan).
+ * !temp, !catalog, !drop, !create, !versioned. Ends with random token soup (ASan/UBSan).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -153,6 +153,21 @@ static const struct tcase cases[] = {
 	{ "TRUNCATE db.t", "write +db.t" },
 	{ "ANALYZE FORMAT=JSON UPDATE t SET a = 1", "write +t" },
 	{ "ANALYZE TABLE t", "other" },
+	/* ---- sequences ---- */
+	{ "SELECT NEXTVAL(s)", "write +s" },
+	{ "SELECT SETVAL(db.s, 10), v FROM t", "write +db.s t" },
+	{ "SELECT NEXT VALUE FOR `s`, PREVIOUS VALUE FOR s2 FROM t", "write +s t" },
+	{ "INSERT INTO t VALUES (NEXTVAL(s), LASTVAL(s))", "write +t +s" },
+	{ "SELECT db.nextval(1)", "read !routine !many" },
+	/* ---- executable comments some servers skip ---- */
+	{ "SELECT a FROM t /*!40101 JOIN u */", "read t u" },
+	{ "SELECT a FROM t /*!50700 JOIN u */", "read t u !unknown !versioned" },
+	{ "SELECT COUNT(*) FROM /*!99999 b */ a", "read b !unknown !versioned" },
+	{ "SELECT a FROM t /*!100100 JOIN u */", "read t u !unknown !versioned" },
+	{ "SELECT a FROM t /*!123 JOIN u */", "read t u !unknown !versioned" },
+	{ "INSERT INTO /*!99999 b */ a VALUES (1)", "write +b !unknown !versioned" },
+	{ "DROP TABLE a /*!80000 , b */", "ddl +a +b !unknown !catalog !drop !versioned" },
+	{ "SELECT * FROM tf(1) /*!99999 x */", "read !unknown !routine tf()" },
 	/* ---- DDL ---- */
 	{ "CREATE TABLE t (a INT PRIMARY KEY, b VARCHAR(10), KEY k (b), CONSTRAINT fk FOREIGN KEY (b) "
 	  "REFERENCES p (x) ON DELETE CASCADE)", "ddl +t !catalog !create" },
@@ -166,7 +181,9 @@ static const struct tcase cases[] = {
 	{ "CREATE UNIQUE INDEX i ON t (a)", "ddl +t" },
 	{ "CREATE DEFINER=`root`@`localhost` TRIGGER trg BEFORE INSERT ON t FOR EACH ROW SET NEW.a = 1",
 	  "ddl +t !catalog" },
-	{ "CREATE SEQUENCE s", "ddl +s !catalog" },
+	{ "CREATE SEQUENCE s", "ddl +s !catalog !create" },
+	{ "CREATE TEMPORARY SEQUENCE s START WITH 5", "ddl +s !temp !catalog !create" },
+	{ "CREATE OR REPLACE TEMPORARY SEQUENCE IF NOT EXISTS db.s", "ddl +db.s !temp !catalog !create" },
 	{ "CREATE DATABASE d", "ddl !catalog" },
 	{ "CREATE OR REPLACE DATABASE d", "ddl !unknown !catalog" },
 	{ "CREATE PROCEDURE p() BEGIN UPDATE t SET a = 1; END", "other !catalog" },
@@ -185,6 +202,8 @@ static const struct tcase cases[] = {
 	{ "DROP TABLE t", "ddl +t !catalog !drop" },
 	{ "DROP TABLE IF EXISTS t1, db.t2 CASCADE", "ddl +t1 +db.t2 !catalog !drop" },
 	{ "DROP TEMPORARY TABLE IF EXISTS t", "ddl +t !temp !catalog !drop" },
+	{ "DROP TEMPORARY SEQUENCE IF EXISTS s", "ddl +s !temp !catalog !drop" },
+	{ "DROP SEQUENCE s1, s2", "ddl +s1 +s2 !catalog !drop" },
 	{ "DROP VIEW IF EXISTS v1, v2", "ddl +v1 +v2 !catalog" },
 	{ "DROP INDEX i ON db.t", "ddl +db.t" },
 	{ "DROP TRIGGER IF EXISTS db.trg", "other !catalog" },
@@ -252,6 +271,8 @@ static void describe(const struct sql_tables *t, char *buf, size_t cap)
 		o += (size_t)snprintf(buf + o, cap - o, " !call");
 	if (o < cap && (t->flags & SQL_TABLES_ROUTINES_MANY))
 		o += (size_t)snprintf(buf + o, cap - o, " !many");
+	if (o < cap && (t->flags & SQL_TABLES_VERSIONED))
+		o += (size_t)snprintf(buf + o, cap - o, " !versioned");
 	for (unsigned i = 0; i < t->nroutines && o < cap; i++) {
 		const struct sql_table_ref *r = &t->routines[i];
 

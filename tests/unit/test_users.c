@@ -276,26 +276,53 @@ static void test_grants(void)
 	is_int(grants_key_id(id), 42, "cache_scope=user: the upstream user is part of the key");
 	g_config.cache_scope = CACHE_SCOPE_SHARED;
 	is_int(grants_key_id(id), 0, "cache_scope=shared: it is not");
-	is_int(grants_gate(&gs, &gw, id, d1, 100, false), GRANT_CHECK, "no verdict yet: check upstream");
-	grants_note_allowed(&gw, id, d1, 100);
-	is_int(grants_gate(&gs, &gw, id, d1, 500, false), GRANT_OK, "the user read it upstream: allowed");
-	is_int(grants_gate(&gs, &gw, id, d2, 500, false), GRANT_CHECK, "  for that shape only");
-	is_int(grants_gate(&gs, &gw, id, d1, 1100, false), GRANT_CHECK, "after grant_check_ms: checked again");
-	is_int(grants_gate(&gs, &gw, id, d1, 1100, true), GRANT_OK, "  unless the upstream is down (serve-stale): the last verdict holds");
-	grants_note_allowed(&gw, id, d1, 1200);
+	is_int(grants_gate(&gs, &gw, id, d1, 7, 100, false), GRANT_CHECK, "no verdict yet: check upstream");
+	grants_note_allowed(&gw, id, d1, 7, 100);
+	is_int(grants_gate(&gs, &gw, id, d1, 7, 500, false), GRANT_OK, "the user read it upstream: allowed");
+	is_int(grants_gate(&gs, &gw, id, d2, 7, 500, false), GRANT_CHECK, "  for that shape only");
+	is_int(grants_gate(&gs, &gw, id, d1, 8, 500, false), GRANT_CHECK,
+	       "  and those session settings only (another schema: another verdict)");
+	is_int(grants_gate(&gs, &gw, id, d1, 7, 1100, false), GRANT_CHECK, "after grant_check_ms: checked again");
+	is_int(grants_gate(&gs, &gw, id, d1, 7, 1100, true), GRANT_OK, "  unless the upstream is down (serve-stale): the last verdict holds");
+	grants_note_allowed(&gw, id, d1, 7, 1200);
 	id->id = 43;
-	is_int(grants_gate(&gs, &gw, id, d1, 1300, false), GRANT_CHECK, "another user has its own verdict");
+	is_int(grants_gate(&gs, &gw, id, d1, 7, 1300, false), GRANT_CHECK, "another user has its own verdict");
 	id->id = 42;
 	note(id, "SELECT * FROM t WHERE id = 1");
-	is_int(grants_gate(&gs, &gw, id, d1, 1300, false), GRANT_OK, "a SELECT changes nothing");
+	is_int(grants_gate(&gs, &gw, id, d1, 7, 1300, false), GRANT_OK, "a SELECT changes nothing");
 	note(id, "REVOKE SELECT ON db.t FROM 'u'@'%'");
-	is_int(grants_gate(&gs, &gw, id, d1, 1300, false), GRANT_CHECK, "a REVOKE seen through the node forgets the verdicts");
-	grants_note_allowed(&gw, id, d1, 1300);
+	is_int(grants_gate(&gs, &gw, id, d1, 7, 1300, false), GRANT_CHECK, "a REVOKE seen through the node forgets the verdicts");
+	grants_note_allowed(&gw, id, d1, 7, 1300);
 	note(id, "alter   user u IDENTIFIED BY 'x'");
-	is_int(grants_gate(&gs, &gw, id, d1, 1300, false), GRANT_CHECK, "  so does ALTER USER");
-	grants_note_allowed(&gw, id, d1, 1300);
-	grants_invalidate("someone");
-	is_int(grants_gate(&gs, &gw, id, d1, 1300, false), GRANT_CHECK, "  and grants_invalidate() (the binlog follower's call)");
+	is_int(grants_gate(&gs, &gw, id, d1, 7, 1300, false), GRANT_CHECK, "  so does ALTER USER");
+	grants_note_allowed(&gw, id, d1, 7, 1300);
+	note(id, "CREATE OR REPLACE USER u IDENTIFIED BY 'x'");
+	is_int(grants_gate(&gs, &gw, id, d1, 7, 1300, false), GRANT_CHECK, "  so does CREATE OR REPLACE USER");
+	grants_note_allowed(&gw, id, d1, 7, 1300);
+	{
+		uint32_t e = ident_privilege_epoch();
+
+		grants_invalidate("someone");
+		ok(ident_privilege_epoch() != e, "grants_invalidate(): new logins use new upstream connections");
+	}
+	is_int(grants_gate(&gs, &gw, id, d1, 7, 1300, false), GRANT_CHECK, "  and its verdicts are forgotten");
+	{
+		static const char *const yes[] = {
+			"GRANT SELECT ON db.t TO 'u'@'%'", "/* x */ revoke all on *.* from u",
+			"ALTER USER u ACCOUNT LOCK", "SET PASSWORD FOR u = PASSWORD('x')",
+			"SET DEFAULT ROLE r FOR u", "DROP ROLE r", "FLUSH PRIVILEGES",
+			"CREATE OR REPLACE USER u", "RENAME USER a TO b", "DROP USER IF EXISTS u",
+		};
+		static const char *const no[] = {
+			"CREATE USER u", "SELECT 1", "SET ROLE r", "SET PASSWORD_X = 1", "ALTER TABLE user ADD x INT",
+			"INSERT INTO grants VALUES (1)", "CREATE OR REPLACE TABLE user (a INT)", "",
+		};
+
+		for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
+			ok(grants_text_changes_privileges(yes[i], strlen(yes[i])), "changes privileges: %s", yes[i]);
+		for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
+			ok(!grants_text_changes_privileges(no[i], strlen(no[i])), "changes none: %s", no[i]);
+	}
 	ok(grants_session_may_cache(id), "a session may use the cache");
 	note(id, "SET ROLE reporting");
 	ok(!grants_session_may_cache(id), "  not after SET ROLE");

@@ -54,6 +54,18 @@ def is_(got, want, desc):
     return ok(got == want, desc, "     got: %r" % (got,), "    want: %r" % (want,))
 
 
+def node_ok(check, direct, via, desc, *diags):
+    """A fixed expectation on a value read through the node, checked on the
+    same value read straight from MariaDB (same client) first: when MariaDB's
+    own answer fails it, the client or the server is at fault, not the node,
+    and the check is a skip that says so. check is a function of one value."""
+    if not check(direct):
+        skip(desc, "fails without a node too (direct: %s): the client library or the "
+             "server, not the node" % (repr(direct)[:200],))
+        return None
+    return ok(check(via), desc, "     via: %r" % (via,), "  direct: %r" % (direct,), *diags)
+
+
 def failures():
     if _state:
         with open(_state) as f:

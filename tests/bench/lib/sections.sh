@@ -1,8 +1,9 @@
 # shellcheck shell=bash
-# scripts/bench-lib/sections.sh: sections 2 to 5 of scripts/bench
+# tests/bench/lib/sections.sh: sections 2 to 5 of scripts/bench
 # (passthrough overhead, miss storm, memory, the seed 004 leaderboard).
 # Sourced by scripts/bench, which sets the variables used here. Each section
 # writes $B/block-NAME.md and adds its target rows to $B/targets.md.
+# shellcheck disable=SC2154 # node_pid, floor_pid, mdb_pid: set by scripts/bench
 
 # ---------------------------------------------------------------- 2. passthrough
 rw_run() { # PORT PID -> summary line with the server's CPU per query

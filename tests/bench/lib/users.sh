@@ -1,11 +1,12 @@
 # shellcheck shell=bash
-# scripts/bench-lib/users.sh: the users section of scripts/bench: cached
+# tests/bench/lib/users.sh: the users section of scripts/bench: cached
 # point selects of one hot query shape by 1 user and by 50 users (each
 # acting upstream as itself), with cache_scope=user (results per user) and
 # shared (results shared, each user's hits gated by its grant verdict):
 # hit rate, upstream work (misses, refreshes, grant checks) and the node's
 # CPU per query. Sourced by scripts/bench (B, LOGS, LOADGEN, DUR, ...).
 # Writes $B/block-users.md and adds its target row to $B/targets.md.
+# shellcheck disable=SC2154 # node_pid, mdb_pid: set by scripts/bench
 
 USERS_N=50
 USERS_RANGE=1000     # the hot keys of the shape

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# scripts/bench-lib/bench.sh: helpers for scripts/bench. Source it after
+# tests/bench/lib/bench.sh: helpers for scripts/bench. Source it after
 # scripts/lib/common.sh; it defines functions only (no side effects).
 
 # kv KEY LINE: the value of KEY=value in a line of key=value pairs.
@@ -207,6 +207,7 @@ sampler_stop() {
     wait "$SAMPLER_PID" 2>/dev/null || true
     SAMPLER_PID=""
   fi
+  # shellcheck disable=SC2034 # read by the sections (scaling.sh)
   SAMPLER_PEAK=$(cat "$SAMPLER_FILE" 2>/dev/null || echo n/a)
 }
 

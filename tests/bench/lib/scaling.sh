@@ -1,10 +1,11 @@
 # shellcheck shell=bash
-# scripts/bench-lib/scaling.sh: section 1 of scripts/bench, cached point
+# tests/bench/lib/scaling.sh: section 1 of scripts/bench, cached point
 # selects at many client connections (tests/bench/loadgen.c) on the node,
 # the floor server and MariaDB direct, plus the sysbench cross-check at 8
 # threads (tests/bench/cpu-per-query). Sourced by scripts/bench, which sets
 # the variables used here (B, LOGS, LOADGEN, ports and pids, DUR, WARM,
 # CONNS, SIZE, ...). Writes $B/block-scaling.md and adds to $B/targets.md.
+# shellcheck disable=SC2154 # node_pid, floor_pid, mdb_pid: set by scripts/bench
 
 # wait_mdb_quiet: wait (up to 20 s) until MariaDB has few client threads
 # left, so that the sessions of the previous run do not count against
@@ -70,7 +71,7 @@ one_point_run() {
 
 # scaling_row MODE CONNS: one markdown row of the connection-scaling table.
 scaling_row() {
-  local m=$1 n=$2 nl fl ml cell
+  local m=$1 n=$2 nl fl ml
   nl=${S[$m.node.$n]} fl=${S[$m.floor.$n]} ml=${S[$m.mariadb.$n]}
   cell() { # LINE: "qps / p95 / CPU"
     if [ "$(kv skipped "$1")" = 1 ]; then echo "skipped (over max_connections $MDB_MAXCONN)"; return; fi
@@ -132,10 +133,10 @@ section_scaling() {
   } >"$B/block-scaling.md"
   for m in ps text; do
     local lim label nr fr
-    [ $m = ps ] && lim=1.2 label=prepared || { lim=1.1; label=text; }
+    if [ $m = ps ]; then lim=1.2 label=prepared; else lim=1.1 label=text; fi
     cpu_lo=$(ratio "$(kv server_cpu_us_per_query "${S[$m.node.64]:-}")" "$(kv server_cpu_us_per_query "${S[$m.floor.64]:-}")")
     cpu_hi=$(for n in $CONNS; do ratio "$(kv server_cpu_us_per_query "${S[$m.node.$n]}")" "$(kv server_cpu_us_per_query "${S[$m.floor.$n]}")"; done | grep -v n/a | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { if (NR) printf "%s–%s", lo, hi }')
-    echo "| 1 | cached point select, $label: node CPU/query ÷ floor's, at 64 connections (range over all levels: ${cpu_hi:-n/a}) | ${cpu_lo}× | ≤ ${lim}× | $(verdict "$cpu_lo" '<=' $lim) |" >>"$B/targets.md"
+    echo "| 1 | cached point select, $label: node CPU/query ÷ floor's, at 64 connections (range over all levels: ${cpu_hi:-n/a}) | ${cpu_lo}× | ≤ ${lim}× | $(verdict "$cpu_lo" '<=' "$lim") |" >>"$B/targets.md"
     nr=$(scaling_ratio $m node) fr=$(scaling_ratio $m floor)
     echo "| 1 | $label: node qps(4096)/qps(64) = $nr, floor's = $fr; node's ÷ floor's | $(ratio "$nr" "$fr")× | ≥ 0.85× | $(verdict "$(ratio "$nr" "$fr")" '>=' 0.85) |" >>"$B/targets.md"
   done
@@ -161,7 +162,7 @@ section_sysbench() {
   cache_node_up
   for mode in disable auto; do
     log "warming the node's cache for sysbench's sessions: every id once, --db-ps-mode=$mode"
-    sysbench scripts/bench-lib/warm.lua "${SB_CONN[@]}" --mysql-port="$CACHE_NODE_PORT" \
+    sysbench tests/bench/warm.lua "${SB_CONN[@]}" --mysql-port="$CACHE_NODE_PORT" \
       --threads=8 --db-ps-mode=$mode warm >"$LOGS/warm-sysbench-$mode.log" 2>&1 ||
       log "sysbench warm-up ($mode) failed: see build-bench/logs/warm-sysbench-$mode.log"
   done
@@ -184,7 +185,7 @@ section_sysbench() {
     echo "\`sysbench oltp_point_select\` through \`tests/bench/cpu-per-query\` (8 threads, $SB_DUR s,"
     echo "each line run $REPEAT time(s), interleaved, median CPU per query shown). sysbench's"
     echo "sessions have other settings than the load generator's (so other cache keys): the"
-    echo "cache was warmed again with every id through sysbench (\`scripts/bench-lib/warm.lua\`)."
+    echo "cache was warmed again with every id through sysbench (\`tests/bench/warm.lua\`)."
     echo
     echo "| protocol | server | qps | p95 ms | errors | server CPU µs/query | vs floor |"
     echo "|---|---|---|---|---|---|---|"

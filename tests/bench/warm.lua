@@ -1,11 +1,11 @@
--- scripts/bench-lib/warm.lua: run oltp_point_select's query once for every id
+-- tests/bench/warm.lua: run oltp_point_select's query once for every id
 -- of sbtest1, so that a node with --auto-cache holds every key before the
 -- measured run. The statement, its parameter type and the way it is sent
 -- (server-side prepared, or client-side substituted text with
 -- --db-ps-mode=disable) are exactly oltp_common.lua's, so the cache keys are
 -- the ones the measured run will look up.
 --
---   sysbench scripts/bench-lib/warm.lua --threads=8 --table-size=100000 \
+--   sysbench tests/bench/warm.lua --threads=8 --table-size=100000 \
 --     --db-ps-mode=auto|disable --mysql-... warm
 --
 -- Thread t takes ids t+1, t+1+threads, ... (a parallel command, so every id

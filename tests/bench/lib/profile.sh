@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# scripts/bench-lib/profile.sh: the profile section of scripts/bench, the
+# tests/bench/lib/profile.sh: the profile section of scripts/bench, the
 # node's hot functions while it serves cached text point selects (perf
 # record -g, or valgrind --tool=callgrind where perf cannot sample).
 # Sourced by scripts/bench; writes $B/block-profile.md.
@@ -32,12 +32,12 @@ run_perf() {
     find.isra.0 build_key spooky_hash64 serve_hit; do
     awk -v f="$f" '$3 == "[.]" && $4 == f { printf "%s %s %s\n", f, $1, $2; exit }' "$LOGS/perf-children.txt"
   done)
-  out=$(grep -E '^ +[0-9.]+%' "$LOGS/perf-report.txt" | head -n 10 | awk '{
+  out=$(grep -m 10 -E '^ +[0-9.]+%' "$LOGS/perf-report.txt" | awk '{
       pct = $1; dso = $2; $1 = ""; $2 = ""; $3 = ""; sym = $0; sub(/^ +/, "", sym)
       printf "| %d | %s | `%s` | %s |\n", NR, pct, sym, dso }')
   [ -n "$out" ] || return 1
-  samples=$(sed -n 's/^# Samples: \([^ ]*\).*/\1/p' "$LOGS/perf-report.txt" | head -n1)
-  event=$(sed -n 's/^# Samples: .* of event //p' "$LOGS/perf-report.txt" | head -n1 | tr -d "'")
+  samples=$(grep -m1 '^# Samples: ' "$LOGS/perf-report.txt" | sed -n 's/^# Samples: \([^ ]*\).*/\1/p')
+  event=$(grep -m1 '^# Samples: .* of event ' "$LOGS/perf-report.txt" | sed -n 's/^# Samples: .* of event //p' | tr -d "'")
   {
     echo "Method: \`perf record -g --call-graph dwarf -F 499 -p <node pid>\` (event: $event;"
     echo "$samples samples) during a separate $PROF_DUR s text-protocol point-select run"
@@ -50,7 +50,7 @@ run_perf() {
     echo
     echo "By object (\`perf report --sort dso\`):"
     echo
-    grep -E '^ +[0-9.]+%' "$LOGS/perf-dso.txt" | head -n 6 | awk '{ printf "%s %s", (NR > 1 ? "," : ""), $1 " " $2 } END { print "" }'
+    grep -m 6 -E '^ +[0-9.]+%' "$LOGS/perf-dso.txt" | awk '{ printf "%s %s", (NR > 1 ? "," : ""), $1 " " $2 } END { print "" }'
     echo
     echo "The node's own functions on the hit path, inclusive (children) and self:"
     echo
@@ -80,7 +80,7 @@ run_callgrind() {
     --auto-cache --cache-ttl-ms 600000 >"$LOGS/node-callgrind.log" 2>&1 &
   cg_pid=$!
   wait_mysql "$cg_port" "$cg_pid" 600 || { stop_pid "$cg_pid" 10; return 1; }
-  sysbench scripts/bench-lib/warm.lua --mysql-host=127.0.0.1 --mysql-user=app --mysql-password=pw \
+  sysbench tests/bench/warm.lua --mysql-host=127.0.0.1 --mysql-user=app --mysql-password=pw \
     --mysql-db=sbtest --tables=1 --table-size=$small --mysql-port="$cg_port" \
     --threads=8 --db-ps-mode=disable warm >"$LOGS/warm-callgrind.log" 2>&1
   callgrind_control -i on "$cg_pid" >"$LOGS/callgrind-control.log" 2>&1 || return 1
@@ -88,7 +88,7 @@ run_callgrind() {
   stop_pid "$cg_pid" 60
   [ -s "$B/callgrind.out" ] || return 1
   callgrind_annotate --inclusive=no "$B/callgrind.out" >"$LOGS/callgrind.txt" 2>&1 || return 1
-  out=$(grep -E '^ *[0-9,]+ +\( *[0-9.]+%\)' "$LOGS/callgrind.txt" | grep -v 'PROGRAM TOTALS' | head -n 10 | awk '{
+  out=$(grep -E '^ *[0-9,]+ +\( *[0-9.]+%\)' "$LOGS/callgrind.txt" | grep -v 'PROGRAM TOTALS' | awk 'NR <= 10 {
       match($0, /\( *[0-9.]+%\)/); pct = substr($0, RSTART + 1, RLENGTH - 2); gsub(/ /, "", pct)
       sym = substr($0, RSTART + RLENGTH); sub(/^ +/, "", sym); sub(/ \[.*$/, "", sym)
       printf "| %d | %s | `%s` |\n", NR, pct, sym }')

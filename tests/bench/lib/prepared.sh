@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# scripts/bench-lib/prepared.sh: section 2b of scripts/bench, prepared point
+# tests/bench/lib/prepared.sh: section 2b of scripts/bench, prepared point
 # selects through the node, cached (auto-cache, warmed) and passthrough (no
 # cache), with the statement prepared once per connection (-m ps) and
 # prepared for every query (-m psq: CLOSE, PREPARE, EXECUTE, as drivers that
@@ -9,6 +9,7 @@
 # binary too (issue #11: the registry that answered PREPARE itself, against
 # the one that always asks the upstream). Sourced by scripts/bench, which sets
 # the variables used here. Writes $B/block-prepared.md.
+# shellcheck disable=SC2154 # node_pid, mdb_pid: set by scripts/bench
 
 # prepared_run LABEL BIN CACHE MODE: one loadgen run on a node of BIN
 # (started by the caller: node_pid, NODE_PORT) -> the key=value line plus

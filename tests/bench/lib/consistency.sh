@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# scripts/bench-lib/consistency.sh: the sections of scripts/bench about
+# tests/bench/lib/consistency.sh: the sections of scripts/bench about
 # consistent caching (issue #12): staleness, write-path cost, refresh
 # traffic. They run against a second private MariaDB with its binlog on
 # (build-bench/mariadb-binlog), so that the node follows its binlog.

@@ -228,6 +228,9 @@ static void trx_add_written(const char *schema, size_t slen, const char *name, s
 		trx_add(also[i]);
 	if (n == 0)
 		F.trx_all = true;  /* not even the table itself could be named */
+	else if (!catalog_ready())
+		F.trx_all = true;  /* a DDL since the catalog's last read may have added a
+				    * cascading key, whose changes a row binlog does not log */
 }
 
 static void trx_begin(const struct gtid *g, bool standalone)
@@ -883,6 +886,33 @@ static void *follower_main(void *arg)
 	return NULL;
 }
 
+/* binlog_demand() may start the follower from any worker; binlog_stop()
+ * closes the door. */
+static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool deferred, closed;
+
+void binlog_defer(void)
+{
+	pthread_mutex_lock(&start_lock);
+	deferred = true;
+	pthread_mutex_unlock(&start_lock);
+	inval_set_serving(false, "the binlog stream is not started (nothing was cached yet)");
+}
+
+void binlog_demand(void)
+{
+	if (!__atomic_load_n(&deferred, __ATOMIC_ACQUIRE))
+		return;
+	pthread_mutex_lock(&start_lock);
+	if (deferred && !closed) {
+		deferred = false;
+		log_info("binlog: something is cached now: starting the follower");
+		if (binlog_start() < 0)
+			log_error("cannot start the binlog follower");
+	}
+	pthread_mutex_unlock(&start_lock);
+}
+
 int binlog_start(void)
 {
 	memset(&F, 0, sizeof(F));
@@ -901,6 +931,10 @@ int binlog_start(void)
 
 void binlog_stop(void)
 {
+	pthread_mutex_lock(&start_lock);
+	closed = true;
+	deferred = false;
+	pthread_mutex_unlock(&start_lock);
 	if (!started)
 		return;
 	atomic_store(&stopping, true);

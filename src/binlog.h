@@ -56,6 +56,11 @@ int binlog_check(char *why, size_t cap);
 /* Start / stop the follower thread (binlog mode). */
 int binlog_start(void);
 void binlog_stop(void);
+/* Binlog mode while nothing may be cached: the follower is not started
+ * (nothing is served meanwhile) until binlog_demand(), which a read of a
+ * cached shape calls, starts it. No-op when not deferred. */
+void binlog_defer(void);
+void binlog_demand(void);
 
 void binlog_get_status(struct binlog_status *out);
 const char *binlog_state_name(enum binlog_state s);

@@ -7,6 +7,7 @@
 #include "binlog.h"
 #include "cache/catalog.h"
 #include "cache/inval.h"
+#include "cache/registry.h"
 #include "config.h"
 #include "log.h"
 #include "metrics.h"
@@ -80,7 +81,10 @@ int consistency_start(void)
 		log_error("cannot start the catalog reader");
 		return 1;
 	}
-	if (m == INVAL_BINLOG && binlog_start() < 0) {
+	if (m == INVAL_BINLOG && !registry_may_cache()) {
+		log_info("binlog: the follower starts when something is cached");
+		binlog_defer();
+	} else if (m == INVAL_BINLOG && binlog_start() < 0) {
 		log_error("cannot start the binlog follower");
 		return 1;
 	}

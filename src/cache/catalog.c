@@ -18,6 +18,9 @@
  */
 #include "cache/catalog.h"
 
+#include "cache/catalog_query.h"
+#include "cache/registry.h"
+
 #include <mysql.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -864,6 +867,8 @@ void catalog_resolve_writes(const struct sql_tables *t, const char *schema,
 			    struct inval_table **out, unsigned cap, unsigned *n, bool *opaque)
 {
 	*n = 0;
+	if (t->kind == SQL_STMT_WRITE && !catalog_ready())
+		*opaque = true;   /* a DDL since the last read may have added a trigger or a key */
 	pthread_rwlock_rdlock(&snap_lock);
 	for (unsigned i = 0; i < t->n; i++) {
 		const struct sql_table_ref *r = &t->refs[i];
@@ -885,6 +890,8 @@ void catalog_write_closure(const char *schema, size_t slen, const char *name, si
 			   struct inval_table **out, unsigned cap, unsigned *n, bool *opaque)
 {
 	*n = 0;
+	if (!catalog_ready())
+		*opaque = true;
 	pthread_rwlock_rdlock(&snap_lock);
 	write_one(schema, slen, name, nlen, out, cap, n, opaque);
 	pthread_rwlock_unlock(&snap_lock);
@@ -907,120 +914,15 @@ size_t catalog_objects(void)
 
 /* ---- the reader thread ------------------------------------------------------ */
 
-struct rowbuf {
-	struct catalog_row *rows;
-	size_t n, cap;
-	char **strs;
-	size_t nstr, capstr;
-};
-
-static void rowbuf_free(struct rowbuf *b)
-{
-	for (size_t i = 0; i < b->nstr; i++)
-		free(b->strs[i]);
-	free(b->strs);
-	free(b->rows);
-	memset(b, 0, sizeof(*b));
-}
-
-static const char *keep(struct rowbuf *b, const char *v)
-{
-	char *c;
-
-	if (!v)
-		return NULL;
-	if (b->nstr == b->capstr) {
-		size_t n = b->capstr ? b->capstr * 2 : 256;
-		char **a = realloc(b->strs, n * sizeof(*a));
-
-		if (!a)
-			return NULL;
-		b->strs = a;
-		b->capstr = n;
-	}
-	c = strdup(v);
-	if (c)
-		b->strs[b->nstr++] = c;
-	return c;
-}
-
-static int add_row(struct rowbuf *b, char kind, MYSQL_ROW r, unsigned ncols)
-{
-	struct catalog_row *row;
-
-	if (b->n == b->cap) {
-		size_t n = b->cap ? b->cap * 2 : 256;
-		struct catalog_row *a = realloc(b->rows, n * sizeof(*a));
-
-		if (!a)
-			return -1;
-		b->rows = a;
-		b->cap = n;
-	}
-	row = &b->rows[b->n];
-	memset(row, 0, sizeof(*row));
-	row->kind = kind;
-	row->schema = keep(b, r[0]);
-	row->name = keep(b, r[1]);
-	row->a = ncols > 2 ? keep(b, r[2]) : NULL;
-	row->b = ncols > 3 ? keep(b, r[3]) : NULL;
-	row->c = ncols > 4 ? keep(b, r[4]) : NULL;
-	if (!row->schema || !row->name)
-		return -1;
-	b->n++;
-	return 0;
-}
-
-static int read_query(MYSQL *m, const char *sql, char kind, struct rowbuf *b)
-{
-	MYSQL_RES *res;
-	MYSQL_ROW r;
-	int rc = 0;
-
-	if (mysql_query(m, sql) || !(res = mysql_store_result(m))) {
-		log_warn("catalog: %s: %s", sql, mysql_error(m));
-		return -1;
-	}
-	while (rc == 0 && (r = mysql_fetch_row(res)))
-		if (r[0] && r[1])
-			rc = add_row(b, kind, r, mysql_num_fields(res));
-	mysql_free_result(res);
-	return rc;
-}
-
-#define SYS_SCHEMAS "('information_schema','performance_schema','mysql','sys')"
-
 static int read_catalog(MYSQL *m)
 {
-	static const struct { char kind; const char *sql; } q[] = {
-		{ 'T', "SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES "
-		       "WHERE TABLE_TYPE <> 'VIEW' AND TABLE_SCHEMA NOT IN " SYS_SCHEMAS },
-		{ 'V', "SELECT TABLE_SCHEMA, TABLE_NAME, VIEW_DEFINITION FROM information_schema.VIEWS "
-		       "WHERE TABLE_SCHEMA NOT IN " SYS_SCHEMAS },
-		{ 'F', "SELECT CONSTRAINT_SCHEMA, TABLE_NAME, UNIQUE_CONSTRAINT_SCHEMA, "
-		       "REFERENCED_TABLE_NAME, CONCAT(UPDATE_RULE, ',', DELETE_RULE) "
-		       "FROM information_schema.REFERENTIAL_CONSTRAINTS" },
-		{ 'R', "SELECT EVENT_OBJECT_SCHEMA, EVENT_OBJECT_TABLE, TRIGGER_SCHEMA, ACTION_STATEMENT "
-		       "FROM information_schema.TRIGGERS" },
-		{ 'P', "SELECT ROUTINE_SCHEMA, ROUTINE_NAME, ROUTINE_TYPE, ROUTINE_DEFINITION "
-		       "FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA NOT IN " SYS_SCHEMAS },
-	};
-	struct rowbuf b = { 0 };
-	MYSQL_RES *res;
-	MYSQL_ROW r;
+	struct catalog_rows b = { 0 };
 	bool fold = false;
-	int rc = 0;
+	int rc = catalog_query_read(m, &b, &fold);
 
-	if (mysql_query(m, "SELECT @@lower_case_table_names") || !(res = mysql_store_result(m)))
-		return -1;
-	if ((r = mysql_fetch_row(res)) && r[0])
-		fold = atoi(r[0]) != 0;
-	mysql_free_result(res);
-	for (size_t i = 0; i < sizeof(q) / sizeof(q[0]) && rc == 0; i++)
-		rc = read_query(m, q[i].sql, q[i].kind, &b);
 	if (rc == 0)
 		rc = catalog_load_rows(b.rows, b.n, fold);
-	rowbuf_free(&b);
+	catalog_rows_free(&b);
 	return rc;
 }
 
@@ -1044,31 +946,37 @@ static MYSQL *reader_connect(void)
 }
 
 static pthread_t reader_thread;
-static bool reader_started;
+static atomic_bool reader_enabled, reader_started;
 static atomic_bool stopping;
 static pthread_mutex_t wake_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake_cond;
 
-/* Sleep until a reload is requested, stop, or secs pass. */
-static void reader_wait(int secs)
+/* Sleep until a read is asked for (hinted), stop, or secs pass. True when
+ * asked (or stopping). */
+static bool reader_wait(int secs)
 {
 	struct timespec until;
+	bool asked;
 
 	clock_gettime(CLOCK_MONOTONIC, &until);
 	until.tv_sec += secs;
 	pthread_mutex_lock(&wake_lock);
-	while (!atomic_load(&stopping) && atomic_load(&loaded) == atomic_load(&requested) &&
-	       !atomic_load(&hinted) && pthread_cond_timedwait(&wake_cond, &wake_lock, &until) == 0)
+	while (!atomic_load(&stopping) && !atomic_load(&hinted) &&
+	       pthread_cond_timedwait(&wake_cond, &wake_lock, &until) == 0)
 		;
-	atomic_store(&hinted, false);
+	asked = atomic_exchange(&hinted, false) || atomic_load(&stopping);
 	pthread_mutex_unlock(&wake_lock);
+	return asked;
 }
 
-static void wake_reader(void)
+/* Between reads: until one is asked for, or, while some shape is cached
+ * and no binlog brings DDL made elsewhere, every RELOAD_EVERY_S. */
+static void reader_idle(void)
 {
-	pthread_mutex_lock(&wake_lock);
-	pthread_cond_signal(&wake_cond);
-	pthread_mutex_unlock(&wake_lock);
+	while (!reader_wait(RELOAD_EVERY_S))
+		if (inval_mode() != INVAL_BINLOG && registry_may_cache() && catalog_ready())
+			return;
 }
 
 static void *reader_main(void *arg)
@@ -1087,7 +995,7 @@ static void *reader_main(void *arg)
 			if (!logged)
 				log_info("catalog: %zu tables and views read", catalog_objects());
 			logged = true;
-			reader_wait(RELOAD_EVERY_S);
+			reader_idle();
 			continue;
 		}
 		wake_waiters();  /* they go on without: the catalog could not be read */
@@ -1095,12 +1003,36 @@ static void *reader_main(void *arg)
 			mysql_close(m);
 			m = NULL;
 		}
-		reader_wait(1);
+		if (!reader_wait(1) && !registry_may_cache())
+			reader_idle();
 	}
 	if (m)
 		mysql_close(m);
 	mysql_thread_end();
 	return NULL;
+}
+
+/* The reader starts the first time a read is asked for. */
+static void ensure_reader(void)
+{
+	if (atomic_load(&reader_started) || !atomic_load(&reader_enabled))
+		return;
+	pthread_mutex_lock(&start_lock);
+	if (!atomic_load(&reader_started) && !atomic_load(&stopping)) {
+		if (pthread_create(&reader_thread, NULL, reader_main, NULL) == 0)
+			atomic_store(&reader_started, true);
+		else
+			log_error("catalog: cannot start the reader thread");
+	}
+	pthread_mutex_unlock(&start_lock);
+}
+
+static void wake_reader(void)
+{
+	ensure_reader();
+	pthread_mutex_lock(&wake_lock);
+	pthread_cond_signal(&wake_cond);
+	pthread_mutex_unlock(&wake_lock);
 }
 
 int catalog_start(void)
@@ -1113,34 +1045,36 @@ int catalog_start(void)
 	pthread_condattr_destroy(&ca);
 	atomic_store(&requested, 1);
 	atomic_store(&stopping, false);
-	if (pthread_create(&reader_thread, NULL, reader_main, NULL) != 0)
-		return -1;
-	reader_started = true;
+	atomic_store(&reader_enabled, true);
 	return 0;
 }
 
 void catalog_changed(void)
 {
+	/* read again when a statement needs it (catalog_wait), not now */
 	atomic_fetch_add(&requested, 1);
-	wake_reader();
 }
 
 void catalog_stop(void)
 {
-	if (!reader_started)
-		return;
+	pthread_mutex_lock(&start_lock);
 	atomic_store(&stopping, true);
+	pthread_mutex_unlock(&start_lock);
+	if (!atomic_load(&reader_started))
+		return;
 	pthread_mutex_lock(&wake_lock);
 	pthread_cond_signal(&wake_cond);
 	pthread_mutex_unlock(&wake_lock);
 	pthread_join(reader_thread, NULL);
-	reader_started = false;
+	atomic_store(&reader_started, false);
 }
 
 bool catalog_writes_may_create_temps(const struct sql_tables *t, const char *schema)
 {
 	bool r = false;
 
+	if (!catalog_ready())
+		return true;   /* its triggers are not known */
 	pthread_rwlock_rdlock(&snap_lock);
 	for (unsigned i = 0; i < t->n && current && !r; i++) {
 		const struct sql_table_ref *ref = &t->refs[i];
@@ -1163,7 +1097,7 @@ bool catalog_routine_may_create_temps(const char *schema, size_t slen, const cha
 	bool r = true;
 
 	pthread_rwlock_rdlock(&snap_lock);
-	if (current && slen && (o = snap_find_kind(current, true, schema, slen, name, nlen)))
+	if (current && slen && catalog_ready() && (o = snap_find_kind(current, true, schema, slen, name, nlen)))
 		r = o->opaque;
 	pthread_rwlock_unlock(&snap_lock);
 	return r;

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "cache/catalog_row.h"
 #include "cache/inval.h"
 #include "cache/store.h"
 #include "sql/tables.h"
@@ -78,17 +79,6 @@ bool catalog_routine_may_create_temps(const char *schema, size_t slen, const cha
 unsigned catalog_loads(void);
 size_t catalog_objects(void);
 
-/* One fact, as read from information_schema (or given by a test):
- *   'T' base table schema.name
- *   'V' view schema.name, a = its definition
- *   'F' foreign key of table schema.name referencing a.b, c = the actions
- *       "<update rule>,<delete rule>" (CASCADE, SET NULL, RESTRICT, ...)
- *   'R' trigger on table schema.name, a = the trigger's schema, b = its body
- *   'P' stored routine schema.name, a = its type, b = its body */
-struct catalog_row {
-	char kind;
-	const char *schema, *name, *a, *b, *c;
-};
 /* Build a snapshot from rows and make it current (the reader thread does
  * this after each read). 0, or -1 when out of memory. */
 int catalog_load_rows(const struct catalog_row *rows, size_t n, bool lower_case_names);

@@ -22,7 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "binlog.h"
 #include "cache/catalog.h"
+#include "cache/registry.h"
 #include "sql/tables.h"
 
 void consist_init(struct consist *s)
@@ -196,7 +198,7 @@ void consist_statement(struct consist *s, const char *q, size_t n, bool hidden, 
 
 	s->cur_set = true;
 	s->ncur = 0;
-	s->cur_all = s->cur_opaque = s->cur_catalog = false;
+	s->cur_opaque = s->cur_catalog = false;
 	s->cur_temp = TEMP_NONE;
 	sql_tables(q, n, &t);
 	if (t.kind == SQL_STMT_READ && (t.flags & SQL_TABLES_VERSIONED) && !hidden)
@@ -222,9 +224,28 @@ void consist_statement(struct consist *s, const char *q, size_t n, bool hidden, 
 		if (catalog_writes_may_create_temps(&t, schema))
 			s->temps_unknown = true;   /* a trigger's routine may make some */
 	}
-	/* binlog mode waits for the binlog instead (consist_done's caller) */
-	if (s->cur_opaque && inval_mode() != INVAL_BINLOG)
-		s->cur_all = true;
+}
+
+bool consist_wants_catalog(const char *q, size_t n)
+{
+	struct sql_tables t;
+
+	if (catalog_ready() || !registry_may_cache())
+		return false;
+	sql_tables(q, n, &t);
+	return t.kind == SQL_STMT_WRITE || t.nroutines > 0 ||
+	       (t.flags & (SQL_TABLES_ROUTINE | SQL_TABLES_CALL | SQL_TABLES_ROUTINES_MANY));
+}
+
+/* Writes the text does not show: binlog mode holds the answer until the
+ * follower has applied them (consist_done's caller), while anything can be
+ * cached; otherwise every entry is invalidated (no upstream query). */
+static bool opaque_written(enum inval_mode m)
+{
+	if (m == INVAL_BINLOG && registry_may_cache())
+		return true;
+	inval_all(INVAL_SRC_FLUSH);
+	return false;
 }
 
 static void bump_set(struct inval_table *const *set, unsigned n)
@@ -235,8 +256,6 @@ static void bump_set(struct inval_table *const *set, unsigned n)
 
 static void txn_add(struct consist *s)
 {
-	if (s->cur_all)
-		s->txn_all = true;
 	for (unsigned i = 0; i < s->ncur && !s->txn_all; i++) {
 		unsigned k;
 
@@ -295,13 +314,13 @@ bool consist_done(struct consist *s, bool in_txn, bool ok)
 			catalog_changed();
 		if (m != INVAL_TTL) {
 			bump_set(s->cur, s->ncur);
-			if (s->cur_all)
-				inval_all(INVAL_SRC_FLUSH);
 			if (in_txn) {
 				txn_add(s);
 				s->txn_opaque |= s->cur_opaque;
-			} else {
-				wait = s->cur_opaque && m == INVAL_BINLOG;
+				if (s->cur_opaque && m != INVAL_BINLOG)
+					inval_all(INVAL_SRC_FLUSH);
+			} else if (s->cur_opaque) {
+				wait = opaque_written(m);
 			}
 		}
 	}
@@ -311,7 +330,8 @@ bool consist_done(struct consist *s, bool in_txn, bool ok)
 			bump_set(s->txn, s->ntxn);
 			if (s->txn_all)
 				inval_all(INVAL_SRC_FLUSH);
-			wait |= s->txn_opaque && m == INVAL_BINLOG;
+			if (s->txn_opaque)
+				wait |= opaque_written(m);
 		}
 		s->ntxn = 0;
 		s->txn_all = s->txn_opaque = false;
@@ -331,8 +351,10 @@ const char *consist_read_deps(const struct consist *s, const char *q, size_t n, 
 
 	if (retry)
 		*retry = false;
-	if (!inval_serving())
+	if (!inval_serving()) {
+		binlog_demand();   /* a cached shape is read: the follower is needed now */
 		return inval_not_serving_reason();
+	}
 	if (s->temps_unknown)
 		return "the session may have temporary tables (a routine it called may create them)";
 	sql_tables(q, n, &t);

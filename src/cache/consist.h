@@ -37,7 +37,6 @@ struct consist {
 	bool cur_set;             /* consist_statement() ran for it */
 	struct inval_table *cur[CONSIST_MAX_WRITES];
 	unsigned ncur;
-	bool cur_all;             /* writes unknown: invalidate everything */
 	bool cur_opaque;          /* writes not in the text (CALL, triggers calling routines, ...) */
 	bool cur_catalog;         /* DDL: read the catalog again */
 	enum consist_temp_op cur_temp;
@@ -62,6 +61,12 @@ void consist_set_schema(struct consist *s, const char *schema);
  * writes (unqualified names in schema, the session's current one). hidden:
  * the text cannot be trusted to show all it runs. */
 void consist_statement(struct consist *s, const char *q, size_t n, bool hidden, const char *schema);
+/* Should this statement, which may write, wait for the catalog to be read
+ * first? While anything may be cached and a DDL made the catalog stale, a
+ * write's triggers and cascading keys, and the routines a statement calls,
+ * must be known before it goes upstream. */
+bool consist_wants_catalog(const char *q, size_t n);
+
 /* Its answer is complete (in_txn: the session is in a transaction now;
  * ok: the answer was no error), and not yet written to the client.
  * Invalidates (not in ttl mode), records temporary tables, asks for the

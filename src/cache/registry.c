@@ -5,11 +5,13 @@
 #include "registry.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "config.h"
 #include "sql/tokenizer.h"
 
 #define REG_BUCKETS 65536
@@ -19,6 +21,7 @@
 static pthread_rwlock_t reg_lock = PTHREAD_RWLOCK_INITIALIZER;
 static struct cache_def **buckets;
 static size_t n_records;
+static atomic_size_t n_cached;    /* records in state CACHE_CACHED */
 
 int registry_init(void)
 {
@@ -48,6 +51,7 @@ void registry_destroy(void)
 	free(buckets);
 	buckets = NULL;
 	n_records = 0;
+	atomic_store(&n_cached, 0);
 }
 
 static struct cache_def *lookup_locked(uint64_t digest)
@@ -162,6 +166,22 @@ size_t registry_count(void)
 	return n;
 }
 
+/* The state of d becomes st, with the count of cached records kept. */
+static void set_state(struct cache_def *d, enum cache_state st)
+{
+	int old = atomic_exchange(&d->state, (int)st);
+
+	if (old != CACHE_CACHED && st == CACHE_CACHED)
+		atomic_fetch_add(&n_cached, 1);
+	else if (old == CACHE_CACHED && st != CACHE_CACHED)
+		atomic_fetch_sub(&n_cached, 1);
+}
+
+bool registry_may_cache(void)
+{
+	return g_config.auto_cache || atomic_load(&n_cached) > 0;
+}
+
 void registry_set_cached(struct cache_def *d, const char *name, int ttl_ms, int refresh_ms,
 			 int coalesce_ms, enum txn_policy txn, bool explicit_cache)
 {
@@ -175,19 +195,19 @@ void registry_set_cached(struct cache_def *d, const char *name, int ttl_ms, int 
 	atomic_store(&d->txn, (int)txn);
 	atomic_store(&d->explicit_cache, explicit_cache);
 	atomic_store(&d->skip_reason, NULL);
-	atomic_store(&d->state, CACHE_CACHED);
+	set_state(d, CACHE_CACHED);
 }
 
 void registry_set_skipped(struct cache_def *d, const char *reason)
 {
 	atomic_store(&d->skip_reason, reason);
-	atomic_store(&d->state, CACHE_SKIPPED);
+	set_state(d, CACHE_SKIPPED);
 }
 
 void registry_set_proxied(struct cache_def *d)
 {
 	atomic_store(&d->explicit_cache, false);
-	atomic_store(&d->state, CACHE_PROXIED);
+	set_state(d, CACHE_PROXIED);
 }
 
 int def_refresh_ms(const struct cache_def *d)

@@ -102,6 +102,12 @@ struct cache_def *registry_find_name(const char *name_or_id);
 void registry_each(bool (*fn)(struct cache_def *d, void *arg), void *arg);
 size_t registry_count(void);
 
+/* May anything be cached: auto-cache is on, or some shape is cached now (a
+ * query rule, CREATE CACHE)? While not, nothing can be served or stored,
+ * and the consistency machinery asks the upstream nothing of its own
+ * (docs/caching.md, "Consistency"). */
+bool registry_may_cache(void);
+
 /* Policy helpers. */
 void registry_set_cached(struct cache_def *d, const char *name, int ttl_ms, int refresh_ms,
 			 int coalesce_ms, enum txn_policy txn, bool explicit_cache);

@@ -535,6 +535,18 @@ static enum cache_step catalog_wait_step(struct cache_session *cs)
 	return CSTEP_WAIT;
 }
 
+/* A statement that may write is about to go upstream: what it writes
+ * (consist.h). CSTEP_WAIT first, once per command, when it must wait for
+ * the catalog (a DDL made it stale while anything may be cached). */
+static enum cache_step writes_step(struct cache_session *cs, const char *q, size_t n, bool hidden,
+				   const char *schema)
+{
+	if (!hidden && !cs->cat_waited && consist_wants_catalog(q, n))
+		return catalog_wait_step(cs);
+	consist_statement(&cs->cons, q, n, hidden, schema);
+	return CSTEP_PASS;
+}
+
 /* The tables a fill of this command will read, snapshot before it goes
  * upstream (cs->fill_deps). CSTEP_SERVED: look it up. Else not from the
  * cache this time (the reason is EXPLAIN LAST STATEMENT's; a view that
@@ -735,8 +747,9 @@ static enum cache_step not_cacheable(struct cache_session *cs, const struct cach
 		cs->last_reason = "multiple statements";
 		return CSTEP_PASS;
 	}
+	if (writes_step(cs, q, n, false, x->db) == CSTEP_WAIT)
+		return CSTEP_WAIT;
 	note_statement(cs, tok->keyword, (tok->flags & SQL_TOK_MULTI_STATEMENT) != 0);
-	consist_statement(&cs->cons, q, n, false, x->db);
 	grants_note_statement(x->ident, tok);
 	if (d)
 		classify_once(d, tok);
@@ -810,16 +823,14 @@ static enum cache_step on_query(struct cache_session *cs, const struct cache_ctx
 	if (hidden_statement(x, tok) || !is_read_keyword(tok->keyword) ||
 	    (tok->flags & SQL_TOK_MULTI_STATEMENT))
 		return not_cacheable(cs, x, d, tok, q, n);
-	if (!d) {
-		consist_statement(&cs->cons, q, n, false, x->db); /* it may call a stored function */
-		return CSTEP_PASS;
-	}
+	if (!d)
+		return writes_step(cs, q, n, false, x->db); /* it may call a stored function */
 	classify_once(d, tok);
 	step = verdict(cs, x, d, bypass);
 	if (step != CSTEP_SERVED) {
 		/* an uncached read may still call a stored function that writes */
 		if (step == CSTEP_PASS)
-			consist_statement(&cs->cons, q, n, false, x->db);
+			return writes_step(cs, q, n, false, x->db);
 		return step;
 	}
 	step = read_deps(cs, d, q, n, cs->cons.schema);
@@ -907,14 +918,15 @@ static enum cache_step on_execute(struct cache_session *cs, const struct cache_c
 	cs->cur_def = s->def;
 	kw = s->def ? atomic_load(&s->def->keyword) : SQL_KW_OTHER;
 	if (!s->def || !is_read_keyword(kw)) {
+		if (writes_step(cs, s->text, s->text_len, !s->def, x->db) == CSTEP_WAIT)
+			return CSTEP_WAIT;
 		note_statement(cs, kw, false);
-		consist_statement(&cs->cons, s->text, s->text_len, !s->def, x->db);
 		return CSTEP_PASS;
 	}
 	step = verdict(cs, x, s->def, bypass);
 	if (step != CSTEP_SERVED) {
 		if (step == CSTEP_PASS)  /* it may call a stored function that writes */
-			consist_statement(&cs->cons, s->text, s->text_len, false, x->db);
+			return writes_step(cs, s->text, s->text_len, false, x->db);
 		return step;
 	}
 	{

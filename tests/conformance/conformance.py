@@ -61,6 +61,11 @@ SERVER_ARGS = [
     "--log-output=file",
 ]
 
+# The binary log, as a node's upstream in binlog invalidation mode needs it
+# (issue #12): row format, a server id. Both the direct and the node runs
+# of a pass use this same server; --no-binlog starts it without.
+BINLOG_ARGS = ["--log-bin=mysqld-bin", "--binlog-format=ROW", "--server-id=1"]
+
 PROTOCOLS = ("text", "ps")
 
 
@@ -122,6 +127,7 @@ class Server:
     def __init__(self, args):
         self.started = False
         self.keep = args.keep_server
+        self.binlog = not args.no_binlog
         self.pid = None
         self.vardir = os.path.abspath(os.path.join(args.out, "var"))
         if args.server_port:
@@ -157,13 +163,17 @@ class Server:
             return
         os.makedirs(self.dir, exist_ok=True)
         if self.running():
-            log("reusing the MariaDB on port %d (pid %d)" % (self.port, self.pid))
-            self.started = True
-            return
+            if self.binlog_on() == self.binlog:
+                log("reusing the MariaDB on port %d (pid %d)" % (self.port, self.pid))
+                self.started = True
+                return
+            log("the running MariaDB has log_bin %s: starting it again" % ("off" if self.binlog else "on"))
+            stop_pid(self.pid, 60)
         old_port = read_pid(os.path.join(self.dir, "port"))
         self.port = old_port if old_port and port_free(old_port) else free_port()
         env = dict(os.environ)
-        env["MARIADB_EXTRA_ARGS"] = " ".join(SERVER_ARGS + ["--secure-file-priv=" + self.vardir,
+        env["MARIADB_EXTRA_ARGS"] = " ".join(SERVER_ARGS + (BINLOG_ARGS if self.binlog else []) +
+                                             ["--secure-file-priv=" + self.vardir,
                                                             "--tmpdir=" + os.path.join(self.vardir, "tmp")])
         pidfile = os.path.join(self.dir, "pid")
         if os.path.exists(pidfile):
@@ -189,6 +199,9 @@ class Server:
         self.start()
         self.prepare()
         return True
+
+    def binlog_on(self):
+        return self.sql("SELECT @@log_bin")[0][0] == "1"
 
     def stop(self):
         if self.started and self.pid and not self.keep:
@@ -471,14 +484,21 @@ def judge(case, proto, args, server, node, tap_n):
     d = os.path.join(args.out, proto)
     os.makedirs(d, exist_ok=True)
     fdir, fnode = os.path.join(d, case.replace("/", "-") + ".direct"), os.path.join(d, case.replace("/", "-") + ".node")
-    if server.ensure():
+    if server.ensure() and node:
         node.stop()
     server.reset()
     st_d, secs_d, msg_d = run_case(case, proto, "direct", server.port, server, fdir, args.timeout)
     if server.ensure():
-        node.stop()
+        if node:
+            node.stop()
         st_d, msg_d = "failed", "the server stopped during the direct run"
     server.reset()
+    if node is None:  # --direct-only: the direct output alone
+        rec = {"case": case, "protocol": proto, "direct": st_d, "direct_s": round(secs_d, 2),
+               "verdict": "identical" if st_d == "ok" else "error"}
+        if st_d != "ok":
+            rec["why"] = "direct run %s: %s" % (st_d, msg_d)
+        return rec
     died = node.ensure()
     st_n, secs_n, msg_n = run_case(case, proto, "node", node.port, server, fnode, args.timeout)
     died_after = not node.alive()
@@ -548,8 +568,9 @@ def cmd_run(args):
     try:
         server.start()
         server.prepare()
-        node = Node(args, server)
-        node.start()
+        if not args.direct_only:
+            node = Node(args, server)
+            node.start()
         resf = open(os.path.join(args.out, "results.jsonl"), "w")
         n = 0
         for case in cases:
@@ -690,6 +711,8 @@ def main():
         p.add_argument("--server-port", type=int, help="use the MariaDB already running on this port")
         p.add_argument("--server-socket", help="... and this socket (root logs in there)")
         p.add_argument("--timeout", type=int, default=120, help="seconds per run (default 120)")
+        p.add_argument("--no-binlog", action="store_true",
+                       help="start the private MariaDB without its binary log (default: log_bin on, ROW)")
 
     r = sub.add_parser("run", help="run cases directly and through a node")
     common(r)
@@ -700,6 +723,8 @@ def main():
     r.add_argument("--node-args", default="", help="extra node arguments, e.g. \"--auto-cache=true\"")
     r.add_argument("--label", default="passthrough", help="name of this configuration in the report")
     r.add_argument("--tap", action="store_true", help="print TAP")
+    r.add_argument("--direct-only", action="store_true",
+                   help="run each case directly only (no node): to compare server settings")
     s = sub.add_parser("select", help="append deterministic cases of suites to a list")
     common(s)
     s.add_argument("--suites", required=True, help="comma-separated: main,innodb,compat/oracle,...")

@@ -21,7 +21,8 @@
  *     mysql is therefore refused too: a lost cache, never a wrong answer.)
  *   - INTO, SQL_NO_CACHE, FOR UPDATE, FOR SHARE, LOCK IN (SHARE MODE),
  *     SQL_CALC_FOUND_ROWS (sets the session's FOUND_ROWS: side effects) and
- *     MariaDB's NEXT VALUE FOR / PREVIOUS VALUE FOR.
+ *     MariaDB's NEXT VALUE FOR / PREVIOUS VALUE FOR, and sql_mode=ORACLE's
+ *     SQL%ROWCOUNT (the session's ROW_COUNT()).
  * Words right after a '.' are column or table names and are not keywords.
  *
  * Each word looks ahead a constant number of tokens, except the CTE
@@ -126,6 +127,20 @@ static bool value_for_follows(const struct sql_lex *lx)
 	return sql_word_is(&t, "FOR");
 }
 
+/* %ROWCOUNT after SQL (lx stands before the '%'): sql_mode=ORACLE's
+ * SQL%ROWCOUNT, the session's ROW_COUNT(). */
+static bool oracle_rowcount_follows(const struct sql_lex *lx)
+{
+	struct sql_lex c = *lx;
+	struct sql_tok t;
+
+	sql_lex_next(&c, &t);
+	if (!sql_is_punct(&t, '%'))
+		return false;
+	sql_lex_next(&c, &t);
+	return sql_word_is(&t, "ROWCOUNT");
+}
+
 /* An unqualified, unquoted word that denies caching wherever it stands. */
 static const char *check_keyword(const struct sql_lex *lx, const struct sql_tok *t,
 				 const struct sql_tok *next)
@@ -146,6 +161,8 @@ static const char *check_keyword(const struct sql_lex *lx, const struct sql_tok 
 	if (sql_name_is(t, "NEXT") && value_for_follows(lx))
 		return r_side;
 	if (sql_name_is(t, "PREVIOUS") && value_for_follows(lx))
+		return r_session;
+	if (sql_name_is(t, "SQL") && oracle_rowcount_follows(lx))
 		return r_session;
 	fn = sql_fn_lookup(t->p, t->len);
 	if (fn && (fn->flags & SQL_FN_BARE))

@@ -76,6 +76,7 @@ struct snapshot {
 	struct cat_obj **buckets;
 	size_t nbuckets, count;
 	bool fold;                /* lower_case_table_names != 0 */
+	bool any_temps;           /* some routine or trigger may create temporary tables */
 };
 
 static pthread_rwlock_t snap_lock = PTHREAD_RWLOCK_INITIALIZER;
@@ -527,6 +528,8 @@ static void trigger_temps(struct snapshot *s, const struct catalog_row *r)
 		w[1] = w[0];
 		w[0] = t;
 	}
+	if (tbl->temps)
+		s->any_temps = true;
 }
 
 /* 'P' row: a stored routine and its body. */
@@ -534,8 +537,11 @@ static void add_routine(struct snapshot *s, const struct catalog_row *r)
 {
 	struct cat_obj *o = snap_add(s, CAT_ROUTINE, r->schema, r->name);
 
-	if (o)
+	if (o) {
 		o->opaque = body_may_call_or_create(r->b);
+		if (o->opaque)
+			s->any_temps = true;
+	}
 }
 
 /* The closure of one table's edges (breadth first, bounded). */
@@ -1087,6 +1093,16 @@ bool catalog_writes_may_create_temps(const struct sql_tables *t, const char *sch
 		o = snap_find(current, sch, slen, ref->name, ref->name_len);
 		r = o && o->kind == CAT_TABLE && o->temps;
 	}
+	pthread_rwlock_unlock(&snap_lock);
+	return r;
+}
+
+bool catalog_any_temps(void)
+{
+	bool r;
+
+	pthread_rwlock_rdlock(&snap_lock);
+	r = !current || !catalog_ready() || current->any_temps;
 	pthread_rwlock_unlock(&snap_lock);
 	return r;
 }

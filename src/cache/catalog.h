@@ -76,6 +76,9 @@ bool catalog_writes_may_create_temps(const struct sql_tables *t, const char *sch
 bool catalog_routine_may_create_temps(const char *schema, size_t slen, const char *name, size_t nlen);
 
 /* Counters for SHOW SHOAL STATUS and /metrics. */
+/* May any routine of the catalog create temporary tables (or call one
+ * that may)? True when the catalog is not current. */
+bool catalog_any_temps(void);
 unsigned catalog_loads(void);
 size_t catalog_objects(void);
 

@@ -43,7 +43,7 @@ void consist_free(struct consist *s)
 void consist_reset(struct consist *s)
 {
 	consist_free(s);
-	s->temps_unknown = false;
+	s->temps_unknown = s->temps_pending = false;
 	s->cur_set = false;
 	s->ntxn = 0;
 	s->txn_all = s->txn_opaque = false;
@@ -170,16 +170,33 @@ static void note_temps(struct consist *s, const struct sql_tables *t, const char
 			s->temps_unknown = true;
 }
 
+/* Routines a statement runs that no catalog names (a hidden text, EXECUTE,
+ * BEGIN NOT ATOMIC, BINLOG, too many calls): they may create anything. */
+static bool routines_unknowable(const struct sql_tables *t, bool hidden)
+{
+	if (hidden || (t->flags & SQL_TABLES_ROUTINES_MANY) ||
+	    (t->flags & (SQL_TABLES_UNKNOWN | SQL_TABLES_VERSIONED)) == SQL_TABLES_UNKNOWN)
+		return true;    /* (a versioned comment was read as code: its routines are known) */
+	return t->kind == SQL_STMT_OPAQUE && !(t->flags & SQL_TABLES_CALL);
+}
+
+/* The session may have made temporary tables: known for good when the
+ * catalog is current (or cannot tell), else decided after its next read. */
+static void temps_maybe(struct consist *s, bool catalog_stale)
+{
+	if (catalog_stale)
+		s->temps_pending = true;
+	else
+		s->temps_unknown = true;
+}
+
 /* Could the routines a statement calls have created temporary tables? A
  * routine whose body the catalog has, and that neither creates one nor
  * calls anything, cannot. */
 static bool routines_may_create_temps(const struct sql_tables *t, bool hidden, const char *schema)
 {
-	if (hidden || (t->flags & SQL_TABLES_ROUTINES_MANY) ||
-	    (t->flags & (SQL_TABLES_UNKNOWN | SQL_TABLES_VERSIONED)) == SQL_TABLES_UNKNOWN)
-		return true;    /* (a versioned comment was read as code: its routines are known) */
-	if (t->kind == SQL_STMT_OPAQUE && !(t->flags & SQL_TABLES_CALL))
-		return true;   /* EXECUTE, BEGIN NOT ATOMIC, BINLOG */
+	if (routines_unknowable(t, hidden))
+		return true;
 	for (unsigned i = 0; i < t->nroutines; i++) {
 		const struct sql_table_ref *r = &t->routines[i];
 		const char *sch = r->schema ? r->schema : schema;
@@ -194,7 +211,7 @@ static bool routines_may_create_temps(const struct sql_tables *t, bool hidden, c
 void consist_statement(struct consist *s, const char *q, size_t n, bool hidden, const char *schema)
 {
 	struct sql_tables t;
-	bool opaque = false;
+	bool opaque = false, stale = !catalog_ready();
 
 	s->cur_set = true;
 	s->ncur = 0;
@@ -210,7 +227,7 @@ void consist_statement(struct consist *s, const char *q, size_t n, bool hidden, 
 		s->cur_opaque = true;
 		s->cur_catalog = true;
 		if (routines_may_create_temps(&t, hidden, schema))
-			s->temps_unknown = true;
+			temps_maybe(s, stale && !routines_unknowable(&t, hidden));
 	}
 	note_temps(s, &t, schema);
 	if (t.flags & SQL_TABLES_TEMPORARY)
@@ -222,7 +239,7 @@ void consist_statement(struct consist *s, const char *q, size_t n, bool hidden, 
 		if (opaque)
 			s->cur_opaque = true;
 		if (catalog_writes_may_create_temps(&t, schema))
-			s->temps_unknown = true;   /* a trigger's routine may make some */
+			temps_maybe(s, stale);   /* a trigger's routine may make some */
 	}
 }
 
@@ -341,7 +358,23 @@ bool consist_done(struct consist *s, bool in_txn, bool ok)
 
 /* ---- reads ------------------------------------------------------------------ */
 
-const char *consist_read_deps(const struct consist *s, const char *q, size_t n, const char *schema,
+/* A session's temps_pending, once the catalog is current: none made, when
+ * no trigger or routine anywhere may create a temporary table. "" when
+ * decided, else why not yet (the catalog is being read). */
+static const char *decide_pending_temps(struct consist *s, bool *retry)
+{
+	if (!catalog_ready()) {
+		if (retry)
+			*retry = true;
+		return "catalog being read again after DDL (a routine the session ran may create temporary tables)";
+	}
+	s->temps_pending = false;
+	if (catalog_any_temps())
+		s->temps_unknown = true;
+	return "";
+}
+
+const char *consist_read_deps(struct consist *s, const char *q, size_t n, const char *schema,
 			      struct fill_deps *out, bool *retry)
 {
 	struct sql_tables t;
@@ -355,6 +388,9 @@ const char *consist_read_deps(const struct consist *s, const char *q, size_t n, 
 		binlog_demand();   /* a cached shape is read: the follower is needed now */
 		return inval_not_serving_reason();
 	}
+	if (s->temps_pending && *(reason = decide_pending_temps(s, retry)))
+		return reason;
+	reason = NULL;
 	if (s->temps_unknown)
 		return "the session may have temporary tables (a routine it called may create them)";
 	sql_tables(q, n, &t);

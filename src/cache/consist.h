@@ -32,6 +32,9 @@ struct consist {
 	size_t temps_len, temps_cap;
 	unsigned ntemps;
 	bool temps_unknown;       /* a CALL or the like may have made some */
+	bool temps_pending;       /* a routine or trigger ran while the catalog was
+				   * stale: whether it may have made some is decided
+				   * by the next read of a cached shape (catalog read) */
 
 	/* the statement in flight */
 	bool cur_set;             /* consist_statement() ran for it */
@@ -88,14 +91,14 @@ static inline bool consist_txn_wrote_into(const struct consist *s, const struct 
  * before a cache lookup. */
 static inline bool consist_has_temps(const struct consist *s)
 {
-	return s->ntemps > 0 || s->temps_unknown;
+	return s->ntemps > 0 || s->temps_unknown || s->temps_pending;
 }
 
 /* A cacheable read q[0, n) about to be looked up and maybe filled, with
  * unqualified names in schema: NULL with out filled (its dependencies,
  * snapshot now), or why it must go upstream uncached. *retry (may be NULL):
  * the next read of the catalog may change the answer. */
-const char *consist_read_deps(const struct consist *s, const char *q, size_t n, const char *schema,
+const char *consist_read_deps(struct consist *s, const char *q, size_t n, const char *schema,
 			      struct fill_deps *out, bool *retry);
 
 #endif

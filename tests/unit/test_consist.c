@@ -12,6 +12,7 @@
 #include "cache/catalog.h"
 #include "cache/consist.h"
 #include "cache/inval.h"
+#include "config.h"
 #include "tap.h"
 
 static const struct catalog_row rows[] = {
@@ -195,6 +196,30 @@ static void test_session(void)
 	   "RENAME of the temporary table: the new name is the temporary one");
 	statement(&s, "DROP TABLE t9", false);
 	ok(!consist_has_temps(&s), "DROP TABLE of it: none left");
+	ok(!catalog_ready(), "after DDL the catalog is stale until read again");
+	g_config.auto_cache = false;
+	ok(!consist_wants_catalog("CALL plain()", 12) && !consist_wants_catalog("UPDATE t1 SET a = 1", 19),
+	   "nothing can be cached: no statement waits for the catalog");
+	g_config.auto_cache = true;
+	ok(consist_wants_catalog("CALL plain()", 12) && consist_wants_catalog("UPDATE t1 SET a = 1", 19) &&
+	   !consist_wants_catalog("SELECT * FROM t1", 16),
+	   "auto-cache: a CALL or a write waits for it, a plain read does not");
+	g = atomic_load(&t1->gen);
+	{
+		uint64_t e = inval_epoch();
+
+		statement(&s, "UPDATE t1 SET a = 4", false);
+		ok(atomic_load(&t1->gen) > g && inval_epoch() > e,
+		   "a write with the catalog stale: its table, and everything (triggers unknown)");
+	}
+	ok(consist_has_temps(&s) && !s.temps_unknown,
+	   "  ... and whether its triggers made temporary tables is left to the next read");
+	catalog_load_rows(rows, sizeof(rows) / sizeof(rows[0]), false); /* the read it waited for */
+	ok(!consist_wants_catalog("CALL plain()", 12), "once read: no wait");
+	ok(consist_read_deps(&s, "SELECT * FROM t2", 16, "db", &d, NULL) != NULL && s.temps_unknown,
+	   "  ... a catalog with a routine that creates temporary tables: the session may have some");
+	consist_reset(&s);
+	g_config.auto_cache = false;
 	statement(&s, "CALL plain()", false);
 	ok(!consist_has_temps(&s), "CALL of a routine that creates none: still none");
 	statement(&s, "CALL maketemp()", false);
@@ -205,6 +230,22 @@ static void test_session(void)
 	g = inval_epoch();
 	statement(&s, "EXECUTE IMMEDIATE 'UPDATE t2 SET a = 1'", false);
 	ok(inval_epoch() > g, "writes mode: a statement whose writes are unknown invalidates everything");
+	{
+		static const struct catalog_row plain_rows[] = {
+			{ 'T', "db", "t1", NULL, NULL, NULL }, { 'T', "db", "t2", NULL, NULL, NULL },
+		};
+
+		consist_reset(&s);
+		catalog_changed();
+		statement(&s, "UPDATE t1 SET a = 5", false);
+		ok(s.temps_pending && !s.temps_unknown, "a write with the catalog stale: temporary tables undecided");
+		ok(consist_read_deps(&s, "SELECT * FROM t2", 16, "db", &d, NULL) != NULL && s.temps_pending,
+		   "  ... a read waits for the catalog");
+		catalog_load_rows(plain_rows, 2, false);
+		ok(consist_read_deps(&s, "SELECT * FROM t2", 16, "db", &d, NULL) == NULL && !consist_has_temps(&s),
+		   "  ... a catalog where nothing creates temporary tables: none, the read is served");
+		catalog_load_rows(rows, sizeof(rows) / sizeof(rows[0]), false);
+	}
 	inval_set_mode(INVAL_TTL);
 	g = atomic_load(&t1->gen);
 	statement(&s, "UPDATE t1 SET a = 3", false);
@@ -214,6 +255,7 @@ static void test_session(void)
 
 int main(void)
 {
+	config_defaults(&g_config);
 	if (inval_init() < 0)
 		return 1;
 	ok(catalog_load_rows(rows, sizeof(rows) / sizeof(rows[0]), false) == 0, "a catalog from rows");

@@ -564,7 +564,7 @@ def cmd_run(args):
     node = None
     results = []
     t0 = time.time()
-    if args.tap:
+    if args.tap and not args.tap_no_plan:
         print("1..%d" % (len(cases) * len(protos)), flush=True)
     try:
         server.start()
@@ -573,7 +573,7 @@ def cmd_run(args):
             node = Node(args, server)
             node.start()
         resf = open(os.path.join(args.out, "results.jsonl"), "w")
-        n = 0
+        n = args.tap_start
         for case in cases:
             for proto in protos:
                 n += 1
@@ -724,6 +724,8 @@ def main():
     r.add_argument("--node-args", default="", help="extra node arguments, e.g. \"--auto-cache=true\"")
     r.add_argument("--label", default="passthrough", help="name of this configuration in the report")
     r.add_argument("--tap", action="store_true", help="print TAP")
+    r.add_argument("--tap-no-plan", action="store_true", help="with --tap: no plan line (the caller prints it)")
+    r.add_argument("--tap-start", type=int, default=0, help="with --tap: number the results from this + 1")
     r.add_argument("--direct-only", action="store_true",
                    help="run each case directly only (no node): to compare server settings")
     s = sub.add_parser("select", help="append deterministic cases of suites to a list")

@@ -5,28 +5,38 @@
 # each case runs with mariadb-test directly against a private MariaDB of
 # the harness's own and through a node, in the text protocol and with
 # --ps-protocol; one TAP result per case and protocol, ok when the two
-# outputs are byte for byte identical. scripts/conformance runs the full
-# list (docs/conformance.md).
+# outputs are byte for byte identical; then the same through a node with
+# AUTO_CACHE on for tests/conformance/ci-auto-cases.txt. scripts/conformance
+# runs the full list (docs/conformance.md).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 cases="$SRCDIR/tests/conformance/ci-cases.txt"
 n=$(grep -cvE '^\s*(#|$)' "$cases")
+auto_cases="$SRCDIR/tests/conformance/ci-auto-cases.txt"
+n_auto=$(grep -cvE '^\s*(#|$)' "$auto_cases")
 if fake_mode; then
   echo "1..0 # SKIP fake mode: the harness compares MariaDB with a node"
   exit 0
 fi
 if ! command -v mariadb-test >/dev/null; then
-  plan $((n * 2))
-  for ((i = 0; i < n * 2; i++)); do not_ok "mariadb-test is not installed (package mariadb-test)"; done
+  plan $(((n + n_auto) * 2))
+  for ((i = 0; i < (n + n_auto) * 2; i++)); do not_ok "mariadb-test is not installed (package mariadb-test)"; done
   exit 1
 fi
+plan $(((n + n_auto) * 2))
 out="$BUILD_TEST/conformance-ci"
-rm -rf "$out"
-# The runner prints the plan and one result per case and protocol; it
-# starts (and stops) its MariaDB and its node itself.
-"$PY" "$SRCDIR/tests/conformance/conformance.py" run --tap --cases "$cases" --out "$out" \
+rm -rf "$out" "$out-auto"
+# The runner prints one result per case and protocol; it starts (and
+# stops) its MariaDB and its node itself. First passthrough (no binary
+# log), then AUTO_CACHE with a one-hour TTL and binlog invalidation.
+"$PY" "$SRCDIR/tests/conformance/conformance.py" run --tap --tap-no-plan --cases "$cases" --out "$out" \
   --shoal "$SHOAL_BIN" --timeout 120
 rc=$?
 cp "$out/node.log" "$SHOAL_LOG_DIR/62-conformance.node.log" 2>/dev/null || true
-exit $rc
+"$PY" "$SRCDIR/tests/conformance/conformance.py" run --tap --tap-no-plan --tap-start $((n * 2)) \
+  --cases "$auto_cases" --out "$out-auto" --binlog --label auto-cache \
+  --node-args "--auto-cache=true --cache-ttl-ms=3600000" --shoal "$SHOAL_BIN" --timeout 120
+rc2=$?
+cp "$out-auto/node.log" "$SHOAL_LOG_DIR/62-conformance.auto.node.log" 2>/dev/null || true
+[ $rc = 0 ] && [ $rc2 = 0 ]

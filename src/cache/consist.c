@@ -25,6 +25,7 @@
 #include "binlog.h"
 #include "cache/catalog.h"
 #include "cache/registry.h"
+#include "sql/lexer.h"
 #include "sql/tables.h"
 
 void consist_init(struct consist *s)
@@ -208,6 +209,23 @@ static bool routines_may_create_temps(const struct sql_tables *t, bool hidden, c
 	return false;
 }
 
+/* FLUSH [NO_WRITE_TO_BINLOG | LOCAL] TABLE[S] ...: the server closes the
+ * tables; opening one again can give warnings (an old .frm, a generated
+ * column's expression) that an answer cached before did not have. */
+static bool flushes_tables(const char *q, size_t n)
+{
+	struct sql_lex lx = { .s = q, .n = n, .raw = true };
+	struct sql_tok t;
+
+	sql_lex_next(&lx, &t);
+	if (!sql_word_is(&t, "FLUSH"))
+		return false;
+	sql_lex_next(&lx, &t);
+	if (sql_word_is(&t, "NO_WRITE_TO_BINLOG") || sql_word_is(&t, "LOCAL"))
+		sql_lex_next(&lx, &t);
+	return sql_word_is(&t, "TABLE") || sql_word_is(&t, "TABLES");
+}
+
 void consist_statement(struct consist *s, const char *q, size_t n, bool hidden, const char *schema)
 {
 	struct sql_tables t;
@@ -216,6 +234,7 @@ void consist_statement(struct consist *s, const char *q, size_t n, bool hidden, 
 	s->cur_set = true;
 	s->ncur = 0;
 	s->cur_opaque = s->cur_catalog = false;
+	s->cur_flush = flushes_tables(q, n);
 	s->cur_temp = TEMP_NONE;
 	sql_tables(q, n, &t);
 	if (t.kind == SQL_STMT_READ && (t.flags & SQL_TABLES_VERSIONED) && !hidden)
@@ -331,6 +350,8 @@ bool consist_done(struct consist *s, bool in_txn, bool ok)
 			catalog_changed();
 		if (m != INVAL_TTL) {
 			bump_set(s->cur, s->ncur);
+			if (s->cur_flush && ok)
+				inval_all(INVAL_SRC_FLUSH);
 			if (in_txn) {
 				txn_add(s);
 				s->txn_opaque |= s->cur_opaque;

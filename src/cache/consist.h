@@ -42,6 +42,8 @@ struct consist {
 	unsigned ncur;
 	bool cur_opaque;          /* writes not in the text (CALL, triggers calling routines, ...) */
 	bool cur_catalog;         /* DDL: read the catalog again */
+	bool cur_flush;           /* FLUSH TABLE(S): the server reopens tables, which
+				   * can change an answer's warnings: every entry goes */
 	enum consist_temp_op cur_temp;
 	char cur_names[CONSIST_NAMES_MAX];    /* its temp names, "schema\0name\0" pairs */
 	size_t cur_names_len;

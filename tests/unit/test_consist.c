@@ -246,6 +246,15 @@ static void test_session(void)
 		   "  ... a catalog where nothing creates temporary tables: none, the read is served");
 		catalog_load_rows(rows, sizeof(rows) / sizeof(rows[0]), false);
 	}
+	g = inval_epoch();
+	statement(&s, "FLUSH TABLES", false);
+	ok(inval_epoch() > g, "FLUSH TABLES: everything (a table opened again may warn)");
+	g = inval_epoch();
+	statement(&s, "/* x */ flush local table t1", false);
+	ok(inval_epoch() > g, "  ... FLUSH LOCAL TABLE t1 too");
+	g = inval_epoch();
+	statement(&s, "FLUSH PRIVILEGES", false);
+	ok(inval_epoch() == g, "  ... not FLUSH PRIVILEGES");
 	inval_set_mode(INVAL_TTL);
 	g = atomic_load(&t1->gen);
 	statement(&s, "UPDATE t1 SET a = 3", false);

@@ -233,7 +233,7 @@ void consist_statement(struct consist *s, const char *q, size_t n, bool hidden, 
 
 	s->cur_set = true;
 	s->ncur = 0;
-	s->cur_opaque = s->cur_catalog = false;
+	s->cur_opaque = s->cur_catalog = s->cur_routine_ddl = false;
 	s->cur_flush = flushes_tables(q, n);
 	s->cur_temp = TEMP_NONE;
 	sql_tables(q, n, &t);
@@ -244,7 +244,7 @@ void consist_statement(struct consist *s, const char *q, size_t n, bool hidden, 
 		/* CALL, EXECUTE, a stored function, a text we cannot read: its
 		 * writes and DDL are not known */
 		s->cur_opaque = true;
-		s->cur_catalog = true;
+		s->cur_routine_ddl = true;
 		if (routines_may_create_temps(&t, hidden, schema))
 			temps_maybe(s, stale && !routines_unknowable(&t, hidden));
 	}
@@ -260,6 +260,12 @@ void consist_statement(struct consist *s, const char *q, size_t n, bool hidden, 
 		if (catalog_writes_may_create_temps(&t, schema))
 			temps_maybe(s, stale);   /* a trigger's routine may make some */
 	}
+}
+
+void consist_hold_failed(void)
+{
+	inval_all(INVAL_SRC_FLUSH);
+	catalog_changed();
 }
 
 bool consist_wants_catalog(const char *q, size_t n)
@@ -361,6 +367,11 @@ bool consist_done(struct consist *s, bool in_txn, bool ok)
 				wait = opaque_written(m);
 			}
 		}
+		/* a held OK: the follower applies the statement's DDL (which
+		 * marks the catalog stale) before the client hears of it; the
+		 * caller marks it if the hold fails (consist_hold_failed) */
+		if (s->cur_routine_ddl && !(wait && !in_txn))
+			catalog_changed();
 	}
 	if (!in_txn && (s->ntxn || s->txn_all || s->txn_opaque)) {
 		/* the transaction ended (COMMIT, ROLLBACK, implicit commit) */

@@ -42,6 +42,9 @@ struct consist {
 	unsigned ncur;
 	bool cur_opaque;          /* writes not in the text (CALL, triggers calling routines, ...) */
 	bool cur_catalog;         /* DDL: read the catalog again */
+	bool cur_routine_ddl;     /* it may run DDL the text does not show: read the
+				   * catalog again, unless its OK is held for the
+				   * binlog (which brings that DDL first) */
 	bool cur_flush;           /* FLUSH TABLE(S): the server reopens tables, which
 				   * can change an answer's warnings: every entry goes */
 	enum consist_temp_op cur_temp;
@@ -71,6 +74,10 @@ void consist_statement(struct consist *s, const char *q, size_t n, bool hidden, 
  * write's triggers and cascading keys, and the routines a statement calls,
  * must be known before it goes upstream. */
 bool consist_wants_catalog(const char *q, size_t n);
+/* consist_done() asked for a hold and the binlog cannot give it (the
+ * follower is not streaming, or did not get there in time): every entry
+ * goes, and the catalog is read again (the statement may have run DDL). */
+void consist_hold_failed(void);
 
 /* Its answer is complete (in_txn: the session is in a transaction now;
  * ok: the answer was no error), and not yet written to the client.

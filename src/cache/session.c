@@ -587,13 +587,13 @@ static bool hold_for_binlog(struct cache_session *cs, const struct cache_ctx *x)
 
 	cs->waiter.gen++;
 	if (n == 0 || n > out->len || binlog_barrier(&cs->waiter) < 0) {
-		inval_all(INVAL_SRC_FLUSH);
+		consist_hold_failed();
 		return false;
 	}
 	cs->held_ok.len = 0;
 	if (pbuf_append(&cs->held_ok, out->data + out->len - n, n) < 0) {
 		binlog_barrier_cancel(&cs->waiter);
-		inval_all(INVAL_SRC_FLUSH);
+		consist_hold_failed();
 		return false;
 	}
 	out->len -= n;
@@ -614,7 +614,7 @@ static void other_wait_over(struct cache_session *cs, bool timed_out)
 		if (timed_out) {
 			binlog_barrier_cancel(&cs->waiter);
 			cs->waiter.gen++;          /* a late wake-up is ignored */
-			inval_all(INVAL_SRC_FLUSH);
+			consist_hold_failed();
 		}
 		/* the answer goes to the client now (on out of memory it never
 		 * gets it: the core's idle timeout ends the session) */

@@ -246,6 +246,20 @@ static void test_session(void)
 		   "  ... a catalog where nothing creates temporary tables: none, the read is served");
 		catalog_load_rows(rows, sizeof(rows) / sizeof(rows[0]), false);
 	}
+	catalog_load_rows(rows, sizeof(rows) / sizeof(rows[0]), false);
+	statement(&s, "CALL plain()", false);
+	ok(!catalog_ready(), "writes mode: a CALL (DDL it may run) makes the catalog stale");
+	catalog_load_rows(rows, sizeof(rows) / sizeof(rows[0]), false);
+	inval_set_mode(INVAL_BINLOG);
+	g_config.auto_cache = true;
+	consist_statement(&s, "CALL plain()", 12, false, "db");
+	ok(consist_done(&s, false, true) && catalog_ready(),
+	   "binlog mode: its OK is held for the binlog, which brings its DDL: the catalog stays current");
+	consist_hold_failed();
+	ok(!catalog_ready(), "  ... unless the hold fails");
+	catalog_load_rows(rows, sizeof(rows) / sizeof(rows[0]), false);
+	g_config.auto_cache = false;
+	inval_set_mode(INVAL_WRITES);
 	g = inval_epoch();
 	statement(&s, "FLUSH TABLES", false);
 	ok(inval_epoch() > g, "FLUSH TABLES: everything (a table opened again may warn)");

@@ -21,12 +21,16 @@
 #   - a temporary table created by a routine that a trigger calls (the
 #     session's write fired it) was not known: the session got the cached
 #     rows of the base table of that name.
+# Then the footprint of a node that can cache nothing (no auto-cache, no
+# rule, no cache): it asks the upstream nothing of its own (no catalog
+# read, no binlog follower: the server's general log shows none) through
+# DDL and writes, until CREATE CACHE and a read of that shape start both.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 if fake_mode; then skip_all "consistency, more: needs a node (SHOAL_FAKE_DIRECT=1)"; fi
 
-plan 39
+plan 44
 work="$BUILD_TEST/t79"
 rm -rf "$work"
 mkdir -p "$work"
@@ -67,4 +71,36 @@ fi
 printf '1\t1\n2\t2\n3\t3\n' >"$work/ld.tsv"
 LD_FILE="$work/ld.tsv" BL_PORT=$BL_PORT NB=${nb_PORT:-0} NW=${nw_PORT:-0} "$PY" "$TESTLIB/79-consistency-more.py"
 [ $? -le 1 ] || not_ok "the python part ran to its end"
+
+# ---- a node that can cache nothing asks the upstream nothing of its own
+bl() { mariadb --no-defaults -h127.0.0.1 -uapp -ppw -P"$BL_PORT" shoaltest "$@"; }
+shoal_stop nw   # (writes mode with auto-cache reads its catalog every minute)
+mkdir -p "$work/np"
+if shoal_start np --upstream-db-url "$URL" --data-dir "$work/np"; then
+  ok "node np (no auto-cache) starts"
+else
+  not_ok "node np (no auto-cache) starts"
+fi
+genlog="$work/general.log"
+bl -e "SET GLOBAL general_log_file = '$genlog'; SET GLOBAL general_log = 1"
+via_to np -e "CREATE TABLE np_t (a INT); INSERT INTO np_t VALUES (1); ALTER TABLE np_t ADD b INT;
+  UPDATE np_t SET b = 2; SELECT * FROM np_t; SELECT * FROM np_t" >/dev/null 2>&1
+own='SHOW FULL TABLES|SHOW DATABASES|information_schema|Binlog Dump|gtid_binlog_pos|lower_case_table_names'
+if [ -f "$genlog" ] && grep -q "ALTER TABLE np_t" "$genlog"; then
+  unlike "$(grep -E "$own" "$genlog")" "." "DDL and writes through it: no catalog read, no binlog follower"
+else
+  not_ok "DDL and writes through it: no catalog read, no binlog follower (no general log)"
+fi
+via_to np -e "CREATE CACHE np_cache FROM SELECT * FROM np_t" >/dev/null 2>&1
+hits=0
+for ((i = 0; i < 50 && hits == 0; i++)); do
+  via_to np -e "SELECT * FROM np_t" >/dev/null 2>&1
+  hits=$(via_to np -N -e "SHOW SHOAL STATUS" 2>/dev/null | awk -F'\t' '$1 == "Cache Hits" {print $2}')
+  [[ $hits =~ ^[0-9]+$ ]] || hits=0
+  [ "$hits" -gt 0 ] || sleep 0.2
+done
+check "CREATE CACHE, then its shape is served" [ "$hits" -gt 0 ]
+like "$(grep -E "$own" "$genlog" 2>/dev/null)" "Binlog Dump" "  ... the binlog follower started for it"
+like "$(grep -E "$own" "$genlog" 2>/dev/null)" "SHOW FULL TABLES" "  ... and the catalog was read"
+bl -e "SET GLOBAL general_log = 0" >/dev/null 2>&1
 done_testing

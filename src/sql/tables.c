@@ -952,6 +952,36 @@ static bool with_then_select(const struct scan *s)
 	return sql_skip_cte_list(&c, &t) && (sql_word_is(&t, "SELECT") || sql_word_is(&t, "VALUES"));
 }
 
+/* SET STATEMENT var = value [, ...] FOR statement: the statement's tables
+ * (its settings are the session's for that one statement); any other SET
+ * reads what its expressions read. */
+static void head_set(struct scan *s)
+{
+	struct sql_lex c = s->lx;
+	struct sql_tok t;
+	int depth = 0;
+
+	if (!peek_word(s, "STATEMENT")) {
+		body(s);                 /* reads in subqueries, stored-function calls */
+		return;
+	}
+	for (sql_lex_next(&c, &t); t.kind != T_END; sql_lex_next(&c, &t)) {
+		if (sql_is_punct(&t, '('))
+			depth++;
+		else if (sql_is_punct(&t, ')'))
+			depth--;
+		else if (depth == 0 && sql_word_is(&t, "FOR"))
+			break;
+	}
+	if (t.kind == T_END) {
+		unknown(s);
+		return;
+	}
+	s->lx = c;
+	next(s, &t);
+	dispatch(s, &t);
+}
+
 static void dispatch(struct scan *s, const struct sql_tok *t)
 {
 	if (sql_word_is(t, "WITH") && !with_then_select(s)) {
@@ -1000,7 +1030,9 @@ static void dispatch(struct scan *s, const struct sql_tok *t)
 			s->out->kind = SQL_STMT_OPAQUE;
 	} else if (sql_word_is(t, "ANALYZE")) {
 		head_analyze(s);
-	} else if (sql_word_is(t, "SET") || sql_word_is(t, "DO")) {
+	} else if (sql_word_is(t, "SET")) {
+		head_set(s);
+	} else if (sql_word_is(t, "DO")) {
 		body(s);                 /* reads in subqueries, stored-function calls */
 	} else if (!quiet_statement(t)) {
 		unknown(s);

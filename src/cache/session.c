@@ -152,7 +152,7 @@ void cache_session_reset(struct cache_session *cs)
 	cs->settings_dirty = true;
 	cs->settings_broken = false;
 	cs->txn_wrote = false;
-	cs->read_uncommitted = cs->oneshot_ru = false;
+	cs->read_uncommitted = cs->oneshot_ru = cs->locked = false;
 	consist_reset(&cs->cons);
 }
 
@@ -196,7 +196,7 @@ static bool caching_possible(const struct cache_session *cs, const struct cache_
 /* Reads uncommitted rows (READ UNCOMMITTED): neither served nor stored. */
 static bool dirty_reads(const struct cache_session *cs)
 {
-	return cs->read_uncommitted || cs->oneshot_ru;
+	return cs->read_uncommitted || cs->oneshot_ru || cs->locked;
 }
 
 static bool build_key(struct cache_session *cs, const struct cache_ctx *x, char kind, const void *a,
@@ -459,6 +459,8 @@ static bool is_read_keyword(int kw)
  * write (read-your-writes, UNTIL WRITE)? */
 static void note_statement(struct cache_session *cs, int kw, bool multi)
 {
+	cs->cur_lock_op = kw == SQL_KW_LOCK ? 1 :
+			  (kw == SQL_KW_UNLOCK || kw == SQL_KW_BEGIN || kw == SQL_KW_START) ? -1 : 0;
 	switch (kw) {
 	case SQL_KW_SELECT: case SQL_KW_WITH: case SQL_KW_SHOW: case SQL_KW_EXPLAIN:
 	case SQL_KW_DESCRIBE: case SQL_KW_BEGIN: case SQL_KW_START: case SQL_KW_COMMIT:
@@ -685,7 +687,8 @@ static enum cache_step cached_shape(struct cache_session *cs, const struct cache
 	if (cs->settings_dirty)
 		return CSTEP_SETTINGS;
 	if (dirty_reads(cs)) {
-		cs->last_reason = "READ UNCOMMITTED: the session reads rows not yet committed";
+		cs->last_reason = cs->locked ? "LOCK TABLES: the session reads its own version of its tables"
+					     : "READ UNCOMMITTED: the session reads rows not yet committed";
 		return CSTEP_PASS;
 	}
 	return CSTEP_SERVED;
@@ -1133,7 +1136,11 @@ bool cache_answer_done(struct cache_session *cs, const struct cache_ctx *x, cons
 	cs->cur_def = NULL;
 	cs->cur_dirty = cs->cur_write = false;
 	cs->cat_waited = false;
-	if (consist_done(&cs->cons, status_in_txn(status), !r->saw_err))
+	if (cs->cur_lock_op && !r->saw_err)
+		cs->locked = cs->cur_lock_op > 0;
+	cs->cur_lock_op = 0;
+	/* under LOCK TABLES, writes are seen by others at UNLOCK: as in a transaction */
+	if (consist_done(&cs->cons, status_in_txn(status) || cs->locked, !r->saw_err))
 		return hold_for_binlog(cs, x);
 	return false;
 }

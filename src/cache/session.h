@@ -77,6 +77,12 @@ struct cache_session {
 	bool oneshot_ru;              /* SET TRANSACTION ... READ UNCOMMITTED: the next
 				       * transaction reads uncommitted rows: no cache */
 	bool cur_ends_oneshot;        /* the command in flight ends that transaction */
+	bool locked;                  /* LOCK TABLES: the session reads its own version
+				       * of locked tables (Aria's WRITE CONCURRENT), and
+				       * others see its writes at UNLOCK: no cache, and
+				       * its writes are invalidated again then */
+	int cur_lock_op;              /* the command in flight: 1 LOCK, -1 UNLOCK
+				       * (or an implicit one), 0 neither */
 	bool txn_wrote;
 	int64_t last_write_ms;
 	struct cache_def *cur_def;    /* the shape of the command in flight */

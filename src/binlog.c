@@ -629,6 +629,7 @@ static void *barrier_main(void *arg)
 	MYSQL *m = NULL;
 
 	(void)arg;
+	pthread_setname_np(pthread_self(), "shoal-barrier");
 	mysql_thread_init();
 	while (!atomic_load(&stopping)) {
 		struct gtid target[MAX_DOMAINS];
@@ -852,6 +853,7 @@ static void *follower_main(void *arg)
 	int backoff = 1;
 
 	(void)arg;
+	pthread_setname_np(pthread_self(), "shoal-binlog");
 	mysql_thread_init();
 	F.fresh = true;
 	while (!atomic_load(&stopping)) {

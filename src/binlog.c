@@ -846,9 +846,9 @@ static enum stream_end stream(char *err, size_t cap)
 
 	set_state(caught_up() ? BINLOG_STREAMING : BINLOG_CATCHING_UP, "");
 	/* one event structure for the whole stream: mariadb_rpl_fetch() clears
-	 * and refills the one it is given (its memory kept), instead of an
-	 * allocation, an 8 KiB arena and their frees per event; when it returns
-	 * NULL it has freed it */
+	 * and refills the one it is given, instead of allocating a new one (and
+	 * its arena) that is freed after each event; when it returns NULL it
+	 * has freed the one it was given */
 	while (!atomic_load(&stopping) && (ev = mariadb_rpl_fetch(F.rpl, ev))) {
 		bool hb = ev->event_type == HEARTBEAT_LOG_EVENT;
 

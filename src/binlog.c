@@ -44,6 +44,9 @@
 #define READ_TIMEOUT_S 5
 #define MAX_DOMAINS 32
 #define TRX_TABLES 256
+#define CLOSURE_MAX 64        /* tables a written table's closure may name */
+#define MAP_SLOTS 64          /* remembered table maps (by table id) */
+#define MAP_NAME_MAX 256
 
 struct gtid {
 	uint32_t domain, server;
@@ -66,16 +69,33 @@ struct follower {
 	bool trx_all;
 };
 
+/* A table map's closure, remembered by the server's table id (checked
+ * against the names, so a reused id is harmless) until the catalog is read
+ * again: row events map the same few tables over and over. */
+struct map_slot {
+	uint64_t table_id;
+	unsigned loads;               /* catalog_loads() it was worked out under */
+	bool used;
+	uint16_t slen, nlen;
+	char names[MAP_NAME_MAX];     /* schema then name, as in the event */
+	struct inval_table *closure[CLOSURE_MAX];
+	unsigned n;
+};
+
 static struct follower F;
+static struct map_slot map_slots[MAP_SLOTS];
 static pthread_t thread;
 static bool started;
 static atomic_bool stopping;
 static _Atomic int sock_fd = -1;
 
-/* Status, shared with the admin and /metrics (under status_lock). */
+/* Status, shared with the admin and /metrics (under status_lock); the
+ * per-event counters are atomics of their own (no lock per event) and the
+ * position is formatted when read (from applied[], under pos_lock). */
 static pthread_mutex_t status_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct binlog_status status;
 static _Atomic int cur_state = BINLOG_OFF;
+static atomic_uint_fast64_t n_events, n_transactions;
 
 static int64_t wall_s(void)
 {
@@ -178,9 +198,6 @@ static unsigned napplied;
 
 static void publish_pos(void)
 {
-	pthread_mutex_lock(&status_lock);
-	format_pos(F.pos, F.npos, status.position, sizeof(status.position));
-	pthread_mutex_unlock(&status_lock);
 	pthread_mutex_lock(&pos_lock);
 	memcpy(applied, F.pos, sizeof(applied));
 	napplied = F.npos;
@@ -217,13 +234,8 @@ static void trx_add(struct inval_table *t)
 }
 
 /* A written table and what writes to it also change. */
-static void trx_add_written(const char *schema, size_t slen, const char *name, size_t nlen)
+static void trx_add_closure(struct inval_table *const *also, unsigned n)
 {
-	struct inval_table *also[64];
-	unsigned n = 0;
-	bool opaque = false;
-
-	catalog_write_closure(schema, slen, name, nlen, also, 64, &n, &opaque);
 	for (unsigned i = 0; i < n; i++)
 		trx_add(also[i]);
 	if (n == 0)
@@ -231,6 +243,48 @@ static void trx_add_written(const char *schema, size_t slen, const char *name, s
 	else if (!catalog_ready())
 		F.trx_all = true;  /* a DDL since the catalog's last read may have added a
 				    * cascading key, whose changes a row binlog does not log */
+}
+
+static void trx_add_written(const char *schema, size_t slen, const char *name, size_t nlen)
+{
+	struct inval_table *also[CLOSURE_MAX];
+	unsigned n = 0;
+	bool opaque = false;
+
+	catalog_write_closure(schema, slen, name, nlen, also, CLOSURE_MAX, &n, &opaque);
+	trx_add_closure(also, n);
+}
+
+/* A table map's table: its closure from map_slots, worked out once per
+ * table id and catalog read. */
+static void trx_add_mapped(uint64_t id, const MARIADB_STRING *db, const MARIADB_STRING *tbl)
+{
+	struct map_slot *m = &map_slots[id % MAP_SLOTS];
+	unsigned loads = catalog_loads();   /* before the closure: a newer read retires it */
+	bool opaque = false;
+
+	if (m->used && m->table_id == id && m->loads == loads && m->slen == db->length &&
+	    m->nlen == tbl->length && memcmp(m->names, db->str, db->length) == 0 &&
+	    memcmp(m->names + db->length, tbl->str, tbl->length) == 0) {
+		trx_add_closure(m->closure, m->n);
+		return;
+	}
+	if (db->length + tbl->length > MAP_NAME_MAX) {
+		trx_add_written(db->str, db->length, tbl->str, tbl->length);
+		return;
+	}
+	m->used = false;
+	m->n = 0;
+	catalog_write_closure(db->str, db->length, tbl->str, tbl->length, m->closure, CLOSURE_MAX,
+			      &m->n, &opaque);
+	trx_add_closure(m->closure, m->n);
+	m->table_id = id;
+	m->loads = loads;
+	m->slen = (uint16_t)db->length;
+	m->nlen = (uint16_t)tbl->length;
+	memcpy(m->names, db->str, db->length);
+	memcpy(m->names + db->length, tbl->str, tbl->length);
+	m->used = true;
 }
 
 static void trx_begin(const struct gtid *g, bool standalone)
@@ -255,9 +309,7 @@ static void trx_end(void)
 	F.in_trx = false;
 	F.ntables = 0;
 	F.trx_all = false;
-	pthread_mutex_lock(&status_lock);
-	status.transactions++;
-	pthread_mutex_unlock(&status_lock);
+	atomic_fetch_add_explicit(&n_transactions, 1, memory_order_relaxed);
 	publish_pos();
 }
 
@@ -269,7 +321,7 @@ static void on_table_map(const MARIADB_RPL_EVENT *ev)
 
 	/* a table map precedes the row events of each table the transaction
 	 * changed: its tables are the transaction's (the row events add none) */
-	trx_add_written(tm->database.str, tm->database.length, tm->table.str, tm->table.length);
+	trx_add_mapped(tm->table_id, &tm->database, &tm->table);
 }
 
 static bool word_is(const MARIADB_STRING *s, const char *w)
@@ -632,6 +684,7 @@ static void *barrier_main(void *arg)
 	MYSQL *m = NULL;
 
 	(void)arg;
+	pthread_setname_np(pthread_self(), "shoal-barrier");
 	mysql_thread_init();
 	while (!atomic_load(&stopping)) {
 		struct gtid target[MAX_DOMAINS];
@@ -748,9 +801,7 @@ static void update_state(bool heartbeat, const MARIADB_RPL_EVENT *ev)
 	enum binlog_state st;
 
 	if (!heartbeat && !is_transaction_event(ev)) {
-		pthread_mutex_lock(&status_lock);
-		status.events++;
-		pthread_mutex_unlock(&status_lock);
+		atomic_fetch_add_explicit(&n_events, 1, memory_order_relaxed);
 		if (caught_up() && atomic_load(&cur_state) == BINLOG_CATCHING_UP)
 			set_state(BINLOG_STREAMING, NULL);
 		return;
@@ -769,10 +820,14 @@ static void update_state(bool heartbeat, const MARIADB_RPL_EVENT *ev)
 		st = BINLOG_BEHIND;
 	else
 		st = BINLOG_STREAMING;
-	pthread_mutex_lock(&status_lock);
-	status.events++;
-	status.lag_seconds = lag;
-	pthread_mutex_unlock(&status_lock);
+	atomic_fetch_add_explicit(&n_events, 1, memory_order_relaxed);
+	/* whole seconds, so the lock is rarely taken; only this thread writes
+	 * lag_seconds (set_state too), so it may read it without the lock */
+	if (lag != status.lag_seconds) {
+		pthread_mutex_lock(&status_lock);
+		status.lag_seconds = lag;
+		pthread_mutex_unlock(&status_lock);
+	}
 	if ((int)st != atomic_load(&cur_state))
 		set_state(st, NULL);
 }
@@ -789,18 +844,23 @@ enum stream_end {
 /* Read events until the stream ends. */
 static enum stream_end stream(char *err, size_t cap)
 {
-	MARIADB_RPL_EVENT *ev;
+	MARIADB_RPL_EVENT *ev = NULL;
 	unsigned code;
 
 	set_state(caught_up() ? BINLOG_STREAMING : BINLOG_CATCHING_UP, "");
-	while (!atomic_load(&stopping) && (ev = mariadb_rpl_fetch(F.rpl, NULL))) {
+	/* one event structure for the whole stream: mariadb_rpl_fetch() clears
+	 * and refills the one it is given, instead of allocating a new one (and
+	 * its arena) that is freed after each event; when it returns NULL it
+	 * has freed the one it was given */
+	while (!atomic_load(&stopping) && (ev = mariadb_rpl_fetch(F.rpl, ev))) {
 		bool hb = ev->event_type == HEARTBEAT_LOG_EVENT;
 
 		if (!hb)
 			on_event(ev);
 		update_state(hb, ev);
-		mariadb_free_rpl_event(ev);
 	}
+	if (ev)
+		mariadb_free_rpl_event(ev);   /* stopping */
 	code = mysql_errno(F.m);
 	if (code)
 		snprintf(err, cap, "%s (%u)", mysql_error(F.m), code);
@@ -855,6 +915,7 @@ static void *follower_main(void *arg)
 	int backoff = 1;
 
 	(void)arg;
+	pthread_setname_np(pthread_self(), "shoal-binlog");
 	mysql_thread_init();
 	F.fresh = true;
 	while (!atomic_load(&stopping)) {
@@ -963,5 +1024,10 @@ void binlog_get_status(struct binlog_status *out)
 	*out = status;
 	out->state = (enum binlog_state)atomic_load(&cur_state);
 	pthread_mutex_unlock(&status_lock);
+	out->events = atomic_load_explicit(&n_events, memory_order_relaxed);
+	out->transactions = atomic_load_explicit(&n_transactions, memory_order_relaxed);
+	pthread_mutex_lock(&pos_lock);
+	format_pos(applied, napplied, out->position, sizeof(out->position));
+	pthread_mutex_unlock(&pos_lock);
 }
 

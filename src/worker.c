@@ -144,7 +144,11 @@ static void on_wake(struct ev_loop *loop, ev_async *a, int revents)
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
+	char name[16];
 
+	/* named for top -H, perf and /proc/PID/task/TID/comm */
+	snprintf(name, sizeof(name), "shoal-worker%d", w->idx);
+	pthread_setname_np(pthread_self(), name);
 	def_slot_idx = (unsigned)w->idx; /* its own counter slot (cache/registry.h) */
 	mysql_thread_init();
 	ev_run(w->loop, 0);

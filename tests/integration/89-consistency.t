@@ -23,7 +23,7 @@ set -uo pipefail
 
 if fake_mode; then skip_all "consistency: needs a node (SHOAL_FAKE_DIRECT=1)"; fi
 
-plan 90
+plan 94
 work="$BUILD_TEST/t89"
 rm -rf "$work"
 mkdir -p "$work"

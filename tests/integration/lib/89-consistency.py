@@ -178,6 +178,23 @@ def trigger_fk_procedure():
     warm(A, sel)
     do(B, "DELETE FROM parent WHERE id = 2")
     is_(val(A, sel), "1", "a DELETE on the parent through the node: the cascade is seen at once")
+    # the follower remembers what a mapped table's writes change until the
+    # catalog is read again: a cascade added below a table it has mapped
+    do(D, "CREATE TABLE gp (id INT PRIMARY KEY) ENGINE=InnoDB",
+       "CREATE TABLE gc (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES gp (id) "
+       "ON DELETE CASCADE) ENGINE=InnoDB",
+       "INSERT INTO gp VALUES (1), (2), (3)", "INSERT INTO gc VALUES (1, 1), (2, 2), (3, 3)")
+    time.sleep(0.3)
+    warm(A, "SELECT COUNT(*) FROM gc")
+    do(D, "DELETE FROM gp WHERE id = 3")
+    ok(poll(A, "SELECT COUNT(*) FROM gc", "2") is not None, "a direct DELETE on gp cascades to gc")
+    do(D, "CREATE TABLE gg (id INT PRIMARY KEY, cid INT, FOREIGN KEY (cid) REFERENCES gc (id) "
+       "ON DELETE CASCADE) ENGINE=InnoDB", "INSERT INTO gg VALUES (1, 1), (2, 2)")
+    time.sleep(1.0)
+    sel = "SELECT COUNT(*) FROM gg"
+    is_(warm(A, sel), "2", "a grandchild table added afterwards: its count is cached")
+    do(D, "DELETE FROM gp WHERE id = 2")
+    ok(poll(A, sel, "1") is not None, "a direct DELETE on gp now cascades to it too: invalidated")
 
     do(D, "CREATE TABLE pt (v INT)", "INSERT INTO pt VALUES (1)",
        "CREATE PROCEDURE bump_pt() UPDATE pt SET v = v + 1")
@@ -395,6 +412,15 @@ def observability():
                               "WHERE variable_name LIKE 'Binlog%' OR variable_name LIKE 'Invalid%'"))
     ok(rows.get("Binlog_stream") == "streaming" and int(rows.get("Invalidations_binlog", "0")) > 0,
        "stats_shoal_global has the stream state and the invalidations", repr(rows))
+    do(D, "UPDATE pt SET v = v + 1")
+    want = val(D, "SELECT @@gtid_binlog_pos")
+    t0 = time.time()
+    while status(A, "Binlog Position") != want and time.time() - t0 < 10:
+        time.sleep(0.01)
+    s = cp.status(A)
+    ok(s.get("Binlog Position") == want and int(s.get("Binlog Transactions", 0)) > 0,
+       "SHOW SHOAL STATUS: the binlog position reaches the primary's, transactions counted",
+       "%r vs %r" % (s.get("Binlog Position"), want))
 
 
 run("own write, other sessions, direct, other node, replica", own_and_others)

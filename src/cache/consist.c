@@ -296,6 +296,17 @@ static void bump_set(struct inval_table *const *set, unsigned n)
 		inval_bump(set[i], INVAL_SRC_WRITE, 0);
 }
 
+void consist_release(struct consist *s)
+{
+	if (inval_mode() != INVAL_TTL) {
+		bump_set(s->txn, s->ntxn);
+		if (s->txn_all || s->txn_opaque)
+			inval_all(INVAL_SRC_FLUSH);
+	}
+	s->ntxn = 0;
+	s->txn_all = s->txn_opaque = false;
+}
+
 static void txn_add(struct consist *s)
 {
 	for (unsigned i = 0; i < s->ncur && !s->txn_all; i++) {

@@ -62,6 +62,13 @@ void consist_init(struct consist *s);
 void consist_free(struct consist *s);
 /* COM_CHANGE_USER, COM_RESET_CONNECTION: the temporary tables are gone. */
 void consist_reset(struct consist *s);
+/* The session's table locks end without a statement the node relays (it
+ * disconnects, or is reset, under LOCK TABLES): what it wrote under them is
+ * others' to see now. No hold is possible: writes whose tables are unknown
+ * invalidate every entry. (The server releases the locks as it ends the
+ * upstream connection, which the node has closed first; a fill that reads
+ * in between is the window docs/caching.md names.) */
+void consist_release(struct consist *s);
 /* The session's current schema (from its settings). */
 void consist_set_schema(struct consist *s, const char *schema);
 

@@ -115,6 +115,8 @@ void cache_session_init(struct cache_session *cs, struct cache_worker *cw, struc
 void cache_session_free(struct cache_session *cs)
 {
 	cache_abort(cs);
+	if (cs->locked)
+		consist_release(&cs->cons);   /* the server unlocks as it ends the session */
 	consist_free(&cs->cons);
 	pbuf_free(&cs->keybuf);
 	pbuf_free(&cs->fill_buf);
@@ -152,6 +154,8 @@ void cache_session_reset(struct cache_session *cs)
 	cs->settings_dirty = true;
 	cs->settings_broken = false;
 	cs->txn_wrote = false;
+	if (cs->locked)
+		consist_release(&cs->cons);   /* a reset session holds no table locks */
 	cs->read_uncommitted = cs->oneshot_ru = cs->locked = false;
 	consist_reset(&cs->cons);
 }
@@ -1076,6 +1080,21 @@ static void status_offsets(const struct pbuf *b, uint16_t off[ENTRY_MAX_STATUS])
 	}
 }
 
+/* After a command: does the session still hold the table locks under which
+ * it wrote? Under LOCK TABLES others see its writes when the locks go
+ * (Aria's WRITE CONCURRENT), as at a COMMIT: at UNLOCK TABLES, BEGIN, or
+ * the next LOCK TABLES, which releases the held ones before it takes its
+ * own (even when it then fails). False releases the write set. */
+static bool locks_still_held(struct cache_session *cs, bool failed)
+{
+	bool released = cs->locked && cs->cur_lock_op != 0;
+
+	if (cs->cur_lock_op && !failed)
+		cs->locked = cs->cur_lock_op > 0;
+	cs->cur_lock_op = 0;
+	return cs->locked && !released;
+}
+
 /* Is the relayed answer one a cache may keep? */
 static bool storable(const struct relay *r, size_t size)
 {
@@ -1112,6 +1131,7 @@ bool cache_answer_done(struct cache_session *cs, const struct cache_ctx *x, cons
 {
 	uint16_t status = x->status;
 	int64_t now_ms = x->now_ms;
+	bool held;
 
 	if (cs->cur_def)
 		def_account(cs->cur_def, us, r->rows, r->affected);
@@ -1136,11 +1156,8 @@ bool cache_answer_done(struct cache_session *cs, const struct cache_ctx *x, cons
 	cs->cur_def = NULL;
 	cs->cur_dirty = cs->cur_write = false;
 	cs->cat_waited = false;
-	if (cs->cur_lock_op && !r->saw_err)
-		cs->locked = cs->cur_lock_op > 0;
-	cs->cur_lock_op = 0;
-	/* under LOCK TABLES, writes are seen by others at UNLOCK: as in a transaction */
-	if (consist_done(&cs->cons, status_in_txn(status) || cs->locked, !r->saw_err))
+	held = locks_still_held(cs, r->saw_err);
+	if (consist_done(&cs->cons, status_in_txn(status) || held, !r->saw_err))
 		return hold_for_binlog(cs, x);
 	return false;
 }

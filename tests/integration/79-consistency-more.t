@@ -36,13 +36,6 @@ rm -rf "$work"
 mkdir -p "$work"
 BL_PORT=$(free_port)
 BL_PID=""
-stop_mdb() { # pid
-  local i
-  is_pid "$1" || return 0
-  kill -TERM "$1" 2>/dev/null
-  for ((i = 0; i < 300; i++)); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
-  kill -KILL "$1" 2>/dev/null
-}
 # shellcheck disable=SC2016  # BL_PID is read when the exit handler runs
 on_exit 'stop_mdb "$BL_PID"'
 

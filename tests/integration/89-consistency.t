@@ -30,13 +30,6 @@ mkdir -p "$work"
 PRI_PORT=$(free_port)
 REP_PORT=$(free_port)
 PRI_PID="" REP_PID=""
-stop_mdb() { # pid
-  local i
-  is_pid "$1" || return 0
-  kill -TERM "$1" 2>/dev/null
-  for ((i = 0; i < 300; i++)); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
-  kill -KILL "$1" 2>/dev/null
-}
 stop_both() { stop_mdb "$PRI_PID"; stop_mdb "$REP_PID"; }   # (the pids as they are at exit)
 on_exit stop_both
 

@@ -76,6 +76,15 @@ fake_mode() { [ "$SHOAL_FAKE_DIRECT" = 1 ]; }
 # is_pid X: X is a plausible single process id (digits, > 1). Check before
 # every kill: "kill 0" or "kill -1" would signal a whole group or more.
 is_pid() { [[ ${1:-} =~ ^[0-9]+$ ]] && [ "$1" -gt 1 ]; }
+# stop_mdb PID: stop a private MariaDB a test started itself: TERM, up to
+# 30 s for it to shut down, then KILL. Nothing for an empty or bogus pid.
+stop_mdb() { # pid
+  local i
+  is_pid "$1" || return 0
+  kill -TERM "$1" 2>/dev/null
+  for ((i = 0; i < 300; i++)); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
+  kill -KILL "$1" 2>/dev/null
+}
 
 # ---------------------------------------------------------------- TAP
 # The counter lives in a file so that python and perl helpers (taplib.py, the

@@ -28,30 +28,12 @@ def do(c, *sqls):
         cp.must_ok(c, s)
 
 
-def hits(c):
-    return cp.status(c)["Cache Hits"]
-
-
-def warm(c, sql, tries=100):
-    """Run sql until it is answered from the cache (a hit); its value."""
-    last = None
-    for _ in range(tries):
-        h0 = hits(c)
-        v = val(c, sql)
-        if hits(c) > h0:
-            return v
-        last = cp.explain(c)
-        time.sleep(0.05)
-    raise AssertionError("never a cache hit for %r (last: %r)" % (sql, last))
+hits = cp.cache_hits
+warm = cp.warm
 
 
 def poll(c, sql, want, timeout=5.0):
-    t0 = time.time()
-    while time.time() - t0 < timeout:
-        if val(c, sql) == want:
-            return time.time() - t0
-        time.sleep(0.005)
-    return None
+    return cp.poll(c, sql, want, timeout, 0.005)
 
 
 def poll_fn(fn, want, timeout=5.0):

@@ -34,31 +34,11 @@ def do(c, *sqls):
         cp.must_ok(c, s)
 
 
-def hits(c):
-    return cp.status(c)["Cache Hits"]
+hits = cp.cache_hits
+warm = cp.warm
 
 
-def warm(c, sql, tries=100):
-    """Run sql until it is answered from the cache (a hit); its value."""
-    last = None
-    for _ in range(tries):
-        h0 = hits(c)
-        v = val(c, sql)
-        if hits(c) > h0:
-            return v
-        last = cp.explain(c)
-        time.sleep(0.05)
-    raise AssertionError("never a cache hit for %r (last: %r)" % (sql, last))
-
-
-def poll(c, sql, want, timeout=10.0):
-    """Seconds until sql gives want through c, or None."""
-    t0 = time.time()
-    while time.time() - t0 < timeout:
-        if val(c, sql) == want:
-            return time.time() - t0
-        time.sleep(0.002)
-    return None
+poll = cp.poll
 
 
 def status(c, name):

@@ -128,6 +128,33 @@ def explain(c):
     return rs[0][0], rs[0][1]
 
 
+def cache_hits(c):
+    return status(c)["Cache Hits"]
+
+
+def warm(c, sql, tries=100):
+    """Run sql until it is answered from the cache (a hit); its value."""
+    last = None
+    for _ in range(tries):
+        h0 = cache_hits(c)
+        v = scalar(c, sql)
+        if cache_hits(c) > h0:
+            return v
+        last = explain(c)
+        time.sleep(0.05)
+    raise AssertionError("never a cache hit for %r (last: %r)" % (sql, last))
+
+
+def poll(c, sql, want, timeout=10.0, step=0.002):
+    """Seconds until sql gives want through c, or None."""
+    t0 = time.time()
+    while time.time() - t0 < timeout:
+        if scalar(c, sql) == want:
+            return time.time() - t0
+        time.sleep(step)
+    return None
+
+
 def table(c, sql):
     """Rows as dicts keyed by column name (text)."""
     names, rs = decode_text(c.query(sql), c._deprecate_eof())

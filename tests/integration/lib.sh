@@ -146,13 +146,15 @@ is() { # is GOT WANT DESC
     not_ok "$3"; diag "$(printf '     got: %s\n    want: %s' "${1:0:2000}" "${2:0:2000}")"
   fi
 }
+# like/unlike read GOT from a here-string, not a pipe: with pipefail, grep -q
+# leaving at its first match could make printf's later write fail on SIGPIPE.
 like() { # like GOT EXTENDED-REGEX DESC
-  if printf '%s' "$1" | grep -Eq -- "$2"; then ok "$3"; else
+  if grep -Eq -- "$2" <<< "$1"; then ok "$3"; else
     not_ok "$3"; diag "$(printf '     got: %s\n    expected to match: /%s/' "${1:0:2000}" "$2")"
   fi
 }
 unlike() { # unlike GOT EXTENDED-REGEX DESC
-  if printf '%s' "$1" | grep -Eq -- "$2"; then
+  if grep -Eq -- "$2" <<< "$1"; then
     not_ok "$3"; diag "$(printf '     got: %s\n    expected NOT to match: /%s/' "${1:0:2000}" "$2")"
   else ok "$3"; fi
 }

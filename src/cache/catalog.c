@@ -10,6 +10,9 @@
  *     extractor and the classifier; its dependencies are the view itself and
  *     the expansion of every name it reads (views of views recursively), or
  *     it gets the reason it cannot be cached;
+ *   - a sequence (SHOW FULL TABLES says SEQUENCE) is never cached: NEXT
+ *     VALUE changes it, and so does a column whose DEFAULT is NEXT VALUE FOR
+ *     it, in an INSERT or even a SELECT DEFAULT(col), which no text shows;
  *   - each table gets the closure of what a write to it also changes:
  *     children through foreign keys with CASCADE / SET NULL / SET DEFAULT
  *     actions, and tables written by its triggers, transitively.
@@ -61,7 +64,8 @@ struct cat_obj {
 	size_t slen, nlen;
 	struct inval_table *self;
 	const char *def;          /* view: its definition (owned by the rows) */
-	const char *reason;       /* view: why it cannot be cached; NULL: it can */
+	const char *reason;       /* view, sequence: why a read of it cannot be cached;
+				   * NULL: it can */
 	struct inval_table **deps;/* view: itself and what it reads; table: what a write also changes */
 	unsigned ndeps;
 	struct edge *edges;       /* table: FK children and trigger targets */
@@ -298,6 +302,10 @@ static bool view_name(struct snapshot *s, struct cat_obj *v, const struct sql_ta
 	}
 	if (!dep_add(&v->deps, &v->ndeps, cap, o->self))
 		return false;
+	if (o->kind == CAT_TABLE && o->reason) {
+		v->reason = intern("view %s.%s: %s", v->schema, v->name, o->reason);
+		return false;
+	}
 	if (o->kind == CAT_TABLE)
 		return true;
 	expand_view(s, o, depth + 1);
@@ -604,6 +612,9 @@ int catalog_load_rows(const struct catalog_row *rows, size_t n, bool fold)
 			rc = -1;
 		else if (rows[i].kind == 'V')
 			o->def = rows[i].a;
+		else if (rows[i].a && strcmp(rows[i].a, "SEQUENCE") == 0)
+			o->reason = intern("%s.%s is a sequence: every NEXT VALUE changes it, a column's "
+					   "DEFAULT too", o->schema, o->name);
 	}
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		if (rows[i].kind == 'F')
@@ -753,7 +764,7 @@ static bool resolve_ref(const struct snapshot *s, const struct sql_table_ref *r,
 		*retry = true;
 		return false;
 	}
-	if (o->kind == CAT_VIEW && o->reason) {
+	if (o->reason) {    /* a view that cannot be cached, a sequence */
 		*reason = o->reason;
 		return false;
 	}

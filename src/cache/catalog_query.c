@@ -7,6 +7,7 @@
  *     SHOW DATABASES, then SHOW FULL TABLES FROM each schema. The server
  *     lists the schema's directory and reads each .frm file's first bytes:
  *     no table is opened and no table definition is loaded into its cache
+ *     (its Table_type tells base tables, views and sequences apart)
  *     (information_schema.TABLES loads the definition of every table, and
  *     information_schema.VIEWS that of every table of the schemas it reads);
  *   - each view's definition, by schema and name, from
@@ -164,7 +165,8 @@ static int read_view(MYSQL *m, const char *schema, const char *name, struct cata
 	return rc;
 }
 
-/* The tables ('T') and views ('V', with definitions) of one schema. */
+/* The tables ('T'; a sequence's row has a = "SEQUENCE") and views ('V',
+ * with definitions) of one schema. */
 static int read_schema(MYSQL *m, const char *schema, struct catalog_rows *b)
 {
 	char q[2 * 256 + 32], id[2 * 256 + 3];
@@ -187,6 +189,8 @@ static int read_schema(MYSQL *m, const char *schema, struct catalog_rows *b)
 			continue;
 		if (strcmp(r[1], "VIEW") == 0)
 			views[nviews++] = (char *)keep(b, r[0]);
+		else if (strcmp(r[1], "SEQUENCE") == 0)
+			rc = add_row(b, 'T', (const char *const[]){ schema, r[0], "SEQUENCE" }, 3);
 		else
 			rc = add_row(b, 'T', v, 2);
 	}

@@ -405,13 +405,14 @@ static void note_call(struct scan *s, const struct sql_tok *prev, const struct s
 }
 
 /* NEXTVAL(s), SETVAL(s, n), NEXT VALUE FOR s write the sequence s (a
- * one-row table), even in a SELECT: read its name, next. */
+ * one-row table), even in a SELECT, a DO or a SET: read its name, next. */
 static void sequence_write(struct scan *s)
 {
 	struct sql_tok t;
 
 	next(s, &t);
-	if (name_ref(s, &t, true) && s->out->kind == SQL_STMT_READ)
+	if (name_ref(s, &t, true) &&
+	    (s->out->kind == SQL_STMT_READ || s->out->kind == SQL_STMT_OTHER))
 		s->out->kind = SQL_STMT_WRITE;
 }
 

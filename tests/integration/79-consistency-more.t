@@ -30,7 +30,7 @@ set -uo pipefail
 
 if fake_mode; then skip_all "consistency, more: needs a node (SHOAL_FAKE_DIRECT=1)"; fi
 
-plan 44
+plan 62
 work="$BUILD_TEST/t79"
 rm -rf "$work"
 mkdir -p "$work"

@@ -44,6 +44,8 @@ static const struct catalog_row rows[] = {
 	{ 'V', "db", "vv", "select n from vnow", NULL, NULL },
 	{ 'V', "db", "vbad", "select a from gone", NULL, NULL },
 	{ 'V', "db", "vempty", "", NULL, NULL },
+	{ 'T', "db", "seq1", "SEQUENCE", NULL, NULL },
+	{ 'V', "db", "vseq", "select next_not_cached_value from seq1", NULL, NULL },
 	{ 'F', "db", "child", "db", "parent", "RESTRICT,CASCADE" },
 	{ 'F', "db", "grandchild", "db", "child", "CASCADE,SET NULL" },
 	{ 'F', "db", "restricted", "db", "parent", "RESTRICT,RESTRICT" },
@@ -72,6 +74,17 @@ static bool reads(const char *sql, const char *schema, struct inval_table **out,
 	return catalog_resolve_reads(&t, schema, out, INVAL_MAX_DEPS, n, reason, NULL);
 }
 
+/* A write to a sequence resolves to the sequence itself like any table's. */
+static void writes_of_sequence(struct inval_table **out, unsigned *n)
+{
+	struct sql_tables t;
+	bool opaque = false;
+
+	sql_tables("DO SETVAL(seq1, 5)", 18, &t);
+	catalog_resolve_writes(&t, "db", out, CONSIST_MAX_WRITES, n, &opaque);
+	ok(*n == 1 && has(out, *n, "db", "seq1") && !opaque, "DO SETVAL(seq1, 5) writes the sequence");
+}
+
 static void test_reads(void)
 {
 	struct inval_table *out[INVAL_MAX_DEPS];
@@ -91,6 +104,12 @@ static void test_reads(void)
 	   "a view over a missing table: %s", why);
 	ok(!reads("SELECT a FROM vempty", "db", out, &n, &why) && why && strstr(why, "not readable"),
 	   "a view whose definition cannot be read: %s", why);
+	ok(!reads("SELECT * FROM seq1", "db", out, &n, &why) && why &&
+	   strcmp(why, "db.seq1 is a sequence: every NEXT VALUE changes it, a column's DEFAULT too") == 0,
+	   "a sequence: not cached, the reason names it");
+	ok(!reads("SELECT * FROM vseq", "db", out, &n, &why) && why && strstr(why, "view db.vseq: db.seq1 is a sequence"),
+	   "a view over a sequence: not cached, the reason names both");
+	writes_of_sequence(out, &n);
 	ok(!reads("SELECT * FROM nothere", "db", out, &n, &why) && why && strstr(why, "no known table"),
 	   "a name that is no table: %s", why);
 	ok(reads("SELECT * FROM seq_1_to_10 JOIN t1 JOIN seq_0_to_99_step_3", "db", out, &n, &why) && n == 1,

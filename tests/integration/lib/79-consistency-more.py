@@ -156,16 +156,34 @@ def session_functions():
        repr((a, b)))
 
 
-def sequence_writes():
-    do(D, "CREATE SEQUENCE qseq CACHE 2")
-    c, w = conn(NW), conn(NW)
+def sequence_reads():
+    """A sequence's row changes with every NEXT VALUE, also through a column's
+    DEFAULT (an INSERT, even a SELECT DEFAULT(col)) that no text shows: a read
+    of a sequence, or of a view over one, is never cached, in any mode."""
+    do(D, "CREATE SEQUENCE qseq CACHE 2", "CREATE TABLE qdef (a INT DEFAULT NEXT VALUE FOR qseq, b INT)",
+       "INSERT INTO qdef (b) VALUES (1)", "CREATE VIEW qseq_v AS SELECT next_not_cached_value FROM qseq")
     sel = "SELECT next_not_cached_value FROM qseq"
-    warm(c, sel)
-    val(w, "SELECT NEXTVAL(qseq)")
-    is_(val(c, sel), val(D, sel), "writes mode: SELECT NEXTVAL(s) through the node invalidates s")
-    warm(c, sel)
-    val(w, "SELECT SETVAL(qseq, 100)")
-    is_(val(c, sel), val(D, sel), "writes mode: SELECT SETVAL(s, n) through the node invalidates s")
+    writes = (("SELECT NEXTVAL(qseq)", "SELECT NEXTVAL(s)"), ("SELECT SETVAL(qseq, 100)", "SELECT SETVAL(s, n)"),
+              ("DO SETVAL(qseq, 200)", "DO SETVAL(s, n)"), ("DO NEXTVAL(qseq)", "DO NEXTVAL(s)"),
+              ("INSERT INTO qdef (b) VALUES (2)", "an INSERT whose column DEFAULT is NEXT VALUE FOR s"),
+              ("SELECT DEFAULT(a) FROM qdef", "SELECT DEFAULT(col) of such a column"))
+    for port, name in ((NW, "writes mode"), (NB, "binlog mode")):
+        c, w = conn(port), conn(port)
+        h0 = hits(c)
+        val(c, sel)
+        val(c, sel)
+        ok(hits(c) == h0, name + ": a read of a sequence is not answered from the cache")
+        is_(cp.explain(c), ("upstream", "shoaltest.qseq is a sequence: every NEXT VALUE changes it, a column's "
+                            "DEFAULT too"), "  ... and EXPLAIN LAST STATEMENT says why")
+        val(c, "SELECT * FROM qseq_v")
+        is_(cp.explain(c)[0], "upstream", "  a read of a view over a sequence is not cached either")
+        ok("sequence" in cp.explain(c)[1], "  ... naming the sequence", cp.explain(c)[1])
+        for stmt, what in writes:
+            if stmt.startswith("SELECT"):
+                val(w, stmt)
+            else:
+                do(w, stmt)
+            is_(val(c, sel), val(D, sel), "  %s through the node: the sequence is read fresh" % what)
 
 
 def trigger_temporary():
@@ -211,7 +229,7 @@ run("one-shot READ UNCOMMITTED", one_shot)
 run("temporary sequence", temporary_sequence)
 run("executable comments", executable_comments)
 run("session functions", session_functions)
-run("sequence writes", sequence_writes)
+run("sequence reads", sequence_reads)
 run("LOAD DATA in statement format", load_data_statement)
 run("a trigger's routine creates a temporary table", trigger_temporary)
 done_testing(always_zero=True)

@@ -18,6 +18,7 @@
 #include "binlog.h"
 
 #include <errmsg.h>
+#include <errno.h>
 #include <mysql.h>
 #include <mysqld_error.h>
 #include <mariadb_rpl.h>
@@ -948,9 +949,12 @@ static void *follower_main(void *arg)
 }
 
 /* binlog_demand() may start the follower from any worker; binlog_stop()
- * closes the door. */
+ * closes the door. A start that fails (no thread) stays deferred and is
+ * tried again at a demand at least a second later: until then nothing
+ * filled is served (the stream is not up). */
 static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool deferred, closed;
+static time_t start_failed_at;
 
 void binlog_defer(void)
 {
@@ -965,11 +969,15 @@ void binlog_demand(void)
 	if (!__atomic_load_n(&deferred, __ATOMIC_ACQUIRE))
 		return;
 	pthread_mutex_lock(&start_lock);
-	if (deferred && !closed) {
-		deferred = false;
+	if (deferred && !closed && (!start_failed_at || time(NULL) != start_failed_at)) {
 		log_info("binlog: something is cached now: starting the follower");
-		if (binlog_start() < 0)
-			log_error("cannot start the binlog follower");
+		if (binlog_start() < 0) {
+			start_failed_at = time(NULL);
+			log_error("cannot start the binlog follower (thread: %s): tried again at a "
+				  "cacheable read in a later second", strerror(errno));
+		} else {
+			deferred = false;
+		}
 	}
 	pthread_mutex_unlock(&start_lock);
 }
@@ -981,7 +989,7 @@ int binlog_start(void)
 	cond_init_mono(&pos_cond);
 	cond_init_mono(&bar_cond);
 	set_state(BINLOG_CONNECTING, "");
-	if (pthread_create(&thread, NULL, follower_main, NULL) != 0)
+	if ((errno = pthread_create(&thread, NULL, follower_main, NULL)) != 0)
 		return -1;
 	started = true;
 	if (pthread_create(&bar_thread, NULL, barrier_main, NULL) != 0)

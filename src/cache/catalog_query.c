@@ -5,9 +5,9 @@
  *
  *   - names and kinds (base table, view) of each schema's objects:
  *     SHOW DATABASES, then SHOW FULL TABLES FROM each schema. The server
- *     lists the schema's directory and reads each .frm file's first bytes:
+ *     lists the schema's directory and reads each .frm file's first bytes
+ *     (its Table_type tells base tables, views and sequences apart):
  *     no table is opened and no table definition is loaded into its cache
- *     (its Table_type tells base tables, views and sequences apart)
  *     (information_schema.TABLES loads the definition of every table, and
  *     information_schema.VIEWS that of every table of the schemas it reads);
  *   - each view's definition, by schema and name, from

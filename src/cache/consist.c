@@ -296,15 +296,29 @@ static void bump_set(struct inval_table *const *set, unsigned n)
 		inval_bump(set[i], INVAL_SRC_WRITE, 0);
 }
 
-void consist_release(struct consist *s)
+/* The writes the session kept back (in a transaction, under table locks)
+ * are others' to see now: their tables are invalidated. Those whose tables
+ * are unknown hold the answer for the binlog when there is one to hold
+ * (opaque_written), else invalidate everything. True: hold the answer. */
+static bool release_kept(struct consist *s, enum inval_mode m, bool can_hold)
 {
-	if (inval_mode() != INVAL_TTL) {
+	bool wait = false;
+
+	if (m != INVAL_TTL) {
 		bump_set(s->txn, s->ntxn);
-		if (s->txn_all || s->txn_opaque)
+		if (s->txn_all || (s->txn_opaque && !can_hold))
 			inval_all(INVAL_SRC_FLUSH);
+		if (s->txn_opaque && can_hold)
+			wait = opaque_written(m);
 	}
 	s->ntxn = 0;
 	s->txn_all = s->txn_opaque = false;
+	return wait;
+}
+
+void consist_release(struct consist *s)
+{
+	release_kept(s, inval_mode(), false);
 }
 
 static void txn_add(struct consist *s)
@@ -384,18 +398,8 @@ bool consist_done(struct consist *s, bool in_txn, bool ok)
 		if (s->cur_routine_ddl && !(wait && !in_txn))
 			catalog_changed();
 	}
-	if (!in_txn && (s->ntxn || s->txn_all || s->txn_opaque)) {
-		/* the transaction ended (COMMIT, ROLLBACK, implicit commit) */
-		if (m != INVAL_TTL) {
-			bump_set(s->txn, s->ntxn);
-			if (s->txn_all)
-				inval_all(INVAL_SRC_FLUSH);
-			if (s->txn_opaque)
-				wait |= opaque_written(m);
-		}
-		s->ntxn = 0;
-		s->txn_all = s->txn_opaque = false;
-	}
+	if (!in_txn && (s->ntxn || s->txn_all || s->txn_opaque))
+		wait |= release_kept(s, m, true);   /* COMMIT, ROLLBACK, implicit commit */
 	return wait;
 }
 

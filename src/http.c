@@ -31,6 +31,11 @@
 #include "metrics.h"
 #include "packet.h"
 #include "stats.h"
+#include "upstream.h"
+
+#ifndef SHOAL_VERSION
+#define SHOAL_VERSION "unknown"
+#endif
 
 #define CT_TEXT "text/plain; charset=utf-8"
 #define CT_METRICS "text/plain; version=0.0.4; charset=utf-8"
@@ -97,13 +102,17 @@ static enum MHD_Result serve_health(struct MHD_Connection *c)
 	uint64_t conns = STAT_GET(client_connections);
 	struct binlog_status bl;
 	enum MHD_Result ret;
+	char up_version[160];
+	uint8_t collation;
 	json_t *o;
 	char *s;
 
 	if (conns > (uint64_t)INT64_MAX) /* a racing inc/dec pair may wrap */
 		conns = 0;
 	binlog_get_status(&bl);
-	o = json_pack("{s:s, s:s, s:f, s:b, s:I, s:s, s:b, s:s, s:f}", "status", why,
+	upstream_info(up_version, sizeof(up_version), &collation);
+	o = json_pack("{s:s, s:s, s:s, s:s, s:f, s:b, s:I, s:s, s:b, s:s, s:f}", "status", why,
+		      "version", SHOAL_VERSION, "upstream_version", up_version,
 		      "upstream", health_upstream_up() ? "up" : "down",
 		      "upstream_down_seconds", down, "draining", (int)health_draining(),
 		      "client_connections", (json_int_t)conns,

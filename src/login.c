@@ -161,7 +161,6 @@ static void access_denied(struct client *c, bool used_password)
 void login_start(struct client *c)
 {
 	char version[160];
-	char full[192];
 	uint8_t collation;
 	uint32_t caps = SHOAL_SERVER_CAPS | infile_caps();
 
@@ -169,8 +168,9 @@ void login_start(struct client *c)
 		abort_login(c, "no randomness");
 		return;
 	}
+	/* the upstream's version exactly (MariaDB's "5.5.5-" included): clients
+	 * choose their SQL by it; Shoal's own is in the admin, /health, the log */
 	upstream_info(version, sizeof(version), &collation);
-	snprintf(full, sizeof(full), "%s-shoal", version);
 	if (c->w->tls && g_config.tls_mode != TLS_MODE_DISABLED)
 		caps |= CAP_SSL;
 	/* Before a MariaDB upstream, offer MariaDB clients its extended column
@@ -178,7 +178,7 @@ void login_start(struct client *c)
 	c->ext_offered = strstr(version, "MariaDB") != NULL;
 	if (c->ext_offered)
 		caps &= ~CAP_LONG_PASSWORD;
-	if (hs_put_greeting(&c->io.out, c->id, full, c->nonce, caps, collation, configured_plugin(),
+	if (hs_put_greeting(&c->io.out, c->id, version, c->nonce, caps, collation, configured_plugin(),
 			    c->ext_offered ? MCAP_EXTENDED_METADATA : 0) < 0) {
 		abort_login(c, "out of memory");
 		return;

@@ -24,6 +24,10 @@
 #include "cache/commands.h"
 #include "cache/session.h"
 #include "config.h"
+
+#ifndef SHOAL_VERSION
+#define SHOAL_VERSION "unknown"
+#endif
 #include "consistency.h"
 #include "drain.h"
 #include "health.h"
@@ -196,7 +200,7 @@ int main(int argc, char **argv)
 	ev_signal_start(loop, &sig_int);
 	ev_signal_init(&sig_hup, on_hup, SIGHUP);
 	ev_signal_start(loop, &sig_hup);
-	log_info("shoal started with %d workers", g_config.workers);
+	log_info("shoal %s started with %d workers", SHOAL_VERSION, g_config.workers);
 	/* back in rotation if a drain (this node's, before a restart) took it out */
 	pxadmin_set_status("ONLINE");
 	ev_run(loop, 0);

@@ -40,12 +40,16 @@ extern int ma_pvio_register_callback(my_bool reg,
 
 /* The upstream being driven by this thread right now, for the hook. */
 static __thread struct upstream *tl_driving;
+/* The upstream check's blocking connect on this thread: the hook takes the
+ * greeting's version string from its first read. */
+static __thread bool tl_check_greeting;
 
 /* Facts about the upstream server, shared by all workers (guarded). */
 static pthread_mutex_t info_lock = PTHREAD_MUTEX_INITIALIZER;
-static char info_version[128] = "10.11.0-MariaDB";
+static char info_version[128] = "5.5.5-10.11.0-MariaDB";
 static uint8_t info_collation = 45;
 static bool info_known;
+static bool info_exact;    /* info_version is the greeting's own string */
 static atomic_int info_mariadb = -1;   /* -1 unknown, else 0/1: read per statement */
 
 /* Capabilities the node's upstream sessions always keep. */
@@ -56,6 +60,24 @@ static atomic_int info_mariadb = -1;   /* -1 unknown, else 0/1: read per stateme
 #define UP_CLIENT_CAPS (CAP_FOUND_ROWS | CAP_CONNECT_WITH_DB | CAP_NO_SCHEMA | \
 	CAP_ODBC | CAP_IGNORE_SPACE | CAP_INTERACTIVE | CAP_MULTI_STATEMENTS | \
 	CAP_MULTI_RESULTS | CAP_PS_MULTI_RESULTS | CAP_SESSION_TRACK | CAP_LOCAL_FILES)
+
+/* The server version exactly as the upstream's greeting has it (p: the
+ * payload, n its length): with MariaDB's "5.5.5-" prefix, which the
+ * connector strips and clients read to tell MariaDB from MySQL. */
+static void note_greeting_version(const uint8_t *p, size_t n)
+{
+	const uint8_t *nul = n > 1 && p[0] == 10 ? memchr(p + 1, 0, n - 1) : NULL;
+	size_t len = nul ? (size_t)(nul - (p + 1)) : 0;
+
+	if (!nul || len == 0 || len >= sizeof(info_version))
+		return;
+	pthread_mutex_lock(&info_lock);
+	memcpy(info_version, p + 1, len);
+	info_version[len] = '\0';
+	info_exact = true;
+	atomic_store(&info_mariadb, strstr(info_version, "MariaDB") != NULL);
+	pthread_mutex_unlock(&info_lock);
+}
 
 /* Rewrite the capability bits of a greeting in place. With keep_ext the
  * MariaDB extended capabilities but metadata caching stay (the connector
@@ -72,6 +94,7 @@ static bool patch_greeting(struct upstream *u, uint8_t *buf, size_t len)
 
 	if (n > len - PKT_HEADER_LEN || n < 1 || p[0] != 10)
 		return false;
+	note_greeting_version(p, n);
 	nul = memchr(p + 1, 0, n - 1);
 	if (!nul)
 		return false;
@@ -103,6 +126,12 @@ static void greeting_hook(int mode, MYSQL *m, const uchar *buf, size_t len)
 {
 	struct upstream *u = tl_driving;
 
+	if (mode == 0 && tl_check_greeting && (ssize_t)len > PKT_HEADER_LEN &&
+	    rd_u24(buf) <= len - PKT_HEADER_LEN) {
+		tl_check_greeting = false; /* the check connection's first read */
+		note_greeting_version(buf + PKT_HEADER_LEN, rd_u24(buf));
+		return;
+	}
 	if (mode != 0 || !u || u->mysql != m || u->st != UP_CONNECTING)
 		return;
 	if ((ssize_t)len < PKT_HEADER_LEN + 1)
@@ -154,10 +183,12 @@ static void learn_info(MYSQL *m)
 
 	pthread_mutex_lock(&info_lock);
 	if (!info_known && v) {
-		snprintf(info_version, sizeof(info_version), "%s", v);
+		if (!info_exact) {
+			snprintf(info_version, sizeof(info_version), "%s", v);
+			atomic_store(&info_mariadb, strstr(v, "MariaDB") != NULL);
+		}
 		info_collation = (uint8_t)m->server_language;
 		info_known = true;
-		atomic_store(&info_mariadb, strstr(v, "MariaDB") != NULL);
 	}
 	pthread_mutex_unlock(&info_lock);
 }
@@ -189,13 +220,16 @@ int upstream_probe(char *err, size_t errlen)
 		return -1;
 	}
 	upstream_set_common_options(m);
+	tl_check_greeting = true;
 	if (!mysql_real_connect(m, g_config.upstream_host, u->name, u->password, NULL,
 				g_config.upstream_port, NULL, 0)) {
+		tl_check_greeting = false;
 		snprintf(err, errlen, "%s", mysql_error(m));
 		mysql_close(m);
 		health_upstream_failed();
 		return -1;
 	}
+	tl_check_greeting = false;
 	health_upstream_ok();
 	learn_info(m);
 	mysql_close(m);

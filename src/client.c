@@ -67,7 +67,7 @@ static struct cache_ctx cache_ctx_of(struct client *c)
 	struct cache_ctx x = {
 		.out = &c->io.out, .caps = c->caps, .status = c->server_status, .now_ms = now_ms(c),
 		.monitor = c->is_monitor, .up_lost = c->up_lost, .stmts = &c->stmts, .ident = c->ident,
-		.db = c->sv.db,
+		.db = c->sv.db, .profiling = c->profiling,
 	};
 
 	return x;

@@ -129,6 +129,9 @@ struct client {
 	struct sv_delta *delta;       /* what the forwarded statement changes */
 	unsigned cur_sv;              /* SV_* flags of the forwarded statement */
 	bool pin_forever, pin_lock;
+	bool profiling;               /* the session named profiling (SV_PROFILING): the
+				       * node neither caches for it nor runs a statement
+				       * of its own on its connection */
 	uint8_t sticky;               /* keep the connection for the next command */
 	bool pinned_counted;          /* counted in the upstream_pinned gauge */
 	bool pass_pending;            /* the cache let the front command pass: forward it once up */

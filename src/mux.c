@@ -52,7 +52,7 @@ void mux_reset(struct client *c)
 		else
 			pool_release(c);
 	}
-	c->pin_forever = c->pin_lock = false;
+	c->pin_forever = c->pin_lock = c->profiling = false;
 	c->sticky = 0;
 	c->cur_sv = 0;
 	c->globals_gen = sv_globals_gen(); /* a reset session starts from the globals of now */
@@ -321,6 +321,8 @@ void mux_answer_done(struct client *c)
 		c->sticky--;
 	if (r->saw_err || r->warnings || r->insert_id || (c->cur_sv & SV_STICKY_NEXT))
 		c->sticky = 1; /* SHOW WARNINGS, LAST_INSERT_ID(), FOUND_ROWS() next */
+	if (c->cur_sv & SV_PROFILING)
+		c->profiling = true; /* even when it failed: SET profiling may be refused */
 	if (c->cur_sv & SV_PIN_FOREVER) {
 		c->pin_forever = true;
 		if (c->up)

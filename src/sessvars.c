@@ -434,6 +434,30 @@ static unsigned classify_use(struct scan *s, struct sv_delta *d)
 	return SV_CHANGES;
 }
 
+/* profiling, @@profiling, @@session.profiling (and profiling_history_size):
+ * the connection's statement history, which a session cannot take along. */
+static bool names_profiling(const struct tok *t)
+{
+	const char *p = t->p;
+	size_t n = t->n;
+
+	if (t->t == TK_SYSVAR) {
+		const char *dot = memchr(p, '.', n);
+
+		if (dot) {
+			n -= (size_t)(dot + 1 - p);
+			p = dot + 1;
+		} else {
+			p += 2;
+			n -= 2;
+		}
+	} else if (t->t != TK_WORD) {
+		return false;
+	}
+	return n >= 9 && strncasecmp(p, "profiling", 9) == 0 &&
+	       (n == 9 || (n == 22 && strncasecmp(p + 9, "_history_size", 13) == 0));
+}
+
 /* Flags from a scan of the whole statement (anything may hide anywhere). */
 static unsigned scan_body(struct scan *s)
 {
@@ -454,6 +478,8 @@ static unsigned scan_body(struct scan *s)
 			f |= SV_PIN_FOREVER;           /* ... INTO @v */
 		} else if (word_is(&t, "GET_LOCK") || word_is(&t, "TEMPORARY")) {
 			f |= SV_PIN_FOREVER;
+		} else if (names_profiling(&t)) {
+			f |= SV_PIN_FOREVER | SV_PROFILING;
 		} else if (word_is(&t, "SQL_CALC_FOUND_ROWS")) {
 			f |= SV_STICKY_NEXT;
 		}

@@ -48,6 +48,8 @@ struct sess_state {
 #define SV_STICKY_NEXT  0x08   /* keep the connection for the next command */
 #define SV_CHANGES      0x10   /* the delta applies once the statement succeeds */
 #define SV_GLOBAL       0x20   /* it sets a global variable (sv_globals_changed) */
+#define SV_PROFILING    0x40   /* it names profiling: SHOW PROFILES lists every
+				* statement of the connection (pins for good) */
 
 /* The state change a statement makes when it succeeds. */
 struct sv_delta {

@@ -48,8 +48,9 @@
 #define SETTINGS_COLUMNS 14
 #define SETTINGS_SCHEMA_FIELD 13    /* DATABASE() */
 /* MariaDB has more that change results: appended when the upstream is one. */
-#define SETTINGS_SQL_MARIADB_KEY SETTINGS_SQL ",@@default_regex_flags,@@system_versioning_asof,@@old_mode"
-#define SETTINGS_COLUMNS_MARIADB 17
+#define SETTINGS_SQL_MARIADB_KEY SETTINGS_SQL ",@@default_regex_flags,@@system_versioning_asof,@@old_mode," \
+	"@@max_recursive_iterations"
+#define SETTINGS_COLUMNS_MARIADB 18
 /* Last, and not part of the key: the isolation level. A READ UNCOMMITTED
  * session reads rows other transactions have not committed (and may roll
  * back): it is neither served from the cache nor stores in it. */
@@ -194,7 +195,8 @@ static bool ryw_active(const struct cache_session *cs, int64_t now)
 
 static bool caching_possible(const struct cache_session *cs, const struct cache_ctx *x)
 {
-	return !x->monitor && !cs->settings_broken && !x->up_lost && grants_session_may_cache(x->ident);
+	return !x->monitor && !x->profiling && !cs->settings_broken && !x->up_lost &&
+	       grants_session_may_cache(x->ident);
 }
 
 /* Reads uncommitted rows (READ UNCOMMITTED): neither served nor stored. */
@@ -683,7 +685,8 @@ static enum cache_step cached_shape(struct cache_session *cs, const struct cache
 {
 	cs->last_dest = DEST_UPSTREAM;
 	if (bypass || !txn_allows(cs, x, d)) {
-		cs->last_reason = cs->grants.refused ? "the upstream refused this user's grant check" :
+		cs->last_reason = x->profiling ? "profiling: SHOW PROFILES lists each statement the session runs" :
+				  cs->grants.refused ? "the upstream refused this user's grant check" :
 				  !grants_session_may_cache(x->ident) ? "SET ROLE: the session has its own privileges" :
 				  status_in_txn(x->status) ? "inside a transaction" : "read-your-writes window";
 		return CSTEP_PASS;
@@ -952,7 +955,8 @@ static enum cache_step on_execute(struct cache_session *cs, const struct cache_c
 /* Can this session's keys be built without asking the upstream? */
 static bool serve_possible(const struct cache_session *cs, const struct cache_ctx *x)
 {
-	return !x->monitor && !cs->settings_broken && !cs->settings_dirty && !ryw_active(cs, x->now_ms) &&
+	return !x->monitor && !x->profiling && !cs->settings_broken && !cs->settings_dirty &&
+	       !ryw_active(cs, x->now_ms) &&
 	       !dirty_reads(cs) && !consist_has_temps(&cs->cons) && inval_serving();
 }
 

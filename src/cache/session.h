@@ -119,6 +119,9 @@ struct cache_ctx {
 	bool monitor;                 /* the monitor user: never cached */
 	bool up_lost;                 /* the session lost its upstream state:
 				       * cache_serve_only() only */
+	bool profiling;               /* the session named profiling: SHOW PROFILES would
+				       * list the node's own statements and miss a hit,
+				       * so nothing is served, stored or read for it */
 	struct stmt_table *stmts;     /* the session's prepared statements */
 	struct ident *ident;          /* whom the session acts as upstream (ident.h) */
 	const char *db;               /* the session's current schema ("" none) */

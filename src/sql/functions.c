@@ -17,7 +17,15 @@
  *   - NEXTVAL / SETVAL have side effects, LASTVAL is session-specific;
  *   - DEFAULT(col) evaluates the column's default, which may be
  *     CURRENT_TIMESTAMP, RAND(), NEXTVAL(s), ...: non-deterministic;
- *   - CURRENT_ROLE is a call without parentheses too (like CURRENT_USER).
+ *   - CURRENT_ROLE is a call without parentheses too (like CURRENT_USER);
+ *   - EXTRACTVALUE / UPDATEXML are session-specific: an XPath expression
+ *     reads user variables ($@v) and stored-program variables ($v) from
+ *     inside its string, where no '@' token shows (and the verdict is the
+ *     shape's, whatever the literal). They are MariaDB's only functions
+ *     that evaluate a string argument against session state; the others
+ *     that read a session setting (DATE_FORMAT's lc_time_names, WEEK's
+ *     default_week_format, GROUP_CONCAT's group_concat_max_len, ...) are
+ *     cached under that setting (cache/session.c, SETTINGS_SQL).
  *
  * The table must stay sorted by strcmp() on the upper-case names
  * (test_classify checks it).
@@ -127,7 +135,7 @@ static const struct sql_fn fn_table[] = {
 	{ "EXP", DET, 0 },
 	{ "EXPORT_SET", DET, 0 },
 	{ "EXTRACT", DET, 0 },
-	{ "EXTRACTVALUE", DET, 0 },
+	{ "EXTRACTVALUE", SESS, 0 },
 	{ "FIELD", DET, 0 },
 	{ "FIND_IN_SET", DET, 0 },
 	{ "FIRST_VALUE", DET, 0 },
@@ -406,7 +414,7 @@ static const struct sql_fn fn_table[] = {
 	{ "UNHEX", DET, 0 },
 	{ "UNION", KW, 0 },
 	{ "UNIX_TIMESTAMP", NONDET, 0 },
-	{ "UPDATEXML", DET, 0 },
+	{ "UPDATEXML", SESS, 0 },
 	{ "UPPER", DET, 0 },
 	{ "USER", SESS, 0 },
 	{ "USING", KW, 0 },

@@ -19,7 +19,7 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 if fake_mode; then skip_all "cache keys: needs a node (SHOAL_FAKE_DIRECT=1)"; fi
-plan 103
+plan 105
 
 cleanup_sql="DROP DATABASE IF EXISTS t81_a; DROP DATABASE IF EXISTS t81_b;
 DROP TABLE IF EXISTS shoaltest.t81_cs, shoaltest.t81_tz, shoaltest.t81_ch, shoaltest.t81_v;"
@@ -245,6 +245,34 @@ def reset_connection():
 
 
 run("COM_RESET_CONNECTION case runs", reset_connection)
+
+
+def recursion_limit():
+    """max_recursive_iterations stops a recursive CTE short (warning 1931):
+    a session with a low limit must get its own short answer, not the full
+    one another session cached."""
+    q = "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 10) SELECT n FROM c ORDER BY n"
+    low = [("q", "SET max_recursive_iterations = 3")]
+    d = session(DPORT, low, {})
+    want = d.query(q)
+    d.close()
+    full = session(VPORT, [], {})
+    whole = full.query(q)
+    h0 = hits(full)
+    again = full.query(q)
+    h1 = hits(full)
+    full.close()
+    ok(h1 == h0 + 1 and again == whole and whole != want,
+       "max_recursive_iterations: the default session's full answer is cached (a hit)",
+       "hits %d -> %d" % (h0, h1))
+    v = session(VPORT, low, {})
+    got = v.query(q)
+    v.close()
+    ok(got == want, "max_recursive_iterations = 3: the session gets MariaDB's short answer, not the cached one",
+       r.first_difference(want, got) or "")
+
+
+run("max_recursive_iterations case runs", recursion_limit)
 done_testing(always_zero=True)
 PY
 check "node still running" shoal_alive node

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# 66-autocache-fidelity: answers that depend on session state the query text
+# does not show, and the node's own statements kept out of a client's
+# session, under --auto-cache with a one-hour TTL (issue #19, items 1, 2, 5):
+#   - XPath variables: ExtractValue/UpdateXML read $@var from inside their
+#     string argument; after SET @i=2 the answer is b2, never the cached b1;
+#     NULL and string values, and another session's value;
+#   - SHOW PROFILES lists the client's statements only (the node's settings
+#     read would come first and shift the Query_IDs), SHOW PROFILE FOR QUERY 1
+#     describes the client's first statement, and a cached SELECT is not
+#     served to a profiling session (it would be missing from the list);
+#     sessions without profiling on the same pool are cached as before;
+#   - the greeting's server version is the upstream's exactly, MariaDB's
+#     "5.5.5-" included, and the node's own version is on /health.
+# Each output is compared with MariaDB's own, directly.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+if fake_mode; then skip_all "auto-cache fidelity: needs a node (SHOAL_FAKE_DIRECT=1)"; fi
+plan 17
+
+DD=$(mktemp -d)
+on_exit "rm -rf '$DD'"
+hport=$(free_port)
+if ! shoal_start node --auto-cache --cache-ttl-ms 3600000 --data-dir "$DD" --max-upstream-connections 2 \
+  --workers 1 --metrics-address "127.0.0.1:$hport"; then
+  bail "node starts"
+fi
+
+# --- XPath variables (main.xml)
+xml="'<a><b>b1</b><b>b2</b></a>'"
+xq="SELECT ExtractValue($xml, '/a/b[\$@i]') AS v"
+uq="SELECT UpdateXML($xml, '/a/b[\$@i]', '<c/>') AS v"
+xpath_script="SET @i = 1; $xq; $uq; $xq; SET @i = 2; $xq; $uq; SET @i = NULL; $xq; SET @i = 'x'; $xq; SET @i = 1; $xq"
+d=$(mdb -e "$xpath_script" 2>&1)
+v=$(via -e "$xpath_script" 2>&1)
+is "$v" "$d" "XPath \$@i: SET @i = 1, 2, NULL, 'x', 1 give MariaDB's answers"
+like "$d" "b2" "  (MariaDB's answer for @i = 2 is b2: the case is real)"
+# a cached answer, if there were one, would come from another session's @i
+v1=$(via -N -e "SET @i = 1; $xq" 2>&1)
+v2=$(via -N -e "SET @i = 2; $xq" 2>&1)
+is "$v1/$v2" "b1/b2" "two sessions with @i = 1 and @i = 2 get b1 and b2"
+v=$(via -N -e "SET @i = 2; $xq; EXPLAIN LAST STATEMENT" 2>&1)
+like "$v" "session-specific" "EXPLAIN LAST STATEMENT: ExtractValue is not cached (session-specific)"
+# a plain cacheable read is still cached (the verdict is per function, not global)
+via -N -e "SELECT 'plain' AS p" >/dev/null 2>&1
+v=$(via -N -e "SELECT 'plain' AS p; EXPLAIN LAST STATEMENT" 2>&1)
+like "$v" "readyset_shallow" "a plain SELECT is still answered from the cache"
+
+# --- SHOW PROFILES (main.show_profile)
+prof="SET profiling = 1; SELECT 1; SELECT 'two' AS t;
+SELECT DISTINCT QUERY_ID FROM information_schema.PROFILING ORDER BY QUERY_ID;
+SHOW PROFILE FOR QUERY 1"
+d=$(mdb -N -e "$prof" 2>&1 | cut -f1)
+v=$(via -N -e "$prof" 2>&1 | cut -f1)
+is "$v" "$d" "profiling: the Query_IDs, and the states of SHOW PROFILE FOR QUERY 1, are MariaDB's"
+d=$(mdb -N -e "SET profiling = 1; SELECT 1; SELECT 2; SHOW PROFILES" 2>&1 | awk -F'\t' '{print $1, $3}')
+v=$(via -N -e "SET profiling = 1; SELECT 1; SELECT 2; SHOW PROFILES" 2>&1 | awk -F'\t' '{print $1, $3}')
+unlike "$v" "character_set_client" "SHOW PROFILES: no trace of the node's settings read"
+is "$v" "$d" "SHOW PROFILES: the same Query_IDs and statements as directly"
+# a cacheable SELECT already in the cache is not served to a profiling
+# session: it must show up in its profile
+via -N -e "SELECT 'cached' AS c" >/dev/null 2>&1
+via -N -e "SELECT 'cached' AS c" >/dev/null 2>&1
+pc="SET profiling = 1; SELECT 'cached' AS c; SHOW PROFILES"
+v=$(via -N -e "$pc" 2>&1 | awk -F'\t' '{print $1, $NF}')
+d=$(mdb -N -e "$pc" 2>&1 | awk -F'\t' '{print $1, $NF}')
+is "$v" "$d" "a cached SELECT in a profiling session runs upstream and is profiled"
+v=$(via -N -e "SET profiling = 1; SELECT 'cached' AS c; EXPLAIN LAST STATEMENT" 2>&1)
+like "$v" "profiling" "EXPLAIN LAST STATEMENT gives profiling as the reason"
+# the pool of two is shared: a later session without profiling still caches
+v=$(via -N -e "SELECT 'cached' AS c; EXPLAIN LAST STATEMENT" 2>&1)
+like "$v" "readyset_shallow" "a session without profiling is served from the cache again"
+v=$(via -N -e "SET profiling = 0; SELECT 1; SHOW PROFILES" 2>&1)
+d=$(mdb -N -e "SET profiling = 0; SELECT 1; SHOW PROFILES" 2>&1)
+is "$v" "$d" "SET profiling = 0: nothing listed, as directly"
+
+# --- the version, as the server's
+gv() {
+  "$PY" -c 'import rawmysql,sys; print(rawmysql.Conn("127.0.0.1", int(sys.argv[1])).read_greeting().server_version)' "$1"
+}
+is "$(gv "$node_PORT")" "$(gv "$MDB_PORT")" "the greeting's version is the upstream's exactly"
+like "$(gv "$node_PORT")" '^5\.5\.5-' "  with MariaDB's 5.5.5- prefix"
+h=$(curl -s "http://127.0.0.1:$hport/health")
+like "$h" '"version":"[0-9]' "/health names Shoal's own version"
+like "$h" '"upstream_version":"5\.5\.5-' "/health names the upstream's version"
+check "node still running" shoal_alive node
+done_testing

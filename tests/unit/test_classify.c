@@ -174,6 +174,8 @@ static const struct tcase cases[] = {
 	{ "SELECT USER()", SQL_SKIP_SESSION },
 	{ "SELECT CURRENT_USER", SQL_SKIP_SESSION },
 	{ "SELECT CURRENT_ROLE FROM t", SQL_SKIP_SESSION },
+	{ "SELECT ExtractValue(?, ?)", SQL_SKIP_SESSION },
+	{ "SELECT UPDATEXML(doc, ?, ?) FROM t", SQL_SKIP_SESSION },
 	{ "SELECT current_role()", SQL_SKIP_SESSION },
 	{ "SELECT current_user()", SQL_SKIP_SESSION },
 	{ "SELECT DATABASE()", SQL_SKIP_SESSION },

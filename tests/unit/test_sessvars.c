@@ -33,6 +33,12 @@ static void pins(void)
 	is_int(cl("SET rand_seed1 = 1, rand_seed2 = 2"), SV_PIN_FOREVER, "rand_seed1 has no DEFAULT: pins");
 	is_int(cl("SET @@session.last_insert_id = 5"), SV_PIN_FOREVER, "last_insert_id has no DEFAULT: pins");
 	is_int(cl("SELECT @a := 5"), SV_PIN_FOREVER, ":= pins");
+	is_int(cl("SET profiling = 1"), SV_PIN_FOREVER | SV_PROFILING, "SET profiling: pins, SV_PROFILING");
+	is_int(cl("SET @@session.profiling = ON"), SV_PIN_FOREVER | SV_PROFILING, "@@session.profiling too");
+	is_int(cl("set @@profiling_history_size = 5"), SV_PIN_FOREVER | SV_PROFILING,
+	       "profiling_history_size too");
+	is_int(cl("SET profiling_x = 1") & SV_PROFILING, 0, "another name that starts so: no SV_PROFILING");
+	is_int(cl("SELECT 'profiling'") & SV_PROFILING, 0, "the word in a string: no SV_PROFILING");
 	is_int(cl("SELECT c INTO @x FROM t LIMIT 1"), SV_PIN_FOREVER, "INTO @var pins");
 	is_int(cl("SELECT @a"), 0, "reading a user variable does not pin");
 	is_int(cl("SELECT GET_LOCK('l', 1)"), SV_PIN_FOREVER, "GET_LOCK pins");

@@ -455,6 +455,38 @@ static void fail_waiting_command(struct client *c)
 	process_input(c);
 }
 
+/* serve-stale: a command whose upstream turned out to be gone as it went
+ * there is answered from its entry past the TTL (within max_stale_ms, kept
+ * for that: cache/session.c keep_window), as it would have been had the
+ * node known before it asked. The fill it started is given up first. */
+static bool serve_stale_instead(struct client *c)
+{
+	const uint8_t *pl;
+	struct cache_ctx x;
+	uint32_t len;
+	uint8_t seq;
+
+	if (g_config.upstream_down_policy != DOWN_POLICY_SERVE_STALE || c->login_pending ||
+	    health_upstream_up() || !sbuf_packet_ready(&c->io, &len, &seq) || len == 0)
+		return false;
+	pl = sbuf_in_ptr(&c->io) + PKT_HEADER_LEN;
+	abort_cache(c);
+	x = cache_ctx_of(c);
+	return cache_serve_only(&c->cs, &x, pl, len);
+}
+
+/* The connect error a login or command gets. */
+static void put_connect_error(struct client *c, const struct upstream *u, uint8_t seq)
+{
+	if (u->err_code >= 2000 && u->err_code < 3000) /* the connector's own errors */
+		pkt_put_errf(&c->io.out, seq, ERR_UPSTREAM_UNREACHABLE, "HY000",
+				"Can't connect to upstream server at '%s:%u': %s (client error %u)",
+				g_config.upstream_host, g_config.upstream_port, u->err, u->err_code);
+	else
+		pkt_put_errf(&c->io.out, seq, (uint16_t)u->err_code, u->sqlstate[0] ? u->sqlstate : "HY000",
+				"%s", u->err);
+}
+
 void client_pool_failed(struct client *c)
 {
 	struct upstream *u = c->up;
@@ -465,13 +497,8 @@ void client_pool_failed(struct client *c)
 	} else {
 		log_warn("cannot connect to upstream %s:%u: %s", g_config.upstream_host,
 			 g_config.upstream_port, u->err);
-		if (u->err_code >= 2000 && u->err_code < 3000) /* the connector's own errors */
-			pkt_put_errf(&c->io.out, seq, ERR_UPSTREAM_UNREACHABLE, "HY000",
-					"Can't connect to upstream server at '%s:%u': %s (client error %u)",
-					g_config.upstream_host, g_config.upstream_port, u->err, u->err_code);
-		else
-			pkt_put_errf(&c->io.out, seq, (uint16_t)u->err_code, u->sqlstate[0] ? u->sqlstate : "HY000",
-					"%s", u->err);
+		if (!serve_stale_instead(c))
+			put_connect_error(c, u, seq);
 		pool_discard(c);
 	}
 	fail_waiting_command(c);
@@ -980,14 +1007,16 @@ static enum hc_result local_command(struct client *c, uint32_t len)
 
 /* While the upstream is known to be down, a command that needs it fails at
  * once (no connection attempt) under serve-stale, or under shun once the
- * node is out of rotation. true: the error was sent. */
+ * node is out of rotation. true: the error (or a stale answer) was sent. */
 static bool upstream_known_down(struct client *c)
 {
 	if (health_upstream_up())
 		return false;
-	if (g_config.upstream_down_policy == DOWN_POLICY_SERVE_STALE)
-		send_upstream_down(c, "only cached results are served (upstream_down_policy=serve-stale)");
-	else if (health_upstream_down_too_long())
+	if (g_config.upstream_down_policy == DOWN_POLICY_SERVE_STALE) {
+		/* a command that went upstream as it went down: its entry, stale */
+		if (!serve_stale_instead(c))
+			send_upstream_down(c, "only cached results are served (upstream_down_policy=serve-stale)");
+	} else if (health_upstream_down_too_long())
 		send_upstream_down(c, "the node is out of rotation");
 	else
 		return false;

@@ -172,6 +172,16 @@ static int64_t stale_window(void)
 	return __atomic_load_n(&g_config.max_stale_ms, __ATOMIC_RELAXED);
 }
 
+/* How long past their TTL entries are kept while the upstream is up, so
+ * that a miss that finds the upstream gone can still be answered stale
+ * (cache_serve_only): max_stale_ms under serve-stale, else 0. */
+static int64_t keep_window(void)
+{
+	if (g_config.upstream_down_policy != DOWN_POLICY_SERVE_STALE)
+		return 0;
+	return __atomic_load_n(&g_config.max_stale_ms, __ATOMIC_RELAXED);
+}
+
 static bool txn_allows(const struct cache_session *cs, const struct cache_ctx *x,
 		       const struct cache_def *d)
 {
@@ -321,7 +331,7 @@ static int try_hit(struct cache_session *cs, const struct cache_ctx *x, uint64_t
 {
 	struct cache_entry *e;
 	enum store_lookup r = store_lookup(cs->keybuf.data, cs->keybuf.len, cs->key_hash, x->now_ms,
-					   stale_window(), NULL, NULL, &e);
+					   stale_window(), keep_window(), NULL, NULL, &e);
 	enum grant_gate g;
 
 	if (r != SL_HIT && r != SL_REFRESH)
@@ -648,7 +658,7 @@ static enum cache_step lookup_or_load(struct cache_session *cs, const struct cac
 	 * snapshot, which may predate writes other sessions committed since:
 	 * such an answer is never stored */
 	r = store_lookup(cs->keybuf.data, cs->keybuf.len, cs->key_hash, x->now_ms, stale_window(),
-			 status_in_txn(x->status) ? NULL : d, &cs->waiter, &e);
+			 keep_window(), status_in_txn(x->status) ? NULL : d, &cs->waiter, &e);
 	switch (r) {
 	case SL_HIT:
 	case SL_REFRESH:

@@ -211,21 +211,30 @@ static bool stale_ok(const struct cache_entry *e, int64_t now, int64_t stale_ms)
 	       entry_current(e);
 }
 
-/* An expired or invalidated READY entry. While a refresh of it runs the
- * caller waits for that (SL_WAIT, with a waiter) or goes upstream (SL_MISS):
- * false, with the answer in *r. Otherwise it is dropped: true. Shard locked. */
+/* An expired or invalidated READY entry that is being loaded again (a
+ * refresh, or a reload of a kept entry): true, and the caller waits for
+ * that (*r SL_WAIT, with a waiter) or goes upstream (SL_MISS). False:
+ * nobody loads it (*r SL_MISS). Shard locked. */
+static bool join_reload(struct cache_entry *e, struct store_waiter *waiter,
+			       enum store_lookup *r)
+{
+	*r = SL_MISS;
+	if (!atomic_load(&e->refreshing))
+		return false;
+	if (waiter) {
+		waiter->next = e->waiters;
+		e->waiters = waiter;
+		*r = SL_WAIT;
+	}
+	return true;
+}
+
+/* The same, else the entry is dropped: true. Shard locked. */
 static bool drop_expired(struct shard *s, struct cache_entry *e, struct store_waiter *waiter,
 			 enum store_lookup *r)
 {
-	if (atomic_load(&e->refreshing)) {
-		*r = SL_MISS;
-		if (waiter) {
-			waiter->next = e->waiters;
-			e->waiters = waiter;
-			*r = SL_WAIT;
-		}
+	if (join_reload(e, waiter, r))
 		return false;
-	}
 	if (!entry_current(e))
 		inval_count_dropped(1);
 	account(e, -1);
@@ -248,9 +257,26 @@ static enum store_lookup hit(struct shard *s, struct cache_entry *e, int64_t now
 	return SL_HIT;
 }
 
+/* An expired READY entry kept for serve-stale (keep_ms): a loader takes
+ * it (SL_LOAD, as for a refresh), a hit-only look leaves it (SL_MISS), and
+ * while it is being loaded again others wait as for a refresh. Shard locked. */
+static enum store_lookup reload_kept(struct cache_entry *e, struct cache_def *def,
+				     struct store_waiter *waiter, struct cache_entry **out)
+{
+	enum store_lookup r;
+
+	if (!join_reload(e, waiter, &r) && def) {
+		atomic_store(&e->refreshing, true);
+		atomic_fetch_add_explicit(&e->refs, 1, memory_order_relaxed);
+		*out = e;
+		return SL_LOAD;
+	}
+	return r;
+}
+
 enum store_lookup store_lookup(const uint8_t *key, size_t len, uint64_t h, int64_t now,
-			       int64_t stale_ms, struct cache_def *def, struct store_waiter *waiter,
-			       struct cache_entry **out)
+			       int64_t stale_ms, int64_t keep_ms, struct cache_def *def,
+			       struct store_waiter *waiter, struct cache_entry **out)
 {
 	struct shard *s = shard_of(h);
 	struct cache_entry *e;
@@ -260,6 +286,11 @@ enum store_lookup store_lookup(const uint8_t *key, size_t len, uint64_t h, int64
 	pthread_mutex_lock(&s->lock);
 	e = find(s, key, len, h);
 	if (e && e->state == ENTRY_READY && !fresh(e, now) && !stale_ok(e, now, stale_ms)) {
+		if (stale_ok(e, now, keep_ms)) {
+			r = reload_kept(e, def, waiter, out);
+			pthread_mutex_unlock(&s->lock);
+			return r;
+		}
 		if (!drop_expired(s, e, waiter, &r)) {
 			pthread_mutex_unlock(&s->lock);
 			return r;

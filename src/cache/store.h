@@ -110,10 +110,15 @@ uint64_t store_hash(const uint8_t *key, size_t len);
 /* Look a key up. With def == NULL only hits are possible (and SL_WAIT when
  * waiter != NULL); with a def a missing key gets a placeholder (SL_LOAD).
  * stale_ms > 0 says the upstream is down: an entry expired less than
- * stale_ms ago is still a hit, and no hit asks for a refresh. */
+ * stale_ms ago is still a hit, and no hit asks for a refresh. keep_ms > 0
+ * (serve-stale): an entry expired less than keep_ms ago, and not
+ * invalidated, is not dropped by a miss; with a def the caller loads it
+ * again in its place (SL_LOAD with the READY entry: store_fill replaces
+ * it, store_abandon leaves it), so that it can still be served stale
+ * should the upstream turn out to be down. */
 enum store_lookup store_lookup(const uint8_t *key, size_t len, uint64_t hash, int64_t now_ms,
-			       int64_t stale_ms, struct cache_def *def, struct store_waiter *waiter,
-			       struct cache_entry **out);
+			       int64_t stale_ms, int64_t keep_ms, struct cache_def *def,
+			       struct store_waiter *waiter, struct cache_entry **out);
 /* Fill a placeholder (or replace a READY entry being refreshed) with a
  * response read under deps. Returns 1 if the bytes differ from the entry
  * being replaced, 0 if equal or new, -1 if out of memory or a table of deps

@@ -21,7 +21,7 @@ static struct cache_def def;
 static enum store_lookup look(int64_t now, int64_t stale)
 {
 	struct cache_entry *e = NULL;
-	enum store_lookup r = store_lookup(key, sizeof(key), store_hash(key, sizeof(key)), now, stale,
+	enum store_lookup r = store_lookup(key, sizeof(key), store_hash(key, sizeof(key)), now, stale, 0,
 					   NULL, NULL, &e);
 
 	if (r == SL_REFRESH)
@@ -38,7 +38,7 @@ static struct cache_entry *start_fill(struct fill_deps *d)
 {
 	struct cache_entry *e = NULL;
 	struct inval_table *tabs[2] = { t1, t2 };
-	enum store_lookup r = store_lookup(key, sizeof(key), store_hash(key, sizeof(key)), 1000, 0,
+	enum store_lookup r = store_lookup(key, sizeof(key), store_hash(key, sizeof(key)), 1000, 0, 0,
 					   &def, NULL, &e);
 
 	ok(r == SL_LOAD && e, "a missing key with a def: a placeholder to fill");
@@ -96,6 +96,41 @@ static void invalidation(void)
 	is_int(look(1100, 0), SL_MISS, "  ... then it is a miss");
 }
 
+/* serve-stale's keep window: an expired entry survives a miss while the
+ * upstream is up; the loader takes it and a failed load leaves it. */
+static void kept(void)
+{
+	struct cache_entry *e = NULL, *w = NULL;
+	struct store_waiter waiter = { 0 };
+	uint64_t h = store_hash(key, sizeof(key));
+	uint16_t off[ENTRY_MAX_STATUS] = { 0 };
+	struct fill_deps d = { 0 };
+
+	fill_ttl(100, 100);
+	is_int(store_lookup(key, sizeof(key), h, 1150, 0, 300, NULL, NULL, &e), SL_MISS,
+	       "kept: past the TTL, a hit-only look with a keep window is a miss");
+	is_int((int)store_entries(), 1, "  ... and the entry stays");
+	is_int(store_lookup(key, sizeof(key), h, 1150, 0, 300, &def, NULL, &e), SL_LOAD,
+	       "  a loader with a def takes the kept entry to load it again");
+	ok(e && e->state == ENTRY_READY, "  ... the READY entry itself, not a placeholder");
+	is_int(store_lookup(key, sizeof(key), h, 1150, 0, 300, &def, &waiter, &w), SL_WAIT,
+	       "  a second miss meanwhile waits for that load");
+	store_cancel_wait(key, sizeof(key), h, &waiter);
+	store_abandon(e); /* the upstream was gone */
+	is_int(look(1160, 300), SL_HIT, "  the load failed and the upstream is down: served stale");
+	is_int(store_lookup(key, sizeof(key), h, 1170, 0, 300, &def, NULL, &e), SL_LOAD, "  loaded again");
+	store_entry_deps(e, &d);
+	is_int(store_fill(e, resp, sizeof(resp) - 1, off, 10, 1, 1170, 100, 100, &d), 0,
+	       "  ... a load that succeeds replaces it (the same bytes)");
+	is_int(look(1200, 0), SL_HIT, "  ... fresh again until its new TTL");
+	is_int((int)store_entries(), 1, "  one entry for the key");
+	is_int(store_lookup(key, sizeof(key), h, 1600, 0, 300, &def, NULL, &e), SL_LOAD,
+	       "past TTL + keep window: a plain miss, a new placeholder");
+	ok(e && e->state == ENTRY_LOADING, "  ... a placeholder");
+	store_abandon(e);
+	is_int((int)store_entries(), 0, "  nothing left");
+}
+
 int main(void)
 {
 	if (store_init(1 << 20, NULL) < 0 || inval_init() < 0)
@@ -120,6 +155,7 @@ int main(void)
 	atomic_store(&def.state, CACHE_CACHED);
 	is_int(store_entries(), 0, "no entries left");
 	invalidation();
+	kept();
 	store_destroy();
 	inval_destroy();
 	return done_testing();

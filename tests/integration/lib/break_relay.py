@@ -5,7 +5,10 @@ bytes the node sends on a connection older than half a second (a command
 on a pooled connection, not a handshake) are not forwarded: the relay
 removes FLAG_FILE, resets both sides (RST) and appends "broken" to LOG_FILE.
 Everything else is copied both ways unchanged. It listens on a port of
-its own choosing on 127.0.0.1 and writes it to PORT_FILE once listening."""
+its own choosing on 127.0.0.1 and writes it to PORT_FILE once listening.
+When FLAG_FILE says "partition", the relay closes its listening socket
+before the reset, so that the node's next connect is refused: the
+upstream is gone, and the node learns it only from that command."""
 import os
 import socket
 import struct
@@ -15,6 +18,7 @@ import time
 
 port_file, target_port, flag, log = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 lock = threading.Lock()
+ls = socket.socket()
 
 
 def reset(*socks):
@@ -36,7 +40,12 @@ def pump(src, dst, from_node, born):
                 with lock:
                     hit = os.path.exists(flag)
                     if hit:
+                        with open(flag) as f:
+                            partition = f.read().strip() == "partition"
                         os.unlink(flag)
+                        if partition:  # shutdown wakes the blocked accept()
+                            ls.shutdown(socket.SHUT_RDWR)
+                            ls.close()
                 if hit:
                     with open(log, "a") as f:
                         f.write("broken\n")
@@ -52,7 +61,6 @@ def pump(src, dst, from_node, born):
             pass
 
 
-ls = socket.socket()
 ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 ls.bind(("127.0.0.1", 0))
 ls.listen(64)
@@ -60,7 +68,11 @@ with open(port_file + ".tmp", "w") as f:
     f.write("%d\n" % ls.getsockname()[1])
 os.rename(port_file + ".tmp", port_file)
 while True:
-    c, _ = ls.accept()
+    try:
+        c, _ = ls.accept()
+    except OSError:  # closed for a partition: stay until killed
+        while True:
+            time.sleep(60)
     try:
         u = socket.create_connection(("127.0.0.1", target_port))
     except OSError:

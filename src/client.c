@@ -570,6 +570,8 @@ static void internal_done(struct client *c)
 	c->upcmd = UPCMD_NONE;
 	if (kind == UPCMD_SETTINGS || kind == UPCMD_REFRESH || kind == UPCMD_GRANT_CHECK)
 		note_status(c);
+	if (kind == UPCMD_SETTINGS || kind == UPCMD_REFRESH)
+		mux_found_rows_lost(c); /* its result set is the connection's FOUND_ROWS() now */
 	x = cache_ctx_of(c);
 	switch (kind) {
 	case UPCMD_SETTINGS:
@@ -892,6 +894,7 @@ static enum hc_result ask_cache(struct client *c, uint32_t len)
 		start_refresh(c, pl, len); /* and the hit was served: */
 		/* fall through */
 	case CSTEP_SERVED:
+		mux_answered_here(c, c->cs.served_rows);
 		sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
 		return HC_NEXT;
 	case CSTEP_WAIT:

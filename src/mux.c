@@ -6,9 +6,11 @@
  */
 #include "mux.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "client.h"
 #include "config.h"
@@ -312,6 +314,90 @@ static void note_cursor(struct client *c)
 		s->cursor = false;
 }
 
+static bool send_step(struct client *c, uint8_t cmd, const void *p, size_t n, enum upcmd_kind kind);
+
+/* ---- FOUND_ROWS() ------------------------------------------------------
+ * The server counts the rows of a connection's last result set (SELECT,
+ * SHOW; an OK leaves it). A session's last one may have been answered by
+ * the cache, or on another pooled connection: before a statement that reads
+ * FOUND_ROWS() runs on a connection stamped with another answer, a SELECT
+ * of the node's sets it (UPCMD_SYNC_FOUND_ROWS, MariaDB only: its recursive
+ * CTE needs no table and no privilege). */
+
+static void stamp_found_rows(struct client *c)
+{
+	if (c->up) {
+		c->up->fr_client = c->id;
+		c->up->fr_gen = c->fr_gen;
+	}
+}
+
+/* A relayed answer: its result set is what FOUND_ROWS() counts now. */
+static void note_found_rows(struct client *c)
+{
+	const struct relay *r = &c->relay;
+
+	if (r->results == 0 || (r->cmd != CMD_QUERY && r->cmd != CMD_STMT_EXECUTE) || r->cursor_opened)
+		return;
+	c->fr_gen++;
+	c->fr_known = r->results == 1 && !r->saw_err;
+	c->fr_rows = r->rows;
+	stamp_found_rows(c);
+}
+
+void mux_answered_here(struct client *c, uint64_t rows)
+{
+	c->fr_gen++;
+	c->fr_known = rows != UINT64_MAX;
+	c->fr_rows = rows;
+}
+
+void mux_found_rows_lost(struct client *c)
+{
+	if (c->up)
+		c->up->fr_client = 0;
+}
+
+static bool names_found_rows(const char *q, size_t n)
+{
+	for (size_t i = 0; i + 10 <= n; i++)
+		if ((q[i] == 'F' || q[i] == 'f') && strncasecmp(q + i, "FOUND_ROWS", 10) == 0)
+			return true;
+	return false;
+}
+
+/* The front command reads FOUND_ROWS() and c->up holds another answer's. */
+static bool found_rows_needed(struct client *c)
+{
+	struct upstream *u = c->up;
+	const uint8_t *pl;
+	struct stmt_info *s;
+	uint32_t len;
+	uint8_t seq;
+
+	if (!c->fr_known || (u->fr_client == c->id && u->fr_gen == c->fr_gen) || !upstream_mariadb() ||
+	    c->login_pending || !sbuf_packet_ready(&c->io, &len, &seq) || len < 1)
+		return false;
+	pl = sbuf_in_ptr(&c->io) + PKT_HEADER_LEN;
+	if (pl[0] == CMD_QUERY)
+		return names_found_rows((const char *)pl + 1, len - 1);
+	s = pl[0] == CMD_STMT_EXECUTE && len >= 5 ? stmts_find(&c->stmts, rd_u32(pl + 1)) : NULL;
+	return s && s->text && names_found_rows(s->text, s->text_len);
+}
+
+static int found_rows_step(struct client *c)
+{
+	char sql[192];
+
+	if (c->fr_rows == 0)
+		snprintf(sql, sizeof(sql), "SELECT SQL_CALC_FOUND_ROWS 1 FROM DUAL WHERE 0 LIMIT 0");
+	else
+		snprintf(sql, sizeof(sql), "WITH RECURSIVE shoal_n(i) AS (SELECT 1 UNION ALL SELECT i + 1 "
+			 "FROM shoal_n WHERE i < %llu) SELECT SQL_CALC_FOUND_ROWS 1 FROM shoal_n LIMIT 0",
+			 (unsigned long long)c->fr_rows);
+	return send_step(c, CMD_QUERY, sql, strlen(sql), UPCMD_SYNC_FOUND_ROWS) ? 1 : -1;
+}
+
 void mux_answer_done(struct client *c)
 {
 	struct relay *r = &c->relay;
@@ -343,6 +429,7 @@ void mux_answer_done(struct client *c)
 	}
 	if (r->cmd == CMD_STMT_EXECUTE || r->cmd == CMD_STMT_FETCH)
 		note_cursor(c);
+	note_found_rows(c);
 	free(c->delta);
 	c->delta = NULL;
 	c->cur_sv = 0;
@@ -456,6 +543,8 @@ int mux_sync_step(struct client *c)
 		return send_step(c, CMD_STMT_PREPARE, s->text, s->text_len, UPCMD_SYNC_PREPARE) ? 1 : -1;
 	if (!sv_equal(&c->up->sv, &c->sv))
 		return state_step(c, &c->sv); /* back from the statement's state */
+	if (found_rows_needed(c))
+		return found_rows_step(c);
 	return 0;
 }
 
@@ -484,6 +573,14 @@ bool mux_sync_done(struct client *c, enum upcmd_kind kind)
 	struct stmt_info *s;
 	uint32_t evict;
 
+	if (kind == UPCMD_SYNC_FOUND_ROWS) {
+		/* a failure costs FOUND_ROWS() only: give up on it, not the command */
+		if (c->relay.saw_err)
+			c->fr_known = false;
+		else
+			stamp_found_rows(c);
+		return true;
+	}
 	if (c->relay.saw_err) {
 		pass_error(c);
 		if (kind != UPCMD_SYNC_PREPARE)

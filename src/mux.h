@@ -47,6 +47,11 @@ void mux_prepared(struct client *c);
 void mux_close_upstream_stmt(struct upstream *u, uint32_t up_id);
 /* The answer to the forwarded command is complete. */
 void mux_answer_done(struct client *c);
+/* The front command was answered by the node (a cache hit of rows rows;
+ * UINT64_MAX: a result the server's FOUND_ROWS() cannot know). */
+void mux_answered_here(struct client *c, uint64_t rows);
+/* A statement of the node's own with a result set ran on c->up. */
+void mux_found_rows_lost(struct client *c);
 
 /* Start the next step bringing c->up to the session's state (an internal
  * command, UPCMD_SYNC_*): 1 sent, 0 none left (ready), -1 the connection

@@ -78,6 +78,7 @@ struct upstream {
 	int wait_status;         /* MYSQL_WAIT_* the connector waits for */
 	uint32_t want_caps;      /* capability mask applied to the greeting */
 	bool greeting_patched;
+	uint32_t fr_client, fr_gen; /* whose FOUND_ROWS() it holds (mux.c; 0: nobody's) */
 	bool started;            /* the first connect step has run */
 	bool check;              /* see upstream_params */
 	bool keep_ext;           /* negotiate MariaDB's extended capabilities */

@@ -252,6 +252,7 @@ static void serve_hit(struct cache_session *cs, const struct cache_ctx *x, struc
 	if (!(session_bits & ST_AUTOCOMMIT))
 		session_bits |= ST_IN_TRANS;
 
+	cs->served_rows = e->rows;
 	if (pbuf_append(out, entry_resp(e), e->resp_len) == 0) {
 		for (int i = 0; i < ENTRY_MAX_STATUS; i++) {
 			uint8_t *p;
@@ -1030,6 +1031,7 @@ enum cache_step cache_command(struct cache_session *cs, const struct cache_ctx *
 	uint8_t cmd = pl[0];
 
 	cs->cur_def = NULL;
+	cs->served_rows = UINT64_MAX;
 	cs->cur_dirty = cs->cur_write = false;
 	cs->cur_ends_oneshot = false;
 	cs->grants.refused = false;

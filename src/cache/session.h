@@ -91,6 +91,7 @@ struct cache_session {
 	struct cache_entry *refresh;  /* the entry this session refreshes */
 	struct pbuf fill_buf;
 	bool fill_too_big;
+	uint64_t served_rows;         /* the rows of the hit served (UINT64_MAX: none) */
 	struct store_waiter waiter;
 	bool waiting;
 	int wait_ms;                  /* CSTEP_WAIT: how long at most */

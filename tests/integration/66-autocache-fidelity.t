@@ -10,6 +10,7 @@
 #     describes the client's first statement, and a cached SELECT is not
 #     served to a profiling session (it would be missing from the list);
 #     sessions without profiling on the same pool are cached as before;
+#   - FOUND_ROWS() after a cache hit counts the hit's rows, as directly;
 #   - the greeting's server version is the upstream's exactly, MariaDB's
 #     "5.5.5-" included, and the node's own version is on /health.
 # Each output is compared with MariaDB's own, directly.
@@ -17,7 +18,7 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 if fake_mode; then skip_all "auto-cache fidelity: needs a node (SHOAL_FAKE_DIRECT=1)"; fi
-plan 17
+plan 20
 
 DD=$(mktemp -d)
 on_exit "rm -rf '$DD'"
@@ -74,6 +75,22 @@ like "$v" "readyset_shallow" "a session without profiling is served from the cac
 v=$(via -N -e "SET profiling = 0; SELECT 1; SHOW PROFILES" 2>&1)
 d=$(mdb -N -e "SET profiling = 0; SELECT 1; SHOW PROFILES" 2>&1)
 is "$v" "$d" "SET profiling = 0: nothing listed, as directly"
+
+# --- FOUND_ROWS() after a cache hit: the server never ran the hit, so the
+# node brings the connection's count to the hit's rows before a statement
+# that reads it (and after a SHOW, a SET, an empty result)
+mdb -e "DROP TABLE IF EXISTS t66; CREATE TABLE t66 (a INT); INSERT INTO t66 VALUES (1), (2), (3)"
+on_exit 'mdb -e "DROP TABLE IF EXISTS t66"'
+fr="SELECT a FROM t66 ORDER BY a; SELECT FOUND_ROWS(); SELECT a FROM t66 ORDER BY a LIMIT 2; SELECT FOUND_ROWS();
+SELECT a FROM t66 WHERE a = 9; SELECT FOUND_ROWS() AS n, ROW_COUNT(); SELECT a FROM t66 ORDER BY a LIMIT 1; SET @x = 1;
+SELECT FOUND_ROWS() + 10; SHOW WARNINGS; SELECT @@warning_count"
+d=$(mdb -N -e "$fr" 2>&1)
+v1=$(via -N -e "$fr" 2>&1)
+v2=$(via -N -e "$fr" 2>&1)
+is "$v1" "$d" "FOUND_ROWS() after misses: MariaDB's"
+is "$v2" "$d" "FOUND_ROWS() after cache hits (3, 2, 0 rows, then a SET): MariaDB's"
+v=$(via -N -e "SELECT a FROM t66 ORDER BY a LIMIT 2; EXPLAIN LAST STATEMENT" 2>&1)
+like "$v" "readyset_shallow" "  (those reads were hits)"
 
 # --- the version, as the server's
 gv() {

@@ -673,7 +673,7 @@ static void answer_complete(struct client *c)
 		hold = cache_answer_done(&c->cs, &x, &c->relay, cache_now_us() - c->cmd_start_us);
 		mux_answer_done(c);
 		if (hold)
-			wait_begin(c); /* its OK waits for the binlog (cache/session.c) */
+			wait_begin(c); /* its end waits for the binlog or a check (cache/session.c) */
 	}
 	if (c->up)
 		sbuf_shrink(&c->up->io);

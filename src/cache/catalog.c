@@ -23,6 +23,7 @@
 
 #include "cache/catalog_query.h"
 #include "cache/registry.h"
+#include "cache/vcols.h"
 
 #include <mysql.h>
 #include <pthread.h>
@@ -641,6 +642,7 @@ int catalog_load_rows(const struct catalog_row *rows, size_t n, bool fold)
 	current = s;
 	pthread_rwlock_unlock(&snap_lock);
 	snap_free(old);
+	vcols_forget_all(); /* a DDL may have changed a table's generated columns */
 	atomic_store(&have_snapshot, true);
 	atomic_fetch_add(&loads, 1);
 	/* the DDL requests made before the rows were read are now served */
@@ -664,6 +666,7 @@ void catalog_free(void)
 static atomic_bool hinted;
 static _Atomic int64_t last_hint;
 static void wake_reader(void);
+static void ensure_reader(void);
 
 /* A name the catalog does not know: read it again soon (at most every
  * HINT_EVERY_S), without holding reads back meanwhile. */
@@ -805,8 +808,10 @@ bool catalog_resolve_reads(const struct sql_tables *t, const char *schema,
 
 /* ---- waits ----------------------------------------------------------------- */
 
+/* Two lists under one lock: sessions waiting for a read of the catalog,
+ * and for the generated columns' checks (vcol_waiters). */
 static pthread_mutex_t waiters_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct store_waiter *waiters;
+static struct store_waiter *waiters, *vcol_waiters;
 static store_wake_fn wake_fn;
 
 void catalog_set_wake(store_wake_fn wake)
@@ -814,20 +819,18 @@ void catalog_set_wake(store_wake_fn wake)
 	wake_fn = wake;
 }
 
-void catalog_wait(struct store_waiter *w)
+static void waiter_add(struct store_waiter **list, struct store_waiter *w)
 {
 	pthread_mutex_lock(&waiters_lock);
-	w->next = waiters;
-	waiters = w;
+	w->next = *list;
+	*list = w;
 	pthread_mutex_unlock(&waiters_lock);
-	atomic_store(&hinted, true);
-	wake_reader();
 }
 
-void catalog_cancel_wait(struct store_waiter *w)
+static void waiter_remove(struct store_waiter **list, struct store_waiter *w)
 {
 	pthread_mutex_lock(&waiters_lock);
-	for (struct store_waiter **p = &waiters; *p; p = &(*p)->next)
+	for (struct store_waiter **p = list; *p; p = &(*p)->next)
 		if (*p == w) {
 			*p = w->next;
 			break;
@@ -835,17 +838,52 @@ void catalog_cancel_wait(struct store_waiter *w)
 	pthread_mutex_unlock(&waiters_lock);
 }
 
-/* After a read of the catalog (done or failed): wake everyone waiting. */
-static void wake_waiters(void)
+/* Wake everyone on a list. */
+static void waiters_wake(struct store_waiter **list)
 {
 	pthread_mutex_lock(&waiters_lock);
-	for (struct store_waiter *w = waiters, *next; w; w = next) {
+	for (struct store_waiter *w = *list, *next; w; w = next) {
 		next = w->next;
 		if (wake_fn)
 			wake_fn(w->w, w->client_id, w->gen);
 	}
-	waiters = NULL;
+	*list = NULL;
 	pthread_mutex_unlock(&waiters_lock);
+}
+
+void catalog_wait(struct store_waiter *w)
+{
+	waiter_add(&waiters, w);
+	atomic_store(&hinted, true);
+	wake_reader();
+}
+
+void catalog_cancel_wait(struct store_waiter *w)
+{
+	waiter_remove(&waiters, w);
+}
+
+void catalog_wait_vcols(struct store_waiter *w)
+{
+	waiter_add(&vcol_waiters, w);
+}
+
+void catalog_cancel_vcols_wait(struct store_waiter *w)
+{
+	waiter_remove(&vcol_waiters, w);
+}
+
+/* After a read of the catalog (done or failed): wake everyone waiting. */
+static void wake_waiters(void)
+{
+	waiters_wake(&waiters);
+}
+
+/* The reader checked the queued tables' generated columns (or gave up). */
+static void run_vcols(MYSQL *m, int *rc)
+{
+	*rc = m ? vcols_run_queue(m) : -1;
+	waiters_wake(&vcol_waiters);
 }
 
 /* Add one written table and what a write to it also changes. Snapshot read-locked. */
@@ -969,37 +1007,63 @@ static pthread_mutex_t wake_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake_cond;
 
-/* Sleep until a read is asked for (hinted), stop, or secs pass. True when
- * asked (or stopping). */
-static bool reader_wait(int secs)
+enum reader_wake { WAKE_TIMEOUT, WAKE_ASKED, WAKE_VCOLS };
+
+/* Sleep until a read is asked for (hinted), stop, tables wait for their
+ * generated columns' check (with vcols), or secs pass. */
+static enum reader_wake reader_wait(int secs, bool vcols)
 {
 	struct timespec until;
-	bool asked;
+	enum reader_wake why;
 
 	clock_gettime(CLOCK_MONOTONIC, &until);
 	until.tv_sec += secs;
 	pthread_mutex_lock(&wake_lock);
-	while (!atomic_load(&stopping) && !atomic_load(&hinted) &&
+	while (!atomic_load(&stopping) && !atomic_load(&hinted) && !(vcols && vcols_pending()) &&
 	       pthread_cond_timedwait(&wake_cond, &wake_lock, &until) == 0)
 		;
-	asked = atomic_exchange(&hinted, false) || atomic_load(&stopping);
+	why = atomic_exchange(&hinted, false) || atomic_load(&stopping) ? WAKE_ASKED :
+	      vcols && vcols_pending() ? WAKE_VCOLS : WAKE_TIMEOUT;
 	pthread_mutex_unlock(&wake_lock);
-	return asked;
+	return why;
 }
 
 /* Between reads: until one is asked for, or, while some shape is cached
- * and no binlog brings DDL made elsewhere, every RELOAD_EVERY_S. */
-static void reader_idle(void)
+ * and no binlog brings DDL made elsewhere, every RELOAD_EVERY_S. Tables a
+ * client has read meanwhile get their generated columns checked on m (a
+ * failure there ends the wait: m is then reconnected and the catalog read). */
+static void reader_idle(MYSQL *m)
 {
-	while (!reader_wait(RELOAD_EVERY_S))
-		if (inval_mode() != INVAL_BINLOG && registry_may_cache() && catalog_ready())
+	for (;;) {
+		enum reader_wake why = reader_wait(RELOAD_EVERY_S, m != NULL);
+
+		int rc = 0;
+
+		if (why == WAKE_VCOLS)
+			run_vcols(m, &rc);
+		if (why == WAKE_ASKED || rc < 0)
 			return;
+		if (why == WAKE_TIMEOUT && inval_mode() != INVAL_BINLOG && registry_may_cache() &&
+		    catalog_ready())
+			return;
+	}
+}
+
+void catalog_check_vcols(struct inval_table *t)
+{
+	if (!vcols_check_later(t))
+		return;
+	ensure_reader();
+	pthread_mutex_lock(&wake_lock);
+	pthread_cond_signal(&wake_cond);
+	pthread_mutex_unlock(&wake_lock);
 }
 
 static void *reader_main(void *arg)
 {
 	MYSQL *m = NULL;
 	bool logged = false;
+	int rc;
 
 	(void)arg;
 	mysql_thread_init();
@@ -1012,16 +1076,19 @@ static void *reader_main(void *arg)
 			if (!logged)
 				log_info("catalog: %zu tables and views read", catalog_objects());
 			logged = true;
-			reader_idle();
+			run_vcols(m, &rc);
+			if (rc == 0)
+				reader_idle(m); /* else the next read finds m lost */
 			continue;
 		}
 		wake_waiters();  /* they go on without: the catalog could not be read */
+		run_vcols(NULL, &rc);
 		if (m) {
 			mysql_close(m);
 			m = NULL;
 		}
-		if (!reader_wait(1) && !registry_may_cache())
-			reader_idle();
+		if (reader_wait(1, false) == WAKE_TIMEOUT && !registry_may_cache())
+			reader_idle(NULL);
 	}
 	if (m)
 		mysql_close(m);

@@ -75,6 +75,13 @@ bool catalog_writes_may_create_temps(const struct sql_tables *t, const char *sch
  * something that may)? True when it is not known. */
 bool catalog_routine_may_create_temps(const char *schema, size_t slen, const char *name, size_t nlen);
 
+/* A client's read of t has run upstream: the reader checks t's generated
+ * columns now (cache/vcols.h), once per catalog read. A session waits for
+ * the checks queued so far (woken as catalog_wait's are). */
+void catalog_check_vcols(struct inval_table *t);
+void catalog_wait_vcols(struct store_waiter *w);
+void catalog_cancel_vcols_wait(struct store_waiter *w);
+
 /* Counters for SHOW SHOAL STATUS and /metrics. */
 /* May any routine of the catalog create temporary tables (or call one
  * that may)? True when the catalog is not current. */

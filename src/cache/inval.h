@@ -46,6 +46,7 @@ struct inval_table {
 	struct inval_table *next;     /* index chain */
 	_Atomic uint64_t gen;
 	_Atomic int64_t settle_ms;    /* fills starting before this are not stored */
+	_Atomic uint32_t vcols;       /* its generated columns' verdict (vcols.h) */
 	uint64_t hash;
 	uint16_t schema_len, name_len;
 	char key[];                   /* schema, NUL, table, NUL */

@@ -30,6 +30,7 @@
 #include "cache/registry.h"
 #include "cache/rules.h"
 #include "cache/settings.h"
+#include "cache/vcols.h"
 #include "config.h"
 #include "health.h"
 #include "log.h"
@@ -129,6 +130,8 @@ void cache_abort(struct cache_session *cs)
 	if (cs->waiting) {
 		if (cs->wait_kind == WAIT_CATALOG)
 			catalog_cancel_wait(&cs->waiter);
+		else if (cs->wait_kind == WAIT_VCOLS)
+			catalog_cancel_vcols_wait(&cs->waiter);
 		else if (cs->wait_kind == WAIT_BINLOG)
 			binlog_barrier_cancel(&cs->waiter);
 		else
@@ -566,6 +569,34 @@ static enum cache_step writes_step(struct cache_session *cs, const char *q, size
 	return CSTEP_PASS;
 }
 
+/* A table the fill reads has a generated column that is not deterministic
+ * (vcols.h): the reason, else NULL. */
+static const char *nondet_vcols(const struct cache_session *cs)
+{
+	for (unsigned i = 0; i < cs->fill_deps.n; i++)
+		if (vcols_verdict(cs->fill_deps.d[i].t) == VCOLS_NONDET)
+			return "a table it reads has a generated column that is not deterministic";
+	return NULL;
+}
+
+/* May the answer of a fill that read deps be stored? Only once each table
+ * has had its generated columns checked; with queue, those not checked yet
+ * are queued for it, now that the client's read has opened them (vcols.h). */
+static bool vcols_checked(const struct fill_deps *deps, bool queue)
+{
+	bool all = true;
+
+	for (unsigned i = 0; i < deps->n; i++) {
+		enum vcols_verdict v = vcols_verdict(deps->d[i].t);
+
+		if (v == VCOLS_UNKNOWN && queue)
+			catalog_check_vcols(deps->d[i].t);
+		if (v != VCOLS_PLAIN)
+			all = false;
+	}
+	return all;
+}
+
 /* The tables a fill of this command will read, snapshot before it goes
  * upstream (cs->fill_deps). CSTEP_SERVED: look it up. Else not from the
  * cache this time (the reason is EXPLAIN LAST STATEMENT's; a view that
@@ -577,6 +608,8 @@ static enum cache_step read_deps(struct cache_session *cs, struct cache_def *d, 
 	bool retry;
 	const char *reason = consist_read_deps(&cs->cons, q, n, schema, &cs->fill_deps, &retry);
 
+	if (!reason)
+		reason = nondet_vcols(cs);
 	if (!reason)
 		return CSTEP_SERVED;
 	if (retry && !cs->cat_waited)
@@ -623,18 +656,26 @@ static bool hold_for_binlog(struct cache_session *cs, const struct cache_ctx *x)
 	return true;
 }
 
-/* A catalog wait or a binlog hold ended (woken, or timed out). */
+static void settle_parked(struct cache_session *cs);
+
+/* A catalog wait, a binlog hold or a generated-columns hold ended (woken,
+ * or timed out). */
 static void other_wait_over(struct cache_session *cs, bool timed_out)
 {
 	if (cs->wait_kind == WAIT_CATALOG) {
 		if (timed_out)
 			catalog_cancel_wait(&cs->waiter);
 	} else {
-		if (timed_out) {
+		if (timed_out && cs->wait_kind == WAIT_VCOLS) {
+			catalog_cancel_vcols_wait(&cs->waiter);
+			cs->waiter.gen++;
+		} else if (timed_out) {
 			binlog_barrier_cancel(&cs->waiter);
 			cs->waiter.gen++;          /* a late wake-up is ignored */
 			consist_hold_failed();
 		}
+		if (cs->wait_kind == WAIT_VCOLS)
+			settle_parked(cs);
 		/* the answer goes to the client now (on out of memory it never
 		 * gets it: the core's idle timeout ends the session) */
 		if (pbuf_append(cs->held_out, cs->held_ok.data, cs->held_ok.len) < 0)
@@ -1124,22 +1165,81 @@ static uint32_t clamp_us(uint64_t us)
 	return (uint32_t)(us > UINT32_MAX ? UINT32_MAX : us);
 }
 
-static void finish_fill(struct cache_session *cs, const struct relay *r, uint64_t us, int64_t now)
+static void store_now(struct cache_session *cs, uint32_t rows, uint64_t us, int64_t now)
 {
 	struct cache_entry *e = cs->fill;
 	struct cache_def *d = e->def;
 	uint16_t off[ENTRY_MAX_STATUS];
 
 	cs->fill = NULL;
-	if (cs->fill_too_big || !storable(r, cs->fill_buf.len)) {
-		store_abandon(e);
-		return;
-	}
 	status_offsets(&cs->fill_buf, off);
-	store_fill(e, cs->fill_buf.data, cs->fill_buf.len, off, clamp_us(us), (uint32_t)r->rows, now,
+	store_fill(e, cs->fill_buf.data, cs->fill_buf.len, off, clamp_us(us), rows, now,
 		   atomic_load(&d->ttl_ms), def_refresh_ms(d), &cs->fill_deps);
 	cs->fill_buf.len = 0;
 	pbuf_shrink(&cs->fill_buf, 65536);
+}
+
+/* The answer of the fill is in: store it, give it up, or park it until
+ * its tables' generated columns are checked (true: parked). */
+static bool finish_fill(struct cache_session *cs, const struct relay *r, uint64_t us, int64_t now)
+{
+	if (cs->fill_too_big || !storable(r, cs->fill_buf.len)) {
+		store_abandon(cs->fill);
+		cs->fill = NULL;
+		return false;
+	}
+	if (!vcols_checked(&cs->fill_deps, true)) {
+		cs->parked_rows = (uint32_t)r->rows;
+		cs->parked_us = us;
+		cs->parked_now = now;
+		return true;
+	}
+	store_now(cs, (uint32_t)r->rows, us, now);
+	return false;
+}
+
+/* A parked fill: stored if its tables are all checked and plain now. */
+static void settle_parked(struct cache_session *cs)
+{
+	if (!cs->fill)
+		return;
+	if (vcols_checked(&cs->fill_deps, false)) {
+		store_now(cs, cs->parked_rows, cs->parked_us, cs->parked_now);
+		return;
+	}
+	store_abandon(cs->fill);
+	cs->fill = NULL;
+}
+
+/* A fill is parked: its answer's last packet is held (at most
+ * VCOLS_HOLD_MS) until the catalog reader has checked the tables, so that
+ * the entry is stored, or not, before the client can ask again. false: not
+ * held (the checks are done already, or the hold failed): settled now. */
+#define VCOLS_HOLD_MS 1000
+static bool hold_for_vcols(struct cache_session *cs, const struct cache_ctx *x)
+{
+	struct pbuf *out = x->out;
+	size_t n = cs->last_pkt_len;
+
+	cs->waiter.gen++;
+	catalog_wait_vcols(&cs->waiter);
+	if (vcols_checked(&cs->fill_deps, false) || n == 0 || n > out->len) {
+		catalog_cancel_vcols_wait(&cs->waiter);
+		settle_parked(cs);
+		return false;
+	}
+	cs->held_ok.len = 0;
+	if (pbuf_append(&cs->held_ok, out->data + out->len - n, n) < 0) {
+		catalog_cancel_vcols_wait(&cs->waiter);
+		settle_parked(cs);
+		return false;
+	}
+	out->len -= n;
+	cs->held_out = out;
+	cs->waiting = true;
+	cs->wait_kind = WAIT_VCOLS;
+	cs->wait_ms = VCOLS_HOLD_MS;
+	return true;
 }
 
 bool cache_answer_done(struct cache_session *cs, const struct cache_ctx *x, const struct relay *r,
@@ -1147,7 +1247,7 @@ bool cache_answer_done(struct cache_session *cs, const struct cache_ctx *x, cons
 {
 	uint16_t status = x->status;
 	int64_t now_ms = x->now_ms;
-	bool held;
+	bool held, parked;
 
 	if (cs->cur_def)
 		def_account(cs->cur_def, us, r->rows, r->affected);
@@ -1155,8 +1255,7 @@ bool cache_answer_done(struct cache_session *cs, const struct cache_ctx *x, cons
 		/* the user just read it upstream, under these settings */
 		grants_note_allowed(&cs->cw->grants, x->ident, cs->cur_def, cs->settings_id, now_ms);
 	cache_metrics_observe(false, us);
-	if (cs->fill)
-		finish_fill(cs, r, us, now_ms);
+	parked = cs->fill && finish_fill(cs, r, us, now_ms);
 	if (cs->cur_dirty)
 		cs->settings_dirty = true;
 	if (cs->cur_write) {
@@ -1173,9 +1272,12 @@ bool cache_answer_done(struct cache_session *cs, const struct cache_ctx *x, cons
 	cs->cur_dirty = cs->cur_write = false;
 	cs->cat_waited = false;
 	held = locks_still_held(cs, r->saw_err);
-	if (consist_done(&cs->cons, status_in_txn(status) || held, !r->saw_err))
+	if (consist_done(&cs->cons, status_in_txn(status) || held, !r->saw_err)) {
+		if (parked)
+			settle_parked(cs); /* one hold at a time: not stored */
 		return hold_for_binlog(cs, x);
-	return false;
+	}
+	return parked && hold_for_vcols(cs, x);
 }
 
 /* Parse the one-row answer to SETTINGS_SQL into cs->settings. */

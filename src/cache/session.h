@@ -104,10 +104,15 @@ struct cache_session {
 	struct consist cons;          /* writes, temporary tables */
 	struct fill_deps fill_deps;   /* what the fill reads, snapshot before it went upstream */
 	struct fill_deps refresh_deps;
-	enum { WAIT_STORE, WAIT_CATALOG, WAIT_BINLOG } wait_kind;
+	enum { WAIT_STORE, WAIT_CATALOG, WAIT_BINLOG, WAIT_VCOLS } wait_kind;
 	bool cat_waited;              /* this command waited for the catalog once */
 	size_t last_pkt_len;          /* bytes of the last packet relayed to the client */
-	struct pbuf held_ok;          /* WAIT_BINLOG: the answer's last packet, held */
+	/* a fill parked until its tables' generated columns are checked
+	 * (WAIT_VCOLS, vcols.h): what store_fill needs of its answer */
+	uint32_t parked_rows;
+	uint64_t parked_us;
+	int64_t parked_now;
+	struct pbuf held_ok;          /* WAIT_BINLOG, WAIT_VCOLS: the answer's last packet, held */
 	struct pbuf *held_out;        /* ... and where it goes back */
 };
 

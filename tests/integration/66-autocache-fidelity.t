@@ -10,6 +10,9 @@
 #     describes the client's first statement, and a cached SELECT is not
 #     served to a profiling session (it would be missing from the list);
 #     sessions without profiling on the same pool are cached as before;
+#   - a table with a generated column that is not deterministic (RAND())
+#     is never served from the cache; one with a deterministic generated
+#     column is cached from its first read on;
 #   - FOUND_ROWS() after a cache hit counts the hit's rows, as directly;
 #   - the greeting's server version is the upstream's exactly, MariaDB's
 #     "5.5.5-" included, and the node's own version is on /health.
@@ -18,7 +21,7 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 if fake_mode; then skip_all "auto-cache fidelity: needs a node (SHOAL_FAKE_DIRECT=1)"; fi
-plan 20
+plan 23
 
 DD=$(mktemp -d)
 on_exit "rm -rf '$DD'"
@@ -91,6 +94,23 @@ is "$v1" "$d" "FOUND_ROWS() after misses: MariaDB's"
 is "$v2" "$d" "FOUND_ROWS() after cache hits (3, 2, 0 rows, then a SET): MariaDB's"
 v=$(via -N -e "SELECT a FROM t66 ORDER BY a LIMIT 2; EXPLAIN LAST STATEMENT" 2>&1)
 like "$v" "readyset_shallow" "  (those reads were hits)"
+
+# --- generated columns that are not deterministic (vcol.query_cache): a
+# table with one is never served from the cache; a table whose generated
+# columns are deterministic is cached from its first read on
+mdb -e "DROP TABLE IF EXISTS t66v, t66g; CREATE TABLE t66v (a INT, r DOUBLE AS (RAND()) VIRTUAL);
+INSERT INTO t66v (a) VALUES (1), (2); CREATE TABLE t66g (a INT, b INT AS (a + 1) VIRTUAL); INSERT INTO t66g (a) VALUES (1)"
+on_exit 'mdb -e "DROP TABLE IF EXISTS t66v, t66g"'
+v1=$(via -N -e "SELECT a, r FROM t66v ORDER BY a" 2>&1)
+v2=$(via -N -e "SELECT a, r FROM t66v ORDER BY a" 2>&1)
+v3=$(via -N -e "SELECT a, r FROM t66v ORDER BY a; EXPLAIN LAST STATEMENT" 2>&1)
+ok_if() { if [ "$1" = 1 ]; then ok "$2"; else not_ok "$2"; diag "${3:-}"; fi; }
+ok_if "$([ "$v1" != "$v2" ] && [ -n "$v1" ] && echo 1)" "RAND() as a virtual column: every read is the server's (two reads differ)" "$v1 / $v2"
+like "$v3" "generated column that is not deterministic" "  EXPLAIN LAST STATEMENT says why it is not cached"
+v=$(via -N -e "SHOW SHOAL STATUS; SELECT a, b FROM t66g; SELECT a, b FROM t66g; SHOW SHOAL STATUS" 2>&1)
+h=$(grep -E '^Cache Hits' <<<"$v" | cut -f2 | tr '\n' ' ')
+read -r h0 h1 <<<"$h"
+is "$((h1 - h0))" 1 "a deterministic generated column: the second read is a hit (its first fill waited for the check)"
 
 # --- the version, as the server's
 gv() {

@@ -1,0 +1,162 @@
+/*
+ * vcols.c: the verdict on each table's generated columns (see vcols.h): the
+ * queue of tables a client has read, the catalog reader's check of each
+ * (information_schema.COLUMNS, that table only), and the classification of
+ * a generation expression as a SELECT list would be classified.
+ *
+ * A verdict is stored in its table as (generation << 2) | verdict; a
+ * verdict of another generation than the current one counts as unknown, so
+ * forgetting every verdict is one increment.
+ */
+#include "cache/vcols.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "sql/classify.h"
+#include "sql/tokenizer.h"
+
+#define QUEUE_MAX 256
+#define EXPR_MAX 4096
+
+static _Atomic uint32_t generation = 1;
+static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct inval_table *queue[QUEUE_MAX];
+static unsigned queued;
+
+static uint32_t word(enum vcols_verdict v)
+{
+	return (atomic_load(&generation) << 2) | (uint32_t)v;
+}
+
+enum vcols_verdict vcols_verdict(struct inval_table *t)
+{
+	uint32_t w = atomic_load_explicit(&t->vcols, memory_order_acquire);
+
+	if ((w >> 2) != (atomic_load(&generation) & 0x3fffffffu))
+		return VCOLS_UNKNOWN;
+	return (enum vcols_verdict)(w & 3u);
+}
+
+bool vcols_check_later(struct inval_table *t)
+{
+	uint32_t expect = atomic_load(&t->vcols);
+	bool added = false;
+
+	if (vcols_verdict(t) != VCOLS_UNKNOWN)
+		return false;
+	pthread_mutex_lock(&queue_lock);
+	if (queued < QUEUE_MAX && atomic_compare_exchange_strong(&t->vcols, &expect, word(VCOLS_QUEUED))) {
+		queue[queued++] = t;
+		added = true;
+	}
+	pthread_mutex_unlock(&queue_lock);
+	return added;
+}
+
+void vcols_forget_all(void)
+{
+	pthread_mutex_lock(&queue_lock);
+	atomic_fetch_add(&generation, 1);
+	queued = 0; /* queued verdicts are of the old generation: unknown again */
+	pthread_mutex_unlock(&queue_lock);
+}
+
+bool vcols_pending(void)
+{
+	bool any;
+
+	pthread_mutex_lock(&queue_lock);
+	any = queued > 0;
+	pthread_mutex_unlock(&queue_lock);
+	return any;
+}
+
+const char *vcols_expression_reason(const char *expr, size_t len)
+{
+	static const char head[] = "SELECT ";
+	struct sql_tok_result *r;
+	char *q, *text;
+	const char *reason;
+
+	if (len > EXPR_MAX)
+		return "generation expression too long to read";
+	q = malloc(sizeof(head) + len);
+	r = calloc(1, sizeof(*r));
+	text = malloc(SQL_TOK_MIN_TEXT_CAP + 2 * len + sizeof(head));
+	if (!q || !r || !text) {
+		reason = "out of memory";
+	} else {
+		memcpy(q, head, sizeof(head) - 1);
+		memcpy(q + sizeof(head) - 1, expr, len);
+		r->text = text;
+		r->text_cap = SQL_TOK_MIN_TEXT_CAP + 2 * len + sizeof(head);
+		if (sql_tokenize(q, sizeof(head) - 1 + len, r) < 0 || !r->ok)
+			reason = "generation expression not readable";
+		else
+			reason = sql_skip_reason(r->text, r->text_len);
+	}
+	free(q);
+	free(r);
+	free(text);
+	return reason;
+}
+
+/* The verdict on one table from the upstream: VCOLS_UNKNOWN when it could
+ * not be read (*conn_lost when the connection failed). */
+static enum vcols_verdict check_table(MYSQL *m, const struct inval_table *t, bool *conn_lost)
+{
+	const char *schema = inval_table_schema(t), *name = inval_table_name(t);
+	char es[2 * INVAL_MAX_NAME + 1], en[2 * INVAL_MAX_NAME + 1], sql[2 * sizeof(es) + 192];
+	enum vcols_verdict v = VCOLS_PLAIN;
+	MYSQL_RES *res;
+	MYSQL_ROW row;
+
+	mysql_real_escape_string(m, es, schema, strlen(schema));
+	mysql_real_escape_string(m, en, name, strlen(name));
+	snprintf(sql, sizeof(sql), "SELECT GENERATION_EXPRESSION FROM information_schema.COLUMNS "
+		 "WHERE TABLE_SCHEMA = '%s' AND TABLE_NAME = '%s' AND IS_GENERATED = 'ALWAYS'", es, en);
+	if (mysql_query(m, sql) || !(res = mysql_store_result(m))) {
+		*conn_lost = mysql_errno(m) >= 2000 && mysql_errno(m) < 3000;
+		log_warn("catalog: cannot read the generated columns of %s.%s: %s", schema, name, mysql_error(m));
+		return VCOLS_UNKNOWN;
+	}
+	while (v == VCOLS_PLAIN && (row = mysql_fetch_row(res))) {
+		unsigned long *lens = mysql_fetch_lengths(res);
+		const char *why = row[0] ? vcols_expression_reason(row[0], lens[0]) : NULL;
+
+		if (why) {
+			log_info("catalog: %s.%s has a generated column that is not deterministic (%s): "
+				 "never cached", schema, name, why);
+			v = VCOLS_NONDET;
+		}
+	}
+	mysql_free_result(res);
+	return v;
+}
+
+int vcols_run_queue(MYSQL *m)
+{
+	for (;;) {
+		struct inval_table *t;
+		uint32_t gen, expect;
+		enum vcols_verdict v;
+		bool lost = false;
+
+		pthread_mutex_lock(&queue_lock);
+		t = queued ? queue[--queued] : NULL;
+		gen = atomic_load(&generation);
+		pthread_mutex_unlock(&queue_lock);
+		if (!t)
+			return 0;
+		v = check_table(m, t, &lost);
+		expect = (gen << 2) | VCOLS_QUEUED;
+		/* a verdict of a generation forgotten meanwhile is dropped */
+		atomic_compare_exchange_strong(&t->vcols, &expect, v == VCOLS_UNKNOWN ? 0u : (gen << 2) | v);
+		if (lost)
+			return -1;
+	}
+}

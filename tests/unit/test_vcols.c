@@ -1,0 +1,59 @@
+/*
+ * test_vcols.c: the verdict on generated columns (src/cache/vcols.c): which
+ * generation expressions count as not deterministic, and the verdict's
+ * life: unknown, queued once for the catalog reader, forgotten at each
+ * catalog read. (The reader's check itself runs against a real server in
+ * tests/integration/66-autocache-fidelity.t.)
+ */
+#include <string.h>
+
+#include "cache/inval.h"
+#include "cache/vcols.h"
+#include "tap.h"
+
+static const char *why(const char *expr)
+{
+	return vcols_expression_reason(expr, strlen(expr));
+}
+
+static void expressions(void)
+{
+	ok(why("`a` + 1") == NULL, "a + 1: deterministic");
+	ok(why("concat(`a`,'-',`b`)") == NULL, "CONCAT of columns: deterministic");
+	ok(why("json_value(`doc`,'$.x')") == NULL, "JSON_VALUE: deterministic");
+	ok(why("rand()") != NULL, "RAND(): not deterministic (%s)", why("rand()"));
+	ok(why("current_timestamp()") != NULL, "CURRENT_TIMESTAMP(): not deterministic");
+	ok(why("last_value(@a:=@a + 1,`a`)") != NULL, "a user variable: not deterministic");
+	ok(why("`db`.`f`(`a`)") != NULL, "a stored function: not deterministic");
+	ok(why("uuid()") != NULL, "UUID(): not deterministic");
+	ok(why("'unterminated") != NULL, "an expression that cannot be read counts as not deterministic");
+}
+
+static void lifecycle(void)
+{
+	struct inval_table *t = inval_table_get("db", 2, "t", 1);
+
+	if (!ok(t != NULL, "a table"))
+		return;
+	is_int(vcols_verdict(t), VCOLS_UNKNOWN, "a new table: unknown");
+	ok(!vcols_pending(), "nothing queued");
+	ok(vcols_check_later(t), "a client read it: queued for a check");
+	is_int(vcols_verdict(t), VCOLS_QUEUED, "  its verdict: queued");
+	ok(!vcols_check_later(t), "  queued once only");
+	ok(vcols_pending(), "  the reader has work");
+	vcols_forget_all();
+	is_int(vcols_verdict(t), VCOLS_UNKNOWN, "a catalog read forgets it: unknown again");
+	ok(!vcols_pending(), "  and the queue is empty");
+	ok(vcols_check_later(t), "  so the next read queues it again");
+	vcols_forget_all();
+}
+
+int main(void)
+{
+	if (inval_init() < 0)
+		return 1;
+	expressions();
+	lifecycle();
+	inval_destroy();
+	return done_testing();
+}

@@ -112,13 +112,16 @@ static enum vcols_verdict check_table(MYSQL *m, const struct inval_table *t, boo
 	const char *schema = inval_table_schema(t), *name = inval_table_name(t);
 	char es[2 * INVAL_MAX_NAME + 1], en[2 * INVAL_MAX_NAME + 1], sql[2 * sizeof(es) + 192];
 	enum vcols_verdict v = VCOLS_PLAIN;
+	unsigned columns = 0;
 	MYSQL_RES *res;
 	MYSQL_ROW row;
 
 	mysql_real_escape_string(m, es, schema, strlen(schema));
 	mysql_real_escape_string(m, en, name, strlen(name));
+	/* every column (none seen: the login may not see them); the expression
+	 * is NULL (MariaDB) or empty (MySQL) for a column that is not generated */
 	snprintf(sql, sizeof(sql), "SELECT GENERATION_EXPRESSION FROM information_schema.COLUMNS "
-		 "WHERE TABLE_SCHEMA = '%s' AND TABLE_NAME = '%s' AND IS_GENERATED = 'ALWAYS'", es, en);
+		 "WHERE TABLE_SCHEMA = '%s' AND TABLE_NAME = '%s'", es, en);
 	if (mysql_query(m, sql) || !(res = mysql_store_result(m))) {
 		*conn_lost = mysql_errno(m) >= 2000 && mysql_errno(m) < 3000;
 		log_warn("catalog: cannot read the generated columns of %s.%s: %s", schema, name, mysql_error(m));
@@ -126,8 +129,9 @@ static enum vcols_verdict check_table(MYSQL *m, const struct inval_table *t, boo
 	}
 	while (v == VCOLS_PLAIN && (row = mysql_fetch_row(res))) {
 		unsigned long *lens = mysql_fetch_lengths(res);
-		const char *why = row[0] ? vcols_expression_reason(row[0], lens[0]) : NULL;
+		const char *why = row[0] && lens[0] ? vcols_expression_reason(row[0], lens[0]) : NULL;
 
+		columns++;
 		if (why) {
 			log_info("catalog: %s.%s has a generated column that is not deterministic (%s): "
 				 "never cached", schema, name, why);
@@ -135,6 +139,11 @@ static enum vcols_verdict check_table(MYSQL *m, const struct inval_table *t, boo
 		}
 	}
 	mysql_free_result(res);
+	if (columns == 0) {
+		log_info("catalog: %s.%s: its columns are not visible to the node's login: never cached",
+			 schema, name);
+		v = VCOLS_NONDET;
+	}
 	return v;
 }
 

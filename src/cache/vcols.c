@@ -61,7 +61,10 @@ void vcols_forget_all(void)
 {
 	pthread_mutex_lock(&queue_lock);
 	atomic_fetch_add(&generation, 1);
-	queued = 0; /* queued verdicts are of the old generation: unknown again */
+	/* the tables still queued stay queued (sessions wait for them), to be
+	 * checked under the new generation */
+	for (unsigned i = 0; i < queued; i++)
+		atomic_store(&queue[i]->vcols, word(VCOLS_QUEUED));
 	pthread_mutex_unlock(&queue_lock);
 }
 

@@ -88,7 +88,7 @@ docker_start() {
   DOCKERD_PID=$!
   for ((i = 0; i < 300; i++)); do
     docker_answers && break
-    if ! kill -0 "$DOCKERD_PID" 2>/dev/null; then
+    if ! pid_alive "$DOCKERD_PID"; then
       log "docker: dockerd exited; its log:"
       tail -n 20 "$dir/dockerd.log" >&2
       DOCKERD_PID=""

@@ -37,7 +37,8 @@
 #     this). Where the count depends on the environment, compute it first.
 #   on_exit CMD         run CMD (eval'd) at exit, before the nodes are stopped
 #   load_types          (re)load tests/data/types.sql (table shoal_types), dropped at exit
-#   free_port, port_free PORT, port_refuses PORT, fake_mode, is_pid X
+#   free_port, port_free PORT, port_refuses PORT, fake_mode, is_pid X,
+#   pid_alive PID (a zombie is gone), wait_gone PID [SECONDS], stop_mdb PID
 #   $PY (Debian's python3), $TESTDIR, $TESTLIB (tests/integration/lib: the python
 #   helpers and sub-tests), $DATADIR; PYTHONPATH has $TESTLIB (rawmysql.py and
 #   taplib.py (TAP from python, numbered in the same sequence)
@@ -76,14 +77,37 @@ fake_mode() { [ "$SHOAL_FAKE_DIRECT" = 1 ]; }
 # is_pid X: X is a plausible single process id (digits, > 1). Check before
 # every kill: "kill 0" or "kill -1" would signal a whole group or more.
 is_pid() { [[ ${1:-} =~ ^[0-9]+$ ]] && [ "$1" -gt 1 ]; }
+# pid_alive PID: the process runs; a zombie counts as gone (it has exited
+# and only waits for a parent that may never reap it: the first process of
+# a container started as `docker run ... sleep infinity` does not, and kill
+# -0 still succeeds on a zombie). Use it for every "still there?" wait.
+pid_alive() {
+  local stat
+  is_pid "${1:-}" && kill -0 "$1" 2>/dev/null || return 1
+  { read -r stat <"/proc/$1/stat"; } 2>/dev/null || return 1
+  stat=${stat##*) }
+  [[ ${stat%% *} != [ZX] ]]
+}
+# wait_gone PID [SECONDS]: until the process is gone (pid_alive); reaps it
+# when it is a child of this shell. 1 if it is still there after SECONDS
+# (default 30).
+wait_gone() {
+  local i
+  for ((i = 0; i < ${2:-30} * 10; i++)); do
+    pid_alive "$1" || { wait "$1" 2>/dev/null; return 0; }
+    sleep 0.1
+  done
+  return 1
+}
 # stop_mdb PID: stop a private MariaDB a test started itself: TERM, up to
 # 30 s for it to shut down, then KILL. Nothing for an empty or bogus pid.
 stop_mdb() { # pid
-  local i
   is_pid "$1" || return 0
   kill -TERM "$1" 2>/dev/null
-  for ((i = 0; i < 300; i++)); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
+  wait_gone "$1" 30 && return 0
   kill -KILL "$1" 2>/dev/null
+  wait_gone "$1" 5
+  return 0
 }
 
 # ---------------------------------------------------------------- TAP
@@ -323,7 +347,7 @@ shoal_start() {
   printf -v "${name}_PORT" %s "$port"
   printf -v "${name}_LOG" %s "$log"
   for ((i = 0; i < 100; i++)); do
-    if ! kill -0 "$pid" 2>/dev/null; then
+    if ! pid_alive "$pid"; then
       diag "shoal_start $name: the node exited during start; log tail:"
       tail -n 20 "$log" | sed 's/^/#   /'
       return 1
@@ -353,10 +377,10 @@ _shoal_kill() {
   is_pid "$pid" || { printf -v "${name}_STATUS" %s 0; return 0; }
   kill -TERM "$pid" 2>/dev/null || true
   for ((i = 0; i < 100; i++)); do
-    kill -0 "$pid" 2>/dev/null || break
+    pid_alive "$pid" || break
     sleep 0.1
   done
-  if kill -0 "$pid" 2>/dev/null; then
+  if pid_alive "$pid"; then
     kill -KILL "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null
     st=124
@@ -383,7 +407,7 @@ shoal_stop() {
 shoal_alive() {
   fake_mode && return 0
   local pidv="${1}_PID"
-  is_pid "${!pidv:-}" && kill -0 "${!pidv}" 2>/dev/null
+  pid_alive "${!pidv:-}"
 }
 
 # load_types: (re)create shoaltest.shoal_types from tests/data/types.sql and

@@ -21,6 +21,12 @@ SHOAL_PACKAGES=("${SHOAL_DEMO_PACKAGES[@]}" sysbench python3-cryptography
 
 log() { printf '== %s\n' "$*" >&2; }
 
+# What scripts tell a user who has no ProxySQL (the tests 94-*, 99-docker's
+# compose flow and the demo's step 6 need one; tests/integration/lib.sh says
+# the same).
+# shellcheck disable=SC2034 # used by the scripts that source this file
+SHOAL_PROXYSQL_HOWTO="set PROXYSQL_BIN to a ProxySQL 2.7 binary, e.g. /usr/bin/proxysql from ProxySQL's own Debian 12 package (proxysql_2.7.*-debian12_amd64.deb, github.com/sysown/proxysql/releases; Debian does not package ProxySQL)"
+
 # ensure_packages [pkg...]: apt-get install whatever of the list (default
 # SHOAL_PACKAGES) is missing; runs apt-get update only then. apt's output
 # goes to $SHOAL_APT_LOG (default /tmp/shoal-apt.log), not the terminal: one

@@ -59,16 +59,19 @@ DATADIR="$SRCDIR/tests/data"
 export SRCDIR SHOAL_BIN MDB_PORT MDB_SOCK MDB_DIR SHOAL_FAKE_DIRECT SHOAL_QUICK \
   BUILD_TEST SHOAL_LOG_DIR PY TESTDIR TESTLIB DATADIR
 export PYTHONPATH="$TESTLIB${PYTHONPATH:+:$PYTHONPATH}"
-# The real ProxySQL (tests 94-*): $PROXYSQL_BIN, which .ci/run and scripts/test
-# set to ../shared/peers/proxysql beside the checkout when it exists.
+# The real ProxySQL (tests 94-*, 99-docker's compose flow): $PROXYSQL_BIN, a
+# ProxySQL 2.7 binary; where it is unset, the project's CI machine has one
+# at ../shared/peers/proxysql beside the checkout, used when it exists.
 if [ -z "${PROXYSQL_BIN:-}" ] && [ -x "$SRCDIR/../shared/peers/proxysql" ]; then
   PROXYSQL_BIN=$(cd "$SRCDIR/../shared/peers" && pwd)/proxysql
 fi
 export PROXYSQL_BIN=${PROXYSQL_BIN:-}
+# What a skip message tells a user who has no ProxySQL.
+PROXYSQL_HOWTO="set PROXYSQL_BIN to a ProxySQL 2.7 binary, e.g. /usr/bin/proxysql from ProxySQL's own Debian 12 package (proxysql_2.7.*-debian12_amd64.deb, github.com/sysown/proxysql/releases; Debian does not package ProxySQL)"
 # need_proxysql: exits with a whole-file SKIP when there is no ProxySQL to run.
 need_proxysql() {
   if [ -z "$PROXYSQL_BIN" ] || [ ! -x "$PROXYSQL_BIN" ]; then
-    skip_all "no ProxySQL binary: set PROXYSQL_BIN (CI: ../shared/peers/proxysql, see its README)"
+    skip_all "no ProxySQL binary: $PROXYSQL_HOWTO"
   fi
 }
 mkdir -p "$SHOAL_LOG_DIR"
@@ -120,8 +123,13 @@ if [ -z "${TAP_STATE:-}" ]; then
 fi
 export TAP_STATE
 
+# A description goes on one line: it may carry captured output, and a
+# newline would cut the result line (and its name in the summary): each
+# newline becomes the two characters \n, a CR goes.
 _tap_result() { # pass(0/1) desc [directive]
-  local n f
+  local n f d=${2//$'\r'/} r=${3:-}
+  d=${d//$'\n'/\\n}
+  set -- "$1" "$d" "${r//$'\n'/\\n}"
   read -r n f <"$TAP_STATE"
   n=$((n + 1))
   if [ "$1" = 1 ]; then
@@ -148,14 +156,15 @@ skip() { _tap_result 1 "$1" "SKIP ${2:-}"; }
 # todo PASS(1/0) DESC REASON: a check of a known gap (TAP TODO): shown, and
 # a failure is not counted as one.
 todo() {
-  local n f
+  local n f d=${2//$'\r'/}
+  d=${d//$'\n'/\\n}
+  set -- "$1" "$d" "$3"
   read -r n f <"$TAP_STATE"
   n=$((n + 1))
   if [ "$1" = 1 ]; then printf 'ok %d - %s # TODO %s\n' "$n" "$2" "$3"; else
     printf 'not ok %d - %s # TODO %s\n' "$n" "$2" "$3"; fi
   echo "$n $f" >"$TAP_STATE"
 }
-# skip_n N DESC REASON: N skipped checks (a part of the plan that cannot run here).
 # skip_n N DESC REASON: N skipped checks (a part of the plan that cannot run here).
 skip_n() { local i; for ((i = 1; i <= $1; i++)); do skip "$2 ($i/$1)" "${3:-}"; done; }
 diag() { local l; while IFS= read -r l; do printf '# %s\n' "$l"; done <<<"$*"; }

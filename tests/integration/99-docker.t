@@ -89,7 +89,8 @@ fi
 if docker run --rm debian:bookworm-slim true >"$work/probe.log" 2>&1; then
   ok "a trivial container runs (docker run --rm debian:bookworm-slim true)"
 elif grep -qiE 'cgroup|read-only file system' "$work/probe.log"; then
-  why=$(grep -m1 -iE 'cgroup|read-only file system' "$work/probe.log" | cut -c1-300)
+  why=$(grep -m1 -iE 'cgroup|read-only file system' "$work/probe.log")
+  [ ${#why} -le 200 ] || why="...${why: -200}" # (the end of runc's message says what failed)
   skip_n $((PLAN - $(tap_count) - 1)) "the rest" "dockerd cannot start containers here (read-only cgroups, as in a nested container): $why"
   docker_stop
   after_fwd=$(iptables -S FORWARD 2>/dev/null | head -n 1)
@@ -236,14 +237,26 @@ else
     "${compose[@]}" ps 2>&1 | sed 's/^/#   /'
   fi
   flow=$SECONDS
-  # The walkthrough's state before step 3: no rule for the shape yet.
-  px1 "DELETE FROM mysql_query_rules WHERE rule_id = 50; LOAD MYSQL QUERY RULES TO RUNTIME" >/dev/null
   wait_rule() { # PORT-FN WANT: until runtime rule 50 count is WANT
     local i
     for i in $(seq 100); do [ "$($1 'SELECT COUNT(*) FROM runtime_mysql_query_rules WHERE rule_id = 50')" = "$2" ] && return 0; sleep 0.1; done
     return 1
   }
-  wait_rule px2 0
+  # ProxySQL's cluster takes a peer's rules only when the peer's epoch (in
+  # whole seconds) is newer than its own: a change on proxysql-1 in the
+  # same second as proxysql-2's last load of its rules is never pulled. So
+  # each change waits for the second after proxysql-2's epoch.
+  after_px2_epoch() {
+    local e i
+    e=$(px2 "SELECT epoch FROM runtime_checksums_values WHERE name = 'mysql_query_rules'")
+    for i in $(seq 30); do [ "$(date +%s)" -gt "${e:-0}" ] && return 0; sleep 0.1; done
+    return 1
+  }
+  # The walkthrough's state before step 3: no rule for the shape yet.
+  after_px2_epoch
+  px1 "DELETE FROM mysql_query_rules WHERE rule_id = 50; LOAD MYSQL QUERY RULES TO RUNTIME" >/dev/null
+  wait_rule px2 0 || diag "proxysql-2 still has rule 50 after 10 s"
+  after_px2_epoch
   viapx() { mariadb --no-defaults -h127.0.0.1 -P"$1" -uapp -ppw sakila -N -B -e "$lb" 2>&1 | rows | tee "$work/via.txt" | md5sum; }
   is "$(viapx "$SHOAL_PROXYSQL1_PORT")" "$want" "before the rule: the leaderboard through proxysql-1 (to the replica)"
   top=$(px1 "SELECT hostgroup, digest FROM stats_mysql_query_digest ORDER BY sum_time DESC LIMIT 1")

@@ -137,7 +137,11 @@ extern struct shoal_config g_config;
 /* Fill cfg from defaults < file < env < argv. On a bad value prints a message
  * naming the setting and value (never a password) to stderr and returns 2;
  * for --help prints help to stdout and returns 1; --version likewise 1.
+ * With --health among the flags returns CONFIG_HEALTH once the settings are
+ * read (without the checks a node needs to start: no UPSTREAM_DB_URL
+ * required): the caller probes the running node (healthcheck.h).
  * Returns 0 on success. envp may be NULL (then environ is used). */
+#define CONFIG_HEALTH 3
 int config_load(struct shoal_config *cfg, int argc, char **argv, char **envp);
 
 /* Set defaults only. */

@@ -2,7 +2,8 @@
  * main.c: start-up and shutdown of the node: configuration, process limits,
  * the upstream probe and check, TLS and RSA keys, worker threads,
  * listeners, and the signals: SIGTERM/SIGINT drain and stop it (drain.c;
- * a second one stops it at once), SIGHUP reloads the settings.
+ * a second one stops it at once), SIGHUP reloads the settings. With
+ * --health it starts nothing and probes the running node (healthcheck.c).
  */
 #include <errno.h>
 #include <ev.h>
@@ -31,6 +32,7 @@
 #include "consistency.h"
 #include "drain.h"
 #include "health.h"
+#include "healthcheck.h"
 #include "http.h"
 #include "metrics.h"
 #include "listener.h"
@@ -139,6 +141,16 @@ static void setup_upstream(void)
 			 g_config.upstream_user.name);
 }
 
+/* `shoal --health`: a bad setting is "not healthy" too (exit 1: Docker
+ * reserves 2), not a start-up error. */
+static bool wants_health(int argc, char **argv)
+{
+	for (int i = 1; i < argc && argv[i]; i++)
+		if (strcmp(argv[i], "--health") == 0)
+			return true;
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	struct ev_loop *loop = EV_DEFAULT;
@@ -147,10 +159,12 @@ int main(int argc, char **argv)
 	SSL_CTX *tls;
 	int rc = config_load(&g_config, argc, argv, NULL);
 
+	if (rc == CONFIG_HEALTH)
+		return healthcheck_run(&g_config.metrics, HEALTHCHECK_TIMEOUT_MS);
 	if (rc == 1)
 		return 0;
 	if (rc != 0)
-		return 2;
+		return wants_health(argc, argv) ? 1 : 2;
 	log_set_level(g_config.log_level);
 	start_argc = argc;
 	/* ps must not show passwords: SIGHUP re-reads a private copy */

@@ -21,6 +21,12 @@ SHOAL_PACKAGES=("${SHOAL_DEMO_PACKAGES[@]}" sysbench python3-cryptography
 
 log() { printf '== %s\n' "$*" >&2; }
 
+# What scripts tell a user who has no ProxySQL (the tests 94-*, 99-docker's
+# compose flow and the demo's step 6 need one; tests/integration/lib.sh says
+# the same).
+# shellcheck disable=SC2034 # used by the scripts that source this file
+SHOAL_PROXYSQL_HOWTO="set PROXYSQL_BIN to a ProxySQL 2.7 binary, e.g. /usr/bin/proxysql from ProxySQL's own Debian 12 package (proxysql_2.7.*-debian12_amd64.deb, github.com/sysown/proxysql/releases; Debian does not package ProxySQL)"
+
 # ensure_packages [pkg...]: apt-get install whatever of the list (default
 # SHOAL_PACKAGES) is missing; runs apt-get update only then. apt's output
 # goes to $SHOAL_APT_LOG (default /tmp/shoal-apt.log), not the terminal: one
@@ -71,19 +77,38 @@ free_port() {
 # kill: "kill 0" or "kill -1" would signal a whole process group or more.
 is_pid() { [[ ${1:-} =~ ^[0-9]+$ ]] && [ "$1" -gt 1 ]; }
 
+# pid_alive PID: the process runs. A zombie (it has exited, and its parent
+# has not reaped it: in a container whose first process never calls wait,
+# e.g. `docker run ... sleep infinity`, every orphan stays one) counts as
+# gone, though kill -0 still succeeds on it.
+pid_alive() {
+  local stat
+  is_pid "${1:-}" && kill -0 "$1" 2>/dev/null || return 1
+  { read -r stat <"/proc/$1/stat"; } 2>/dev/null || return 1
+  stat=${stat##*) }
+  [[ ${stat%% *} != [ZX] ]]
+}
+
 # stop_pid PID [SECONDS]: SIGTERM a process (not necessarily our child) and
-# wait for it to go; SIGKILL after SECONDS (default 30).
+# wait for it to go (or to be a zombie: pid_alive); SIGKILL after SECONDS
+# (default 30). Our own child is reaped.
 stop_pid() {
   local pid=${1:-} secs=${2:-30} i
   is_pid "$pid" || return 0
-  kill -0 "$pid" 2>/dev/null || return 0
-  kill -TERM "$pid" 2>/dev/null || true
-  for ((i = 0; i < secs * 10; i++)); do
-    kill -0 "$pid" 2>/dev/null || return 0
-    sleep 0.1
-  done
-  kill -KILL "$pid" 2>/dev/null || true
-  sleep 0.2
+  if pid_alive "$pid"; then
+    kill -TERM "$pid" 2>/dev/null || true
+    for ((i = 0; i < secs * 10; i++)); do
+      pid_alive "$pid" || break
+      sleep 0.1
+    done
+    if pid_alive "$pid"; then
+      kill -KILL "$pid" 2>/dev/null || true
+      for ((i = 0; i < 50; i++)); do pid_alive "$pid" || break; sleep 0.1; done
+    fi
+  fi
+  # (wait only reaps a child of this shell; for any other pid it just fails)
+  pid_alive "$pid" || wait "$pid" 2>/dev/null || true
+  return 0
 }
 
 # start_private_mariadb DIR PORT: start scripts/start-mariadb (an older server
@@ -96,7 +121,7 @@ start_private_mariadb() {
   mkdir -p "$dir"
   if [ -f "$dir/pid" ]; then
     old=$(cat "$dir/pid" 2>/dev/null || true)
-    if is_pid "$old" && kill -0 "$old" 2>/dev/null && grep -q mariadbd "/proc/$old/cmdline" 2>/dev/null; then
+    if pid_alive "$old" && grep -q mariadbd "/proc/$old/cmdline" 2>/dev/null; then
       log "stopping a stale MariaDB (pid $old) on $dir"
       stop_pid "$old" 60
     fi

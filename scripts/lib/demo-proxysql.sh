@@ -138,7 +138,7 @@ EOF
   px() { mariadb --no-defaults -h127.0.0.1 -P"$pxadmin" -uadmin -padmin "$@"; }
   for _ in $(seq 1 150); do
     px -N -e 'SELECT 1' >/dev/null 2>&1 && break
-    kill -0 "$px_pid" 2>/dev/null || break
+    pid_alive "$px_pid" || break
     sleep 0.2
   done
   if ! px -N -e 'SELECT 1' >/dev/null 2>&1; then

@@ -59,7 +59,15 @@ _docker_restore_host() {
   _docker_clean_table nat
   p=$(cat "$d/forward_policy" 2>/dev/null)
   [ -n "$p" ] && iptables -P FORWARD "$p" 2>/dev/null
-  [ -s "$d/ip_forward" ] && cat "$d/ip_forward" >/proc/sys/net/ipv4/ip_forward 2>/dev/null
+  # (only when dockerd changed it: where /proc/sys is read-only, as in a
+  # container, it cannot have, and the write would fail; the redirection's
+  # own error goes to the group's 2>/dev/null, not to the terminal)
+  local was now
+  was=$(cat "$d/ip_forward" 2>/dev/null) now=$(cat /proc/sys/net/ipv4/ip_forward 2>/dev/null)
+  if [ -n "$was" ] && [ "$was" != "$now" ]; then
+    { echo "$was" >/proc/sys/net/ipv4/ip_forward; } 2>/dev/null ||
+      log "docker: cannot put net.ipv4.ip_forward back to $was (it is $now)"
+  fi
   if [ "$(cat "$d/br_netfilter" 2>/dev/null)" = 0 ] && [ -d /sys/module/br_netfilter ]; then
     # it cannot always be unloaded in a container: at least stop it filtering bridged traffic
     modprobe -r br_netfilter 2>/dev/null ||
@@ -88,7 +96,7 @@ docker_start() {
   DOCKERD_PID=$!
   for ((i = 0; i < 300; i++)); do
     docker_answers && break
-    if ! kill -0 "$DOCKERD_PID" 2>/dev/null; then
+    if ! pid_alive "$DOCKERD_PID"; then
       log "docker: dockerd exited; its log:"
       tail -n 20 "$dir/dockerd.log" >&2
       DOCKERD_PID=""

@@ -303,6 +303,16 @@ def read_pid(path):
         return None
 
 
+def pid_gone(pid):
+    """No such process, or a zombie nobody reaps (a container whose first
+    process never waits): os.kill(pid, 0) still succeeds on a zombie."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[-1].split()[0] in ("Z", "X")
+    except (OSError, IndexError):
+        return True
+
+
 def stop_pid(pid, secs=30):
     if not pid or pid <= 1:
         return
@@ -311,9 +321,7 @@ def stop_pid(pid, secs=30):
     except ProcessLookupError:
         return
     for _ in range(secs * 10):
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
+        if pid_gone(pid):
             return
         time.sleep(0.1)
     try:

@@ -20,9 +20,9 @@ _fault_mdb_stop_all() {
   local d p
   for d in $_FAULT_MDB_DIRS; do
     p=$(cat "$d/pid" 2>/dev/null || true)
-    if is_pid "$p" && grep -q mariadbd "/proc/$p/cmdline" 2>/dev/null; then
+    if pid_alive "$p" && grep -q mariadbd "/proc/$p/cmdline" 2>/dev/null; then
       kill -TERM "$p" 2>/dev/null
-      for _ in $(seq 1 300); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+      wait_gone "$p" 30
     fi
   done
 }

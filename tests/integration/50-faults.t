@@ -211,10 +211,9 @@ mdb2_start() {
   fi
 }
 mdb2_kill() { # signal
-  local i
   is_pid "$mdb2_pid" || return 0
   kill -"$1" "$mdb2_pid" 2>/dev/null
-  for ((i = 0; i < 600; i++)); do kill -0 "$mdb2_pid" 2>/dev/null || break; sleep 0.1; done
+  wait_gone "$mdb2_pid" 60
   mdb2_pid=""
 }
 on_exit 'mdb2_kill TERM'

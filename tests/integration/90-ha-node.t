@@ -10,6 +10,9 @@
 #     (with --drain-handoff-ms 0); the hand-off before it: sessions served
 #     and COM_PING failing until no query came for --drain-quiet-ms, or
 #     until --drain-handoff-ms;
+#   - `shoal --health` (the image's HEALTHCHECK) with the node's own
+#     METRICS_ADDRESS (0.0.0.0:PORT, given in the environment): 0 while the
+#     node serves, 1 with the reason while it drains and once it is gone;
 #   - upstream-down-policy shun with --upstream-down-after-ms 1000 on a
 #     private MariaDB that is dead, started, killed and started again: new
 #     connections get a clear ERR 1429, COM_PING fails, /health 503, the
@@ -25,7 +28,7 @@ if fake_mode; then
   skip_all "HA behaviour is node-only (fake mode)"
 fi
 
-plan 109
+plan 114
 work="$BUILD_TEST/ha"
 mkdir -p "$work"
 mdir="$BUILD_TEST/mdb90"
@@ -36,9 +39,9 @@ export MDIR="$mdir" MPORT="$mport" WORK="$work"
 mdb90_stop() {
   local p
   p=$(cat "$mdir/pid" 2>/dev/null || true)
-  if is_pid "$p" && grep -q mariadbd "/proc/$p/cmdline" 2>/dev/null; then
+  if pid_alive "$p" && grep -q mariadbd "/proc/$p/cmdline" 2>/dev/null; then
     kill -TERM "$p" 2>/dev/null
-    for _ in $(seq 1 300); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+    wait_gone "$p" 30
   fi
 }
 mdb90_stop
@@ -152,17 +155,31 @@ else
 fi
 
 # ------------------------------------------------------------------- drain
+# (its HTTP endpoint on 0.0.0.0, as in the image: `shoal --health` asks
+# 127.0.0.1 then)
 hport=$(free_port)
-if shoal_start drain --metrics-address "127.0.0.1:$hport" --drain-timeout-ms 5000 --drain-handoff-ms 0; then
+if shoal_start drain --metrics-address "0.0.0.0:$hport" --drain-timeout-ms 5000 --drain-handoff-ms 0; then
+  hc=$(METRICS_ADDRESS="0.0.0.0:$hport" "$SHOAL_BIN" --health 2>&1)
+  hc_rc=$?
+  is "$hc_rc" 0 "shoal --health with the node's METRICS_ADDRESS=0.0.0.0:$hport: exit 0"
+  like "$hc" "^shoal --health: healthy: http://127\.0\.0\.1:$hport/health answered 200 \{\"status\":\"serving\"" \
+    "  it asked 127.0.0.1:$hport and says so"
   PORT=$drain_PORT HPORT=$hport PID=$drain_PID "$PY" - <<'PY' || not_ok "python part (drain) crashed"
 import os
 import signal
+import subprocess
 import time
 import rawmysql as r
 from ha_help import query, result, status_map, health, port_refuses, wait_for
 from taplib import ok, is_, diag, run, done_testing
 
 port, hport, pid = int(os.environ["PORT"]), int(os.environ["HPORT"]), int(os.environ["PID"])
+
+def health_probe():
+    env = dict(os.environ, METRICS_ADDRESS="0.0.0.0:%d" % hport)
+    p = subprocess.run([os.environ["SHOAL_BIN"], "--health"], env=env, capture_output=True, text=True,
+                       timeout=10)
+    return p.returncode, p.stderr.strip()
 
 def exited():
     try:
@@ -187,6 +204,9 @@ def drain():
     ok(wait_for(lambda: port_refuses(port), 1.0, 0.02), "SIGTERM: new connections refused at once")
     code, h = health(hport)
     ok(code == 503 and h.get("status") == "draining", "  /health 503, status draining", repr((code, h)))
+    rc, why = health_probe()
+    ok(rc == 1 and "answered 503" in why and '"status":"draining"' in why and len(why.splitlines()) == 1,
+       "  shoal --health: exit 1, one line: 503 draining", repr((rc, why)))
     ok(idle.is_closed(2), "  an idle session is closed")
     ok(mon.is_closed(2), "  an idle monitor session is closed")
     res = query(tx1, "SELECT 3")
@@ -211,6 +231,10 @@ PY
   wait "$drain_PID" 2>/dev/null
   is "$?" 0 "drain: the node exits with status 0"
   drain_PID=""
+  hc=$(METRICS_ADDRESS="0.0.0.0:$hport" "$SHOAL_BIN" --health 2>&1)
+  hc_rc=$?
+  is "$hc_rc" 1 "shoal --health once the node is gone: exit 1"
+  like "$hc" "^shoal --health: http://127\.0\.0\.1:$hport/health: connect: Connection refused$" "  the reason, on one line"
   shoal_stop drain
   like "$(cat "$drain_LOG")" "received signal 15: draining" "drain: the log tells the drain"
   like "$(cat "$drain_LOG")" "drain timeout \(5000 ms\): closing the 1 remaining session" \
@@ -222,12 +246,18 @@ fi
 # ------------------------------------------------------- drain: the hand-off
 # The first part of the drain (drain.h): sessions stay open and are served
 # until no query came for --drain-quiet-ms, at most --drain-handoff-ms.
+# A client thread queries every 0.1 s from before the signal until the
+# checks of the hand-off are done, so that the hand-off lasts as long as the
+# checks need however slow the machine; then it stops, and the quiet window
+# (1.5 s: a margin no scheduling delay of that thread reaches) runs out.
+# The hand-off's limit is far away (20 s): here it must never be what ends it.
 hport=$(free_port)
-if shoal_start handoff --metrics-address "127.0.0.1:$hport" --drain-timeout-ms 8000 \
-  --drain-handoff-ms 2500 --drain-quiet-ms 700; then
+if shoal_start handoff --metrics-address "127.0.0.1:$hport" --drain-timeout-ms 30000 \
+  --drain-handoff-ms 20000 --drain-quiet-ms 1500; then
   PORT=$handoff_PORT HPORT=$hport PID=$handoff_PID "$PY" - <<'PY' || not_ok "python part (hand-off) crashed"
 import os
 import signal
+import threading
 import time
 import rawmysql as r
 from ha_help import query, health, ping, port_refuses, wait_for
@@ -235,11 +265,32 @@ from taplib import ok, is_, run, done_testing
 
 port, hport, pid = int(os.environ["PORT"]), int(os.environ["HPORT"]), int(os.environ["PID"])
 
+class Busy(threading.Thread):
+    """SELECT n on one session every 0.1 s until stopped: keeps the hand-off going."""
+    def __init__(self, c):
+        super().__init__(daemon=True)
+        self.c, self.stop, self.answers, self.last = c, threading.Event(), 0, None
+        self.started = threading.Event()
+
+    def run(self):
+        while not self.stop.is_set():
+            n = self.answers + 1
+            res = query(self.c, "SELECT %d" % n)
+            if res[0] != "rs" or res[2] != [[str(n)]]:
+                break
+            self.answers, self.last = n, time.time()
+            self.started.set()
+            self.stop.wait(0.1)
+        self.started.set()
+
 def handoff():
     idle, busy = r.connect(port), r.connect(port)
     mon = r.connect(port, "monitor", "monitor")
     query(idle, "SELECT 1")
-    t0 = time.time()
+    b = Busy(busy)
+    b.start()
+    b.started.wait(10)
+    t0, n0 = time.time(), b.answers
     os.kill(pid, signal.SIGTERM)
     ok(wait_for(lambda: port_refuses(port), 1.0, 0.02), "hand-off: new connections refused at once")
     code, h = health(hport)
@@ -248,18 +299,19 @@ def handoff():
     ok(res[0] == "err" and res[1] == 1053, "  COM_PING fails with 1053 (ProxySQL's monitor and keep-alive "
        "pings see it)", repr(res))
     ok(not idle.is_closed(0.4), "  an idle session stays open")
-    n = 0
-    while time.time() - t0 < 1.5:  # queries keep the hand-off going
-        res = query(busy, "SELECT %d" % (n + 1))
-        n += res[0] == "rs" and res[2] == [[str(n + 1)]]
-        time.sleep(0.2)
-    ok(n >= 6, "  sessions are served during the hand-off (%d answers)" % n)
+    wait_for(lambda: (time.time() - t0 >= 1.5 and b.answers - n0 >= 6) or not b.is_alive(), 15, 0.05)
     res = query(idle, "SELECT 2")
-    ok(res[0] == "rs" and res[2] == [["2"]], "  the idle session too, 1.5 s after the signal", repr(res))
-    t1 = time.time()
-    ok(idle.is_closed(3) and busy.is_closed(1), "  no query for --drain-quiet-ms: idle sessions are closed")
+    t_idle = time.time()
+    ok(res[0] == "rs" and res[2] == [["2"]], "  the idle session too, %.1f s after the signal" % (t_idle - t0),
+       repr(res))
+    b.stop.set()
+    b.join(10)
+    n = b.answers - n0
+    ok(n >= 6 and not b.is_alive(), "  sessions are served during the hand-off (%d answers)" % n)
+    t1 = max(t_idle, b.last or 0)
+    ok(idle.is_closed(10) and busy.is_closed(2), "  no query for --drain-quiet-ms: idle sessions are closed")
     took = time.time() - t1
-    ok(0.5 <= took <= 1.6, "  ... %.1f s after the last query (quiet 0.7 s)" % took)
+    ok(1.3 <= took <= 6, "  ... %.1f s after the last query (quiet 1.5 s)" % took)
 run("handoff", handoff)
 done_testing(always_zero=True)
 PY

@@ -60,7 +60,7 @@ for e in ("UPSTREAM_DB_URL", "LISTEN_ADDRESS", "AUTO_CACHE"):
     ok(e in used, "Dockerfile: the seed's docker run sets %s" % e)
 ok(re.search(r"^EXPOSE 3307 6034 6035$", df, re.M), "Dockerfile: EXPOSE 3307 6034 6035")
 ok(re.search(r"^USER shoal", df, re.M), "Dockerfile: runs as the shoal user")
-is_(sett["metrics_address"][1], "0.0.0.0:6034", "the node's METRICS_ADDRESS default is 0.0.0.0:6034 (the HEALTHCHECK's port)")
+is_(sett["metrics_address"][1], "0.0.0.0:6034", "the node's METRICS_ADDRESS default is 0.0.0.0:6034 (the port EXPOSE and the docs name)")
 
 # Compose.
 c = yaml.safe_load(open(D + "/docker-compose.yml"))
@@ -193,9 +193,9 @@ like "$unit" $'\nRestartPreventExitStatus=2' "no restart loop on a configuration
 mstop() { # DIR
   local p
   p=$(cat "$1/pid" 2>/dev/null || true)
-  if is_pid "$p" && grep -q mariadbd "/proc/$p/cmdline" 2>/dev/null; then
+  if pid_alive "$p" && grep -q mariadbd "/proc/$p/cmdline" 2>/dev/null; then
     kill -TERM "$p" 2>/dev/null
-    for _ in $(seq 1 300); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+    wait_gone "$p" 30
   fi
 }
 mstart() { # DIR PORT ARGS...
@@ -268,9 +268,10 @@ node_env() { # SERVICE: NAME=value lines
 declare -A NPORT NMET NADM NPID
 for n in shoal-1 shoal-2; do
   NPORT[$n]=$(free_port) NMET[$n]=$(free_port) NADM[$n]=$(free_port)
-  mapfile -t env < <(node_env "$n" | sed -e "s#@mariadb-replica:3306/#@127.0.0.1:$rport/#" \
+  node_env "$n" | sed -e "s#@mariadb-replica:3306/#@127.0.0.1:$rport/#" \
     -e "s#^LISTEN_ADDRESS=.*#LISTEN_ADDRESS=127.0.0.1:${NPORT[$n]}#" \
-    -e "s#^METRICS_ADDRESS=.*#METRICS_ADDRESS=127.0.0.1:${NMET[$n]}#")
+    -e "s#^METRICS_ADDRESS=.*#METRICS_ADDRESS=127.0.0.1:${NMET[$n]}#" >"$work/$n.env"
+  mapfile -t env <"$work/$n.env"
   env -i PATH="$PATH" "${env[@]}" ADMIN_ADDRESS="127.0.0.1:${NADM[$n]}" DATA_DIR="$work/$n-data" \
     "$SHOAL_BIN" >>"$SHOAL_LOG_DIR/98-deploy-files.$n.log" 2>&1 </dev/null &
   NPID[$n]=$!
@@ -307,15 +308,19 @@ for n in shoal-1 shoal-2; do
 done
 echo "$met" >"$work/metrics.txt"
 
-# The Dockerfile's HEALTHCHECK command, against a serving node and a stopped one.
-hc=$(sed -nE 's/^ +CMD (curl .*)$/\1/p' "$D/Dockerfile")
-like "$hc" '/health' "the HEALTHCHECK command probes /health"
-hc1=${hc//6034/${NMET[shoal-1]}}
-check "HEALTHCHECK passes on a serving node" sh -c "$hc1"
+# The Dockerfile's HEALTHCHECK command (exec form), run with the node's
+# environment as Docker runs it in the container, against a serving node
+# and a stopped one.
+hc=$(sed -nE 's/^ +CMD \[(.*)\]$/\1/p' "$D/Dockerfile" | tr -d '",')
+is "$hc" "/usr/bin/shoal --health" "the HEALTHCHECK command is shoal --health (it reads METRICS_ADDRESS itself)"
+read -r -a hc1 <<<"${hc/\/usr\/bin\/shoal/$SHOAL_BIN}"
+mapfile -t env <"$work/shoal-1.env"
+check "HEALTHCHECK passes on a serving node (METRICS_ADDRESS 127.0.0.1:${NMET[shoal-1]} from the environment)" \
+  env -i PATH="$PATH" "${env[@]}" "${hc1[@]}"
 kill -TERM "${NPID[shoal-1]}"
 wait "${NPID[shoal-1]}"
 is "$?" 0 "shoal-1 drains and exits 0 on SIGTERM (docker stop)"
-if sh -c "$hc1" 2>/dev/null; then not_ok "HEALTHCHECK fails once the node is gone"; else ok "HEALTHCHECK fails once the node is gone"; fi
+if env -i PATH="$PATH" "${env[@]}" "${hc1[@]}" >/dev/null 2>&1; then not_ok "HEALTHCHECK fails once the node is gone"; else ok "HEALTHCHECK fails once the node is gone"; fi
 
 # ------------------------------------------------------------ metrics names
 "$PY" - <<'PY' || not_ok "python part (metric names) crashed"

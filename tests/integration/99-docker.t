@@ -7,10 +7,15 @@
 #   - dockerd with its default settings, started and stopped by pid;
 #   - the base image debian:bookworm-slim from Debian packages (debootstrap
 #     + docker import), made once per machine and reused;
-#   - deploy/Dockerfile builds;
+#   - a trivial container runs: where dockerd cannot start any (read-only
+#     cgroups, as in a nested container) the rest is skipped with that reason;
+#   - deploy/Dockerfile builds with the documented command (`docker build -f
+#     deploy/Dockerfile -t shoal .`: make check runs in its build stage);
 #   - the seed's own `docker run` (free host ports, a unique name) turns
 #     healthy, serves the leaderboard from the replica and then from its
 #     cache, and `docker stop` ends it with status 0 well within 10 s;
+#     another with -e METRICS_ADDRESS=0.0.0.0:16034 turns healthy too (the
+#     HEALTHCHECK is `shoal --health`, which reads METRICS_ADDRESS);
 #   - with $PROXYSQL_BIN: deploy/docker-compose.yml with Debian's
 #     docker-compose 1.29 (tests/integration/lib/docker/compose.test.yml
 #     swaps the public images for local ones) plays seed 004: the digest from
@@ -40,7 +45,8 @@ fi
 if ischroot 2>/dev/null; then
   skip_all "in a chroot: no dockerd of its own here"
 fi
-plan 28
+PLAN=31
+plan $PLAN
 
 work="$BUILD_TEST/docker99"
 times="$SHOAL_LOG_DIR/99-docker.times"
@@ -54,7 +60,7 @@ compose=(docker-compose -p "$project" -f "$D/docker-compose.yml" -f "$TESTLIB/do
 timed() { echo "$1 $2" >>"$times"; diag "wall time: $1 $2 s"; }
 
 cleanup99() {
-  docker rm -f "$seed" >/dev/null 2>&1
+  docker rm -f "$seed" "$seed-m" >/dev/null 2>&1
   [ -n "${SHOAL_TEST_REPLICA_PORT:-}" ] && "${compose[@]}" down -v --remove-orphans >/dev/null 2>&1
   docker_stop
 }
@@ -77,10 +83,28 @@ if docker_base_image "$work"; then
 else
   not_ok "base image debian:bookworm-slim"
 fi
+# Can this dockerd start containers at all? In a container whose cgroups
+# are read-only (a nested container) dockerd starts, but every container
+# (and every RUN of a build) fails: that is the machine, not the image.
+if docker run --rm debian:bookworm-slim true >"$work/probe.log" 2>&1; then
+  ok "a trivial container runs (docker run --rm debian:bookworm-slim true)"
+elif grep -qiE 'cgroup|read-only file system' "$work/probe.log"; then
+  why=$(grep -m1 -iE 'cgroup|read-only file system' "$work/probe.log")
+  [ ${#why} -le 200 ] || why="...${why: -200}" # (the end of runc's message says what failed)
+  skip_n $((PLAN - $(tap_count) - 1)) "the rest" "dockerd cannot start containers here (read-only cgroups, as in a nested container): $why"
+  docker_stop
+  after_fwd=$(iptables -S FORWARD 2>/dev/null | head -n 1)
+  is "$after_fwd|$(iptables -S 2>/dev/null | grep -c DOCKER)" "$before_fwd|0" "dockerd stopped by pid; the host's iptables are as before (FORWARD policy, no DOCKER chains)"
+  done_testing
+  exit
+else
+  diag_file "$work/probe.log" 20
+  bail "a trivial container runs (docker run --rm debian:bookworm-slim true)"
+fi
 t=$SECONDS
-if docker build -q -f "$D/Dockerfile" --build-arg SKIP_CHECK=1 -t shoal-test/shoal:latest "$SRCDIR" \
-  >"$work/build.log" 2>&1; then
-  ok "deploy/Dockerfile builds ($((SECONDS - t)) s; make check ran natively before)"
+# exactly as docs/deploy.md and the Dockerfile's header say (with its make check)
+if (cd "$SRCDIR" && docker build -q -f deploy/Dockerfile -t shoal-test/shoal:latest .) >"$work/build.log" 2>&1; then
+  ok "deploy/Dockerfile builds ($((SECONDS - t)) s, make check in its build stage)"
 else
   not_ok "deploy/Dockerfile builds"
   diag_file "$work/build.log" 30
@@ -140,12 +164,27 @@ else
   not_ok "the seed's docker run"
   diag_file "$work/seed.id"
 fi
+# Beside it, one whose HTTP endpoint is not on 6034: the same HEALTHCHECK
+# must find it (both wait for their first check together).
+mh=$(free_port)
+docker run -d --name "$seed-m" -e UPSTREAM_DB_URL="mysql://app:pw@$gw:$SHOAL_TEST_REPLICA_PORT/sakila" \
+  -e METRICS_ADDRESS=0.0.0.0:16034 -p "$mh:16034" shoal-test/shoal:latest >"$work/seed-m.id" 2>&1
 if docker_wait_healthy "$seed" 60; then
   ok "  its HEALTHCHECK turns healthy ($((SECONDS - t)) s)"
 else
   not_ok "  its HEALTHCHECK turns healthy ($(docker inspect -f '{{.State.Health.Status}}' "$seed" 2>&1))"
   docker logs "$seed" 2>&1 | tail -n 20 | sed 's/^/#   /'
 fi
+if docker_wait_healthy "$seed-m" 60; then
+  ok "  a container with -e METRICS_ADDRESS=0.0.0.0:16034 turns healthy too ($((SECONDS - t)) s)"
+else
+  not_ok "  a container with -e METRICS_ADDRESS=0.0.0.0:16034 turns healthy too ($(docker inspect -f '{{.State.Health.Status}}' "$seed-m" 2>&1))"
+  docker logs "$seed-m" 2>&1 | tail -n 20 | sed 's/^/#   /'
+fi
+like "$(docker inspect -f '{{range .State.Health.Log}}{{.ExitCode}} {{.Output}}{{end}}' "$seed-m" 2>&1)" \
+  '0 shoal --health: healthy: http://127\.0\.0\.1:16034/health answered 200' \
+  "  its health log: shoal --health asked 127.0.0.1:16034"
+docker rm -f "$seed-m" >/dev/null 2>&1
 mariadb --no-defaults -h127.0.0.1 -P"$sp" -uapp -ppw sakila -N -B -e "$lb" 2>&1 | rows >"$work/seed.txt"
 if cmp -s "$work/seed.txt" "$work/want.txt" && [ "$(wc -l <"$work/want.txt")" = 25 ]; then
   ok "  the leaderboard through the container: the replica's 25 rows"
@@ -165,7 +204,7 @@ docker rm -f "$seed" >/dev/null 2>&1
 
 # ------------------------------------------------------------ the compose topology
 if [ -z "$PROXYSQL_BIN" ] || [ ! -x "$PROXYSQL_BIN" ]; then
-  skip_n 16 "compose flow" "no ProxySQL binary (PROXYSQL_BIN) to make the ProxySQL image"
+  skip_n 16 "compose flow" "no ProxySQL binary to make the ProxySQL image: $PROXYSQL_HOWTO"
 else
   ctx=$(mktemp -d "$work/proxysql-ctx.XXXX")
   cp "$PROXYSQL_BIN" "$ctx/proxysql" && cp "$TESTLIB/docker/proxysql.Dockerfile" "$ctx/Dockerfile"
@@ -198,14 +237,26 @@ else
     "${compose[@]}" ps 2>&1 | sed 's/^/#   /'
   fi
   flow=$SECONDS
-  # The walkthrough's state before step 3: no rule for the shape yet.
-  px1 "DELETE FROM mysql_query_rules WHERE rule_id = 50; LOAD MYSQL QUERY RULES TO RUNTIME" >/dev/null
   wait_rule() { # PORT-FN WANT: until runtime rule 50 count is WANT
     local i
     for i in $(seq 100); do [ "$($1 'SELECT COUNT(*) FROM runtime_mysql_query_rules WHERE rule_id = 50')" = "$2" ] && return 0; sleep 0.1; done
     return 1
   }
-  wait_rule px2 0
+  # ProxySQL's cluster takes a peer's rules only when the peer's epoch (in
+  # whole seconds) is newer than its own: a change on proxysql-1 in the
+  # same second as proxysql-2's last load of its rules is never pulled. So
+  # each change waits for the second after proxysql-2's epoch.
+  after_px2_epoch() {
+    local e i
+    e=$(px2 "SELECT epoch FROM runtime_checksums_values WHERE name = 'mysql_query_rules'")
+    for i in $(seq 30); do [ "$(date +%s)" -gt "${e:-0}" ] && return 0; sleep 0.1; done
+    return 1
+  }
+  # The walkthrough's state before step 3: no rule for the shape yet.
+  after_px2_epoch
+  px1 "DELETE FROM mysql_query_rules WHERE rule_id = 50; LOAD MYSQL QUERY RULES TO RUNTIME" >/dev/null
+  wait_rule px2 0 || diag "proxysql-2 still has rule 50 after 10 s"
+  after_px2_epoch
   viapx() { mariadb --no-defaults -h127.0.0.1 -P"$1" -uapp -ppw sakila -N -B -e "$lb" 2>&1 | rows | tee "$work/via.txt" | md5sum; }
   is "$(viapx "$SHOAL_PROXYSQL1_PORT")" "$want" "before the rule: the leaderboard through proxysql-1 (to the replica)"
   top=$(px1 "SELECT hostgroup, digest FROM stats_mysql_query_digest ORDER BY sum_time DESC LIMIT 1")

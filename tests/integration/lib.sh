@@ -37,7 +37,8 @@
 #     this). Where the count depends on the environment, compute it first.
 #   on_exit CMD         run CMD (eval'd) at exit, before the nodes are stopped
 #   load_types          (re)load tests/data/types.sql (table shoal_types), dropped at exit
-#   free_port, port_free PORT, port_refuses PORT, fake_mode, is_pid X
+#   free_port, port_free PORT, port_refuses PORT, fake_mode, is_pid X,
+#   pid_alive PID (a zombie is gone), wait_gone PID [SECONDS], stop_mdb PID
 #   $PY (Debian's python3), $TESTDIR, $TESTLIB (tests/integration/lib: the python
 #   helpers and sub-tests), $DATADIR; PYTHONPATH has $TESTLIB (rawmysql.py and
 #   taplib.py (TAP from python, numbered in the same sequence)
@@ -58,16 +59,19 @@ DATADIR="$SRCDIR/tests/data"
 export SRCDIR SHOAL_BIN MDB_PORT MDB_SOCK MDB_DIR SHOAL_FAKE_DIRECT SHOAL_QUICK \
   BUILD_TEST SHOAL_LOG_DIR PY TESTDIR TESTLIB DATADIR
 export PYTHONPATH="$TESTLIB${PYTHONPATH:+:$PYTHONPATH}"
-# The real ProxySQL (tests 94-*): $PROXYSQL_BIN, which .ci/run and scripts/test
-# set to ../shared/peers/proxysql beside the checkout when it exists.
+# The real ProxySQL (tests 94-*, 99-docker's compose flow): $PROXYSQL_BIN, a
+# ProxySQL 2.7 binary; where it is unset, the project's CI machine has one
+# at ../shared/peers/proxysql beside the checkout, used when it exists.
 if [ -z "${PROXYSQL_BIN:-}" ] && [ -x "$SRCDIR/../shared/peers/proxysql" ]; then
   PROXYSQL_BIN=$(cd "$SRCDIR/../shared/peers" && pwd)/proxysql
 fi
 export PROXYSQL_BIN=${PROXYSQL_BIN:-}
+# What a skip message tells a user who has no ProxySQL.
+PROXYSQL_HOWTO="set PROXYSQL_BIN to a ProxySQL 2.7 binary, e.g. /usr/bin/proxysql from ProxySQL's own Debian 12 package (proxysql_2.7.*-debian12_amd64.deb, github.com/sysown/proxysql/releases; Debian does not package ProxySQL)"
 # need_proxysql: exits with a whole-file SKIP when there is no ProxySQL to run.
 need_proxysql() {
   if [ -z "$PROXYSQL_BIN" ] || [ ! -x "$PROXYSQL_BIN" ]; then
-    skip_all "no ProxySQL binary: set PROXYSQL_BIN (CI: ../shared/peers/proxysql, see its README)"
+    skip_all "no ProxySQL binary: $PROXYSQL_HOWTO"
   fi
 }
 mkdir -p "$SHOAL_LOG_DIR"
@@ -76,14 +80,37 @@ fake_mode() { [ "$SHOAL_FAKE_DIRECT" = 1 ]; }
 # is_pid X: X is a plausible single process id (digits, > 1). Check before
 # every kill: "kill 0" or "kill -1" would signal a whole group or more.
 is_pid() { [[ ${1:-} =~ ^[0-9]+$ ]] && [ "$1" -gt 1 ]; }
+# pid_alive PID: the process runs; a zombie counts as gone (it has exited
+# and only waits for a parent that may never reap it: the first process of
+# a container started as `docker run ... sleep infinity` does not, and kill
+# -0 still succeeds on a zombie). Use it for every "still there?" wait.
+pid_alive() {
+  local stat
+  is_pid "${1:-}" && kill -0 "$1" 2>/dev/null || return 1
+  { read -r stat <"/proc/$1/stat"; } 2>/dev/null || return 1
+  stat=${stat##*) }
+  [[ ${stat%% *} != [ZX] ]]
+}
+# wait_gone PID [SECONDS]: until the process is gone (pid_alive); reaps it
+# when it is a child of this shell. 1 if it is still there after SECONDS
+# (default 30).
+wait_gone() {
+  local i
+  for ((i = 0; i < ${2:-30} * 10; i++)); do
+    pid_alive "$1" || { wait "$1" 2>/dev/null; return 0; }
+    sleep 0.1
+  done
+  return 1
+}
 # stop_mdb PID: stop a private MariaDB a test started itself: TERM, up to
 # 30 s for it to shut down, then KILL. Nothing for an empty or bogus pid.
 stop_mdb() { # pid
-  local i
   is_pid "$1" || return 0
   kill -TERM "$1" 2>/dev/null
-  for ((i = 0; i < 300; i++)); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
+  wait_gone "$1" 30 && return 0
   kill -KILL "$1" 2>/dev/null
+  wait_gone "$1" 5
+  return 0
 }
 
 # ---------------------------------------------------------------- TAP
@@ -96,8 +123,13 @@ if [ -z "${TAP_STATE:-}" ]; then
 fi
 export TAP_STATE
 
+# A description goes on one line: it may carry captured output, and a
+# newline would cut the result line (and its name in the summary): each
+# newline becomes the two characters \n, a CR goes.
 _tap_result() { # pass(0/1) desc [directive]
-  local n f
+  local n f d=${2//$'\r'/} r=${3:-}
+  d=${d//$'\n'/\\n}
+  set -- "$1" "$d" "${r//$'\n'/\\n}"
   read -r n f <"$TAP_STATE"
   n=$((n + 1))
   if [ "$1" = 1 ]; then
@@ -124,14 +156,15 @@ skip() { _tap_result 1 "$1" "SKIP ${2:-}"; }
 # todo PASS(1/0) DESC REASON: a check of a known gap (TAP TODO): shown, and
 # a failure is not counted as one.
 todo() {
-  local n f
+  local n f d=${2//$'\r'/}
+  d=${d//$'\n'/\\n}
+  set -- "$1" "$d" "$3"
   read -r n f <"$TAP_STATE"
   n=$((n + 1))
   if [ "$1" = 1 ]; then printf 'ok %d - %s # TODO %s\n' "$n" "$2" "$3"; else
     printf 'not ok %d - %s # TODO %s\n' "$n" "$2" "$3"; fi
   echo "$n $f" >"$TAP_STATE"
 }
-# skip_n N DESC REASON: N skipped checks (a part of the plan that cannot run here).
 # skip_n N DESC REASON: N skipped checks (a part of the plan that cannot run here).
 skip_n() { local i; for ((i = 1; i <= $1; i++)); do skip "$2 ($i/$1)" "${3:-}"; done; }
 diag() { local l; while IFS= read -r l; do printf '# %s\n' "$l"; done <<<"$*"; }
@@ -323,7 +356,7 @@ shoal_start() {
   printf -v "${name}_PORT" %s "$port"
   printf -v "${name}_LOG" %s "$log"
   for ((i = 0; i < 100; i++)); do
-    if ! kill -0 "$pid" 2>/dev/null; then
+    if ! pid_alive "$pid"; then
       diag "shoal_start $name: the node exited during start; log tail:"
       tail -n 20 "$log" | sed 's/^/#   /'
       return 1
@@ -353,10 +386,10 @@ _shoal_kill() {
   is_pid "$pid" || { printf -v "${name}_STATUS" %s 0; return 0; }
   kill -TERM "$pid" 2>/dev/null || true
   for ((i = 0; i < 100; i++)); do
-    kill -0 "$pid" 2>/dev/null || break
+    pid_alive "$pid" || break
     sleep 0.1
   done
-  if kill -0 "$pid" 2>/dev/null; then
+  if pid_alive "$pid"; then
     kill -KILL "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null
     st=124
@@ -383,7 +416,7 @@ shoal_stop() {
 shoal_alive() {
   fake_mode && return 0
   local pidv="${1}_PID"
-  is_pid "${!pidv:-}" && kill -0 "${!pidv}" 2>/dev/null
+  pid_alive "${!pidv:-}"
 }
 
 # load_types: (re)create shoaltest.shoal_types from tests/data/types.sql and

@@ -6,8 +6,9 @@
  * values, --help and --version; the mysql:// URL parser (percent-encoding,
  * IPv6, default port, bad URLs, port range); ALLOWED_USERS; size suffixes;
  * listen lists; enums; cross-checks; config_find_user; the drain settings and
- * proxysql_admin's list and node address (pxadmin.c); and that no password
- * ever reaches stderr or the summary.
+ * proxysql_admin's list and node address (pxadmin.c); --health (the settings
+ * read, no upstream URL required; healthcheck_target's wildcard mapping);
+ * and that no password ever reaches stderr or the summary.
  *
  * Every config_load() call gets an explicit envp (with SHOAL_CONFIG pointing
  * at a temporary file) so the machine's environment and /etc/shoal never
@@ -15,6 +16,7 @@
  */
 #include "config.h"
 #include "duration.h"
+#include "healthcheck.h"
 #include "pxadmin.h"
 #include "tap.h"
 
@@ -641,6 +643,34 @@ static void test_proxysql_admin(void)
 	ok(strcmp(host, "0.0.0.0") != 0 && host[0] && port == 3309, "  the host name and the listen port (%s)", host);
 }
 
+static void test_health(void)
+{
+	struct shoal_config c;
+	const char *conf = write_tmp("metrics_address = 127.0.0.1:7001\n");
+	char fenv[128];
+	char *env[] = { env_conf, NULL };
+	char *env_m[] = { env_conf, "METRICS_ADDRESS=0.0.0.0:16034", NULL };
+	char *env_f[] = { fenv, NULL };
+	char *bare[] = { "shoal", "--health", NULL };
+	char *flag[] = { "shoal", "--health", "--metrics-address", "[::]:7002", NULL };
+	char *bad[] = { "shoal", "--health", "--workers", "x", NULL };
+
+	snprintf(fenv, sizeof fenv, "SHOAL_CONFIG=%s", conf);
+	is_int(load(&c, bare, env), CONFIG_HEALTH, "--health: no upstream URL needed");
+	ok(strcmp(c.metrics.host, "0.0.0.0") == 0 && c.metrics.port == 6034, "--health: the default address");
+	is_int(load(&c, bare, env_m), CONFIG_HEALTH, "--health with METRICS_ADDRESS");
+	ok(c.metrics.port == 16034, "  the environment's port (%u)", (unsigned)c.metrics.port);
+	is_int(load(&c, bare, env_f), CONFIG_HEALTH, "--health with a config file");
+	ok(strcmp(c.metrics.host, "127.0.0.1") == 0 && c.metrics.port == 7001, "  the file's address");
+	is_int(load(&c, flag, env_m), CONFIG_HEALTH, "--health with --metrics-address");
+	ok(strcmp(c.metrics.host, "::") == 0 && c.metrics.port == 7002, "  the flag wins (%s)", c.metrics.host);
+	is_int(load(&c, bad, env), 2, "--health with a bad setting: 2 (main makes it 1)");
+	is_str(healthcheck_target("0.0.0.0"), "127.0.0.1", "0.0.0.0 is probed on 127.0.0.1");
+	is_str(healthcheck_target("::"), "::1", ":: is probed on ::1");
+	is_str(healthcheck_target("10.1.2.3"), "10.1.2.3", "a given address stays");
+	is_str(healthcheck_target("node-1"), "node-1", "a name stays");
+}
+
 int main(void)
 {
 	empty_conf = write_tmp("");
@@ -665,6 +695,7 @@ int main(void)
 	test_durations();
 	test_duration_overflow();
 	test_proxysql_admin();
+	test_health();
 	cleanup();
 	return done_testing();
 }

@@ -131,8 +131,19 @@ def mdb_start(srcdir, mdir, port, log):
     return pid if rc == 0 and pid > 1 else None
 
 
+def pid_gone(pid):
+    """The process has exited: no such pid, or a zombie (its parent has not
+    reaped it, and in a container whose first process never waits it stays
+    one: os.kill(pid, 0) still succeeds on it)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[-1].split()[0] in ("Z", "X")
+    except (OSError, IndexError):
+        return True
+
+
 def mdb_kill(pid, timeout=60):
-    """SIGKILL the private MariaDB and wait until it is gone."""
+    """SIGKILL the private MariaDB and wait until it is gone (pid_gone)."""
     if not pid or pid <= 1:
         return
     try:
@@ -140,11 +151,7 @@ def mdb_kill(pid, timeout=60):
     except ProcessLookupError:
         return
     end = time.time() + timeout
-    while time.time() < end:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return
+    while time.time() < end and not pid_gone(pid):
         time.sleep(0.05)
 
 

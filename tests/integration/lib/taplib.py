@@ -34,7 +34,14 @@ def diag(*msg):
     sys.stdout.flush()
 
 
+def _line(text):
+    """text on one line: a description may carry captured output, and a
+    newline would cut the result line (and its name in the summary)."""
+    return str(text).replace("\r", "").replace("\n", "\\n")
+
+
 def ok(cond, desc, *diags):
+    desc = _line(desc)
     n = _bump(not cond)
     sys.stdout.write("%s %d - %s\n" % ("ok" if cond else "not ok", n, desc))
     if not cond:
@@ -45,6 +52,7 @@ def ok(cond, desc, *diags):
 
 
 def skip(desc, reason=""):
+    desc, reason = _line(desc), _line(reason)
     n = _bump(False)
     sys.stdout.write("ok %d - %s # SKIP %s\n" % (n, desc, reason))
     sys.stdout.flush()

@@ -239,15 +239,15 @@ check_format "$work/metrics.txt"
 if [ -z "$FORMAT_ERR" ]; then ok "  valid text exposition format ($FORMAT_TOOL)"; else
   not_ok "  valid text exposition format ($FORMAT_TOOL)"; diag "$FORMAT_ERR"
 fi
-missing=""
+absent=""
 for f in shoal_client_connections:gauge shoal_client_connections_created_total:counter \
   shoal_client_connections_aborted_total:counter shoal_client_connections_refused_total:counter \
   shoal_auth_failures_total:counter shoal_upstream_connections:gauge \
   shoal_upstream_connect_errors_total:counter shoal_upstream_up:gauge shoal_queries_total:counter \
   shoal_protocol_errors_total:counter shoal_up:gauge shoal_build_info:gauge; do
-  grep -qx "# TYPE ${f%%:*} ${f#*:}" <<<"$m1" || missing+=" $f"
+  grep -qx "# TYPE ${f%%:*} ${f#*:}" <<<"$m1" || absent+=" $f"
 done
-is "$missing" "" "  every node-wide family with its type"
+is "$absent" "" "  every node-wide family with its type"
 is "$(metric "$m1" shoal_up)" 1 "  shoal_up 1"
 is "$(metric "$m1" shoal_upstream_up)" 1 "  shoal_upstream_up 1"
 like "$(grep '^shoal_build_info{' <<<"$m1")" '^shoal_build_info\{version="[^"]+"\} 1$' "  shoal_build_info{version} 1"

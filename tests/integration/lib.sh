@@ -77,20 +77,10 @@ need_proxysql() {
 mkdir -p "$SHOAL_LOG_DIR"
 
 fake_mode() { [ "$SHOAL_FAKE_DIRECT" = 1 ]; }
-# is_pid X: X is a plausible single process id (digits, > 1). Check before
-# every kill: "kill 0" or "kill -1" would signal a whole group or more.
-is_pid() { [[ ${1:-} =~ ^[0-9]+$ ]] && [ "$1" -gt 1 ]; }
-# pid_alive PID: the process runs; a zombie counts as gone (it has exited
-# and only waits for a parent that may never reap it: the first process of
-# a container started as `docker run ... sleep infinity` does not, and kill
-# -0 still succeeds on a zombie). Use it for every "still there?" wait.
-pid_alive() {
-  local stat
-  is_pid "${1:-}" && kill -0 "$1" 2>/dev/null || return 1
-  { read -r stat <"/proc/$1/stat"; } 2>/dev/null || return 1
-  stat=${stat##*) }
-  [[ ${stat%% *} != [ZX] ]]
-}
+# is_pid X, pid_alive PID (a zombie counts as gone), port_free PORT and
+# free_port [PORT]: scripts/lib/common.sh, which scripts/test uses too.
+# shellcheck source=../../scripts/lib/common.sh
+. "$SRCDIR/scripts/lib/common.sh"
 # wait_gone PID [SECONDS]: until the process is gone (pid_alive); reaps it
 # when it is a child of this shell. 1 if it is still there after SECONDS
 # (default 30).
@@ -230,21 +220,7 @@ done_testing() {
 }
 
 # ---------------------------------------------------------------- ports
-port_free() {
-  "$PY" - "$1" <<'PY'
-import socket, sys
-s = socket.socket()
-try:
-    s.bind(("127.0.0.1", int(sys.argv[1])))
-except OSError:
-    sys.exit(1)
-finally:
-    s.close()
-PY
-}
-free_port() {
-  "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
-}
+# (port_free and free_port: scripts/lib/common.sh)
 # port_refuses PORT: a TCP connect to 127.0.0.1:PORT is refused.
 port_refuses() {
   "$PY" - "$1" <<'PY'

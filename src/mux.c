@@ -131,7 +131,7 @@ static bool local_stmt(struct client *c, const uint8_t *pl, uint32_t len)
 	}
 	if (cmd == CMD_STMT_FETCH && (!on_conn || !s->cursor)) {
 		pkt_put_errf(&c->io.out, 1, ERR_STMT_HAS_NO_OPEN_CURSOR, "HY000",
-				"The statement (%u) has no open cursor.", id);
+				"The statement (%u) has no open cursor", id);
 		return true;
 	}
 	return false;

@@ -886,9 +886,10 @@ static enum hc_result ask_cache(struct client *c, uint32_t len)
 	if (pl[0] != CMD_QUERY) /* the hot path: a text query changes no statement */
 		stmts_note_command(&c->stmts, pl, len);
 	x = cache_ctx_of(c);
+	/* (an execute's long data stays the statement's, and keeps the session
+	 * on its connection, until the upstream has answered the execute:
+	 * mux_answer_done; the cache never serves an execute with long data) */
 	step = cache_command(&c->cs, &x, pl, len);
-	if (pl[0] == CMD_STMT_EXECUTE && c->stmts.cur && step != CSTEP_BLOCKED)
-		c->stmts.cur->long_data = false; /* the execute takes the long data */
 	switch (step) {
 	case CSTEP_REFRESH:
 		start_refresh(c, pl, len); /* and the hit was served: */

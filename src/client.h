@@ -147,6 +147,7 @@ struct client {
 	struct stmt_table stmts;      /* the session's prepared statements (stmts.h) */
 	uint32_t next_stmt_id;        /* client-visible statement ids */
 	uint32_t prep_id;             /* id given to the COM_STMT_PREPARE in flight */
+	uint32_t fwd_stmt_id;         /* the statement of the forwarded EXECUTE or FETCH */
 	struct client *pq_next;       /* the pool's queue or grant list */
 	bool pq_queued, pq_granted;
 	ev_timer pool_timer;

@@ -133,7 +133,7 @@ static bool local_stmt(struct client *c, const uint8_t *pl, uint32_t len)
 	}
 	if (cmd == CMD_STMT_FETCH && (!on_conn || !s->cursor)) {
 		pkt_put_errf(&c->io.out, 1, ERR_STMT_HAS_NO_OPEN_CURSOR, "HY000",
-				"The statement (%u) has no open cursor.", id);
+				"The statement (%u) has no open cursor", id);
 		return true;
 	}
 	return false;
@@ -197,6 +197,7 @@ void mux_note_command(struct client *c, const uint8_t *pl, uint32_t len)
 	}
 	if (pl[0] == CMD_STMT_PREPARE)
 		c->prep_id = ++c->next_stmt_id;
+	c->fwd_stmt_id = (pl[0] == CMD_STMT_EXECUTE || pl[0] == CMD_STMT_FETCH) && len >= 5 ? rd_u32(pl + 1) : 0;
 }
 
 /* COM_STMT_EXECUTE without types (new_params_bound 0): the types of the
@@ -300,18 +301,24 @@ void mux_prepared(struct client *c)
 	add_stmt(c, c->prep_id, c->relay.prep_params, serial);
 }
 
-static void note_cursor(struct client *c)
+/* What the upstream's answer did to the statement it was for, found by
+ * its id (c->stmts.cur is the last statement executed, which a fetch or a
+ * reset need not be): an execute took the statement's long data and closed
+ * the cursor it had, maybe opening a new one; a fetch that sent the last
+ * row closed it (SERVER_STATUS_LAST_ROW_SENT). */
+static void note_stmt_answer(struct client *c)
 {
 	struct relay *r = &c->relay;
+	struct stmt_info *s = stmts_find(&c->stmts, c->fwd_stmt_id);
 
-	struct stmt_info *s = c->stmts.cur;
-
-	if (!s || !r->status_valid)
+	if (!s)
 		return;
-	if (r->cmd == CMD_STMT_EXECUTE)
+	if (r->cmd == CMD_STMT_EXECUTE) {
+		s->long_data = false;
 		s->cursor = r->cursor_opened;
-	else if (r->cmd == CMD_STMT_FETCH && (r->status & ST_LAST_ROW_SENT))
+	} else if (r->cmd == CMD_STMT_FETCH && r->status_valid && (r->status & ST_LAST_ROW_SENT)) {
 		s->cursor = false;
+	}
 }
 
 static bool send_step(struct client *c, uint8_t cmd, const void *p, size_t n, enum upcmd_kind kind);
@@ -428,7 +435,7 @@ void mux_answer_done(struct client *c)
 		}
 	}
 	if (r->cmd == CMD_STMT_EXECUTE || r->cmd == CMD_STMT_FETCH)
-		note_cursor(c);
+		note_stmt_answer(c);
 	note_found_rows(c);
 	free(c->delta);
 	c->delta = NULL;

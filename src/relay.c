@@ -224,6 +224,11 @@ static int feed_coldefs_eof(struct relay *r, const uint8_t *pkt, size_t len, str
 	const uint8_t *pl = pkt + PKT_HEADER_LEN;
 	size_t n = len - PKT_HEADER_LEN;
 
+	/* an execute with a cursor materializes its rows before the EOF: an
+	 * error doing so (a stored function's SIGNAL, a lock wait timeout)
+	 * comes in its place, and ends the answer */
+	if (pkt_is_err(pl, n))
+		return ended_by_err(r, pkt, len, out);
 	if (!pkt_is_eof(pl, n))
 		return -1;
 	if (n >= 5)

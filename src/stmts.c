@@ -53,6 +53,7 @@ struct stmt_info *stmts_add(struct stmt_table *t, uint32_t id, uint16_t nparams,
 		}
 		t->v = n;
 		t->cap = cap;
+		t->cur = NULL; /* it pointed into the old array */
 	}
 	s = &t->v[t->n];
 	memset(s, 0, sizeof(*s));

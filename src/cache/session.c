@@ -971,7 +971,7 @@ static enum cache_step on_execute(struct cache_session *cs, const struct cache_c
 	cs->bypass_once = false;
 	if (!s)
 		return cs->refresh ? CSTEP_BLOCKED : CSTEP_PASS;
-	if (!s->def || pl[5] != 0 || s->long_data || !exec_key(cs, x, s, pl, len))
+	if (!s->def || pl[5] != 0 || s->long_data || s->cursor || !exec_key(cs, x, s, pl, len))
 		bypass = true;
 	step = first_look(cs, x, !bypass && !cs->settings_dirty && !dirty_reads(cs) &&
 			  !consist_has_temps(&cs->cons) && inval_serving(), &bypass, s->text, s->text_len);
@@ -1041,7 +1041,7 @@ bool cache_serve_only(struct cache_session *cs, const struct cache_ctx *x, const
 	if (pl[0] != CMD_STMT_EXECUTE || len < 10)
 		return false;
 	s = stmts_find(x->stmts, rd_u32(pl + 1));
-	return s && s->def && pl[5] == 0 && !s->long_data && serve_possible(cs, x) &&
+	return s && s->def && pl[5] == 0 && !s->long_data && !s->cursor && serve_possible(cs, x) &&
 	       exec_key(cs, x, s, pl, len) && hit_only(cs, x, t0);
 }
 

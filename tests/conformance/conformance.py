@@ -5,7 +5,9 @@ against a MariaDB server and through a Shoal node, compared byte for byte.
 Each case of the list is run with `mariadb-test --record` (as mtr runs it:
 the same environment variables, a client defaults file, include paths), once
 straight to the server and once through a node started for the run, in the
-text protocol and with --ps-protocol. The two result files must be
+text protocol, with --ps-protocol and with --cursor-protocol (every
+SELECT through a server-side cursor: COM_STMT_EXECUTE with
+CURSOR_TYPE_READ_ONLY, then COM_STMT_FETCH). The two result files must be
 identical. Between runs the server is brought back to its starting state
 (databases, users, global variables), so a case that fails half-way does
 not disturb the next one.
@@ -15,6 +17,8 @@ Subcommands (see docs/conformance.md):
   run     run a list of cases; writes DIR/results.jsonl, DIR/summary.md and
           the two outputs of every run under DIR/<protocol>/<case>.{direct,node}
           (DIR is --out). --tap prints TAP (one test per case and protocol).
+          --protocol: text, ps, cursor, both (text and ps: the default) or
+          all (the three).
   select  pick deterministic cases from suites: a candidate is kept when
           it completes directly and two direct runs give the same bytes, in
           both protocols.
@@ -67,7 +71,13 @@ SERVER_ARGS = [
 # Both the direct and the node runs of a pass use this same server.
 BINLOG_ARGS = ["--log-bin=mysqld-bin", "--binlog-format=ROW", "--server-id=1"]
 
-PROTOCOLS = ("text", "ps")
+PROTOCOLS = ("text", "ps", "cursor")
+# what --protocol names: one protocol, or a set of them
+PROTOCOL_SETS = {"both": ("text", "ps"), "all": PROTOCOLS}
+# the determinism check of `select` (a case kept runs alike in both; the
+# cursor protocol is the ps one with its SELECTs through cursors)
+SELECT_PROTOCOLS = ("text", "ps")
+PROTOCOL_NAMES = {"text": "text", "ps": "--ps-protocol", "cursor": "--cursor-protocol"}
 
 
 def log(msg):
@@ -442,6 +452,8 @@ def run_case(case, proto, target, port, server, outfile, timeout):
            "--connect-timeout=10"]
     if proto == "ps":
         cmd.append("--ps-protocol")
+    elif proto == "cursor":
+        cmd.append("--cursor-protocol")  # (it implies --ps-protocol)
     if os.path.exists(outfile):
         os.unlink(outfile)
     t0 = time.time()
@@ -546,7 +558,7 @@ def summarize(results, args, elapsed):
             continue
         n = len(rs)
         c = {v: sum(1 for r in rs if r["verdict"] == v) for v in ("identical", "differs", "error")}
-        lines.append("| %s | %d | %d | %d | %d | %.1f%% |" % ("text" if proto == "text" else "--ps-protocol",
+        lines.append("| %s | %d | %d | %d | %d | %.1f%% |" % (PROTOCOL_NAMES[proto],
                                                           n, c["identical"], c["differs"], c["error"],
                                                           100.0 * c["identical"] / n))
     bad = [r for r in results if r["verdict"] != "identical"]
@@ -566,7 +578,7 @@ def cmd_run(args):
         cases += read_case_list(args.cases)
     if not cases:
         raise SystemExit("conformance: no cases (--cases FILE or --case NAME)")
-    protos = PROTOCOLS if args.protocol == "both" else (args.protocol,)
+    protos = PROTOCOL_SETS.get(args.protocol, (args.protocol,))
     os.makedirs(args.out, exist_ok=True)
     server = Server(args)
     node = None
@@ -686,7 +698,7 @@ def select_one(case, args, server):
     d = os.path.join(args.out, "select")
     os.makedirs(d, exist_ok=True)
     total = 0.0
-    for proto in PROTOCOLS:
+    for proto in SELECT_PROTOCOLS:
         outs = []
         for i in (1, 2):
             f = os.path.join(d, "%s.%s.%d" % (case.replace("/", "-"), proto, i))
@@ -727,7 +739,8 @@ def main():
     common(r)
     r.add_argument("--cases", help="file with one case per line (suite.name)")
     r.add_argument("--case", action="append", help="a case (repeatable)")
-    r.add_argument("--protocol", choices=("text", "ps", "both"), default="both")
+    r.add_argument("--protocol", choices=PROTOCOLS + tuple(PROTOCOL_SETS), default="both",
+                   help="text, ps, cursor, both (text and ps) or all")
     r.add_argument("--shoal", default=os.path.join(SRCDIR, "src", "shoal"), help="the node binary")
     r.add_argument("--node-args", default="", help="extra node arguments, e.g. \"--auto-cache=true\"")
     r.add_argument("--label", default="passthrough", help="name of this configuration in the report")

@@ -5,9 +5,11 @@
 # each case runs with mariadb-test directly against a private MariaDB of
 # the harness's own and through a node, in the text protocol and with
 # --ps-protocol; one TAP result per case and protocol, ok when the two
-# outputs are byte for byte identical; then the same through a node with
-# AUTO_CACHE on for tests/conformance/ci-auto-cases.txt. scripts/conformance
-# runs the full list (docs/conformance.md).
+# outputs are byte for byte identical; then the same list with
+# --cursor-protocol (every SELECT through a server-side cursor); then the
+# same through a node with AUTO_CACHE on for
+# tests/conformance/ci-auto-cases.txt. scripts/conformance runs the full
+# list (docs/conformance.md).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -20,23 +22,28 @@ if fake_mode; then
   exit 0
 fi
 if ! command -v mariadb-test >/dev/null; then
-  plan $(((n + n_auto) * 2))
-  for ((i = 0; i < (n + n_auto) * 2; i++)); do not_ok "mariadb-test is not installed (package mariadb-test)"; done
+  plan $(((n + n_auto) * 2 + n))
+  for ((i = 0; i < (n + n_auto) * 2 + n; i++)); do not_ok "mariadb-test is not installed (package mariadb-test)"; done
   exit 1
 fi
-plan $(((n + n_auto) * 2))
+plan $(((n + n_auto) * 2 + n))
 out="$BUILD_TEST/conformance-ci"
-rm -rf "$out" "$out-auto"
+rm -rf "$out" "$out-cursor" "$out-auto"
 # The runner prints one result per case and protocol; it starts (and
 # stops) its MariaDB and its node itself. First passthrough (no binary
-# log), then AUTO_CACHE with a one-hour TTL and binlog invalidation.
+# log) in the text and ps protocols, then passthrough with cursors, then
+# AUTO_CACHE with a one-hour TTL and binlog invalidation.
 "$PY" "$SRCDIR/tests/conformance/conformance.py" run --tap --tap-no-plan --cases "$cases" --out "$out" \
   --shoal "$SHOAL_BIN" --timeout 120
 rc=$?
 cp "$out/node.log" "$SHOAL_LOG_DIR/62-conformance.node.log" 2>/dev/null || true
 "$PY" "$SRCDIR/tests/conformance/conformance.py" run --tap --tap-no-plan --tap-start $((n * 2)) \
+  --cases "$cases" --protocol cursor --out "$out-cursor" --label cursor --shoal "$SHOAL_BIN" --timeout 120
+rc1=$?
+cp "$out-cursor/node.log" "$SHOAL_LOG_DIR/62-conformance.cursor.node.log" 2>/dev/null || true
+"$PY" "$SRCDIR/tests/conformance/conformance.py" run --tap --tap-no-plan --tap-start $((n * 3)) \
   --cases "$auto_cases" --out "$out-auto" --binlog --label auto-cache \
   --node-args "--auto-cache=true --cache-ttl-ms=3600000" --shoal "$SHOAL_BIN" --timeout 120
 rc2=$?
 cp "$out-auto/node.log" "$SHOAL_LOG_DIR/62-conformance.auto.node.log" 2>/dev/null || true
-[ $rc = 0 ] && [ $rc2 = 0 ]
+[ $rc = 0 ] && [ $rc1 = 0 ] && [ $rc2 = 0 ]

@@ -682,6 +682,20 @@ static void test_cursor_fetch(void)
 	pbuf_free(&in);
 	pbuf_free(&exp);
 
+	/* the server fails making the cursor's rows (a stored function's
+	 * SIGNAL): its ERR comes in place of the metadata EOF, and ends the
+	 * answer, as it is, for both kinds of client */
+	pk_count(&in, 1, 1);
+	pk_coldef(&in, 2, "f()");
+	pk_err(&in, 3, 1644, "45000", "boom");
+	exec_flags = 1;
+	run(CMD_STMT_EXECUTE, C_CLASSIC, &in, &in, "execute with cursor, ERR after the columns", &r);
+	ok(r.saw_err && !r.cursor_opened, "  an error, no cursor");
+	run(CMD_STMT_EXECUTE, C_DEP, &in, &in, "execute with cursor, ERR after the columns", &r);
+	ok(r.saw_err && !r.cursor_opened && r.seq_shift == 0, "  an error, no cursor, nothing dropped");
+	exec_flags = 0;
+	pbuf_free(&in);
+
 	/* CURSOR_EXISTS without a cursor asked for: a stored program's cursor
 	 * left the flag set (BEGIN NOT ATOMIC ... OPEN c; FETCH c ...; SELECT),
 	 * in a COM_QUERY or an execute. The rows follow as usual. */

@@ -48,6 +48,8 @@ BASE_CAPS = (CLIENT_LONG_PASSWORD | CLIENT_PROTOCOL_41 | CLIENT_SECURE_CONNECTIO
 DEFAULT_CAPS = BASE_CAPS | CLIENT_DEPRECATE_EOF
 
 SERVER_MORE_RESULTS_EXISTS = 0x0008
+SERVER_STATUS_CURSOR_EXISTS = 0x0040
+SERVER_STATUS_LAST_ROW_SENT = 0x0080
 MARIADB_CLIENT_EXTENDED_METADATA = 1 << 3   # a MariaDB extended capability
 
 # commands
@@ -64,6 +66,7 @@ COM_STMT_SEND_LONG_DATA = 0x18
 COM_STMT_CLOSE = 0x19
 COM_STMT_RESET = 0x1A
 COM_SET_OPTION = 0x1B
+COM_STMT_FETCH = 0x1C
 
 # column types (binary protocol parameters)
 MYSQL_TYPE_TINY = 0x01
@@ -470,6 +473,43 @@ class Conn:
 
     def close_stmt(self, stmt_id):
         self.command(COM_STMT_CLOSE, struct.pack("<I", stmt_id), kind="none")
+
+    # -- server-side cursors: answers read exactly (no quiet-line waits)
+    def execute_cursor(self, stmt_id, params=()):
+        """COM_STMT_EXECUTE with CURSOR_TYPE_READ_ONLY. The answer: OK or
+        ERR; or the column count and definitions, then an EOF with
+        SERVER_STATUS_CURSOR_EXISTS (the rows come by fetch), an ERR in its
+        place (the server failed making the cursor's rows), or the rows
+        themselves when the server opened no cursor."""
+        self.write_packet(bytes([COM_STMT_EXECUTE]) + self.encode_execute(stmt_id, params, flags=1), 0)
+        seq, p = self.read_packet()
+        pkts = [(seq, p)]
+        if p[0] in (0x00, 0xFF):
+            return pkts
+        ncols, _ = read_lenenc(p, 0)
+        for _ in range(ncols):
+            pkts.append(self.read_packet())
+        seq, p = self.read_packet()
+        pkts.append((seq, p))
+        if p[0] == 0xFF:
+            return pkts
+        if p[0] == 0xFE and len(p) < 9 and parse_eof_status(p) & SERVER_STATUS_CURSOR_EXISTS:
+            return pkts
+        if self._is_terminator(p) and self._deprecate_eof():
+            return pkts
+        while True:  # no cursor: the rows, as for any execute
+            seq, p = self.read_packet()
+            pkts.append((seq, p))
+            if p[0] == 0xFF or self._is_terminator(p):
+                return pkts
+
+    def fetch(self, stmt_id, rows):
+        """COM_STMT_FETCH: up to rows rows, then an EOF (or OK) or an ERR."""
+        self.write_packet(bytes([COM_STMT_FETCH]) + struct.pack("<II", stmt_id, rows), 0)
+        return self.read_until_eof()
+
+    def reset_stmt(self, stmt_id):
+        return self.command(COM_STMT_RESET, struct.pack("<I", stmt_id), kind="one")
 
 
 def connect(port, user="app", pw="pw", db="shoaltest", caps=DEFAULT_CAPS, host="127.0.0.1",

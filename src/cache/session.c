@@ -632,27 +632,37 @@ static enum cache_step read_deps(struct cache_session *cs, struct cache_def *d, 
  * does not get there within BINLOG_HOLD_MS, everything is invalidated
  * instead. */
 #define BINLOG_HOLD_MS 5000
-static bool hold_for_binlog(struct cache_session *cs, const struct cache_ctx *x)
+
+/* Take the answer's last packet (cs->last_pkt_len bytes at the end of out)
+ * out of the client's output until the wait of kind ends
+ * (other_wait_over gives it back). false: nothing to hold, or no memory. */
+static bool hold_last_packet(struct cache_session *cs, struct pbuf *out, int kind, int ms)
 {
-	struct pbuf *out = x->out;
 	size_t n = cs->last_pkt_len;
 
+	cs->held_ok.len = 0;
+	if (n == 0 || n > out->len || pbuf_append(&cs->held_ok, out->data + out->len - n, n) < 0)
+		return false;
+	out->len -= n;
+	cs->held_out = out;
+	cs->waiting = true;
+	cs->wait_kind = kind;
+	cs->wait_ms = ms;
+	return true;
+}
+
+static bool hold_for_binlog(struct cache_session *cs, const struct cache_ctx *x)
+{
 	cs->waiter.gen++;
-	if (n == 0 || n > out->len || binlog_barrier(&cs->waiter) < 0) {
+	if (binlog_barrier(&cs->waiter) < 0) {
 		consist_hold_failed();
 		return false;
 	}
-	cs->held_ok.len = 0;
-	if (pbuf_append(&cs->held_ok, out->data + out->len - n, n) < 0) {
+	if (!hold_last_packet(cs, x->out, WAIT_BINLOG, BINLOG_HOLD_MS)) {
 		binlog_barrier_cancel(&cs->waiter);
 		consist_hold_failed();
 		return false;
 	}
-	out->len -= n;
-	cs->held_out = out;
-	cs->waiting = true;
-	cs->wait_kind = WAIT_BINLOG;
-	cs->wait_ms = BINLOG_HOLD_MS;
 	return true;
 }
 
@@ -1218,27 +1228,14 @@ static void settle_parked(struct cache_session *cs)
 #define VCOLS_HOLD_MS 1000
 static bool hold_for_vcols(struct cache_session *cs, const struct cache_ctx *x)
 {
-	struct pbuf *out = x->out;
-	size_t n = cs->last_pkt_len;
-
 	cs->waiter.gen++;
 	catalog_wait_vcols(&cs->waiter);
-	if (vcols_checked(&cs->fill_deps, false) || n == 0 || n > out->len) {
+	if (vcols_checked(&cs->fill_deps, false) ||
+	    !hold_last_packet(cs, x->out, WAIT_VCOLS, VCOLS_HOLD_MS)) {
 		catalog_cancel_vcols_wait(&cs->waiter);
 		settle_parked(cs);
 		return false;
 	}
-	cs->held_ok.len = 0;
-	if (pbuf_append(&cs->held_ok, out->data + out->len - n, n) < 0) {
-		catalog_cancel_vcols_wait(&cs->waiter);
-		settle_parked(cs);
-		return false;
-	}
-	out->len -= n;
-	cs->held_out = out;
-	cs->waiting = true;
-	cs->wait_kind = WAIT_VCOLS;
-	cs->wait_ms = VCOLS_HOLD_MS;
 	return true;
 }
 

@@ -427,9 +427,10 @@ root = sys.argv[1]
 docker = srctree.DockerIgnore(srctree._read_lines(os.path.join(root, ".dockerignore")))
 if srctree.git_top(root):
     how = "git status --ignored"
-    out = subprocess.run(["git", "-C", root, "status", "--ignored", "--porcelain", "-uall"],
+    # -z: names exactly as stored (no quoting of spaces or odd bytes)
+    out = subprocess.run(["git", "-C", root, "status", "--ignored", "--porcelain", "-z", "-uall"],
                          capture_output=True, text=True).stdout
-    gen = [l[3:] for l in out.splitlines() if l.startswith("!! ")]
+    gen = [l[3:] for l in out.split("\0") if l.startswith("!! ")]
 else:
     how = ".gitignore (no git checkout)"
     gi = srctree.GitIgnore(srctree._read_lines(os.path.join(root, ".gitignore")))

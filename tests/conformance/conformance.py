@@ -74,9 +74,8 @@ BINLOG_ARGS = ["--log-bin=mysqld-bin", "--binlog-format=ROW", "--server-id=1"]
 PROTOCOLS = ("text", "ps", "cursor")
 # what --protocol names: one protocol, or a set of them
 PROTOCOL_SETS = {"both": ("text", "ps"), "all": PROTOCOLS}
-# the determinism check of `select` (a case kept runs alike in both; the
-# cursor protocol is the ps one with its SELECTs through cursors)
-SELECT_PROTOCOLS = ("text", "ps")
+# the determinism check of `select`: a case kept runs alike twice in each
+SELECT_PROTOCOLS = PROTOCOLS
 PROTOCOL_NAMES = {"text": "text", "ps": "--ps-protocol", "cursor": "--cursor-protocol"}
 
 
@@ -660,41 +659,61 @@ def suite_cases(suite):
     return sorted("%s.%s" % (suite, f[:-5]) for f in os.listdir(d) if f.endswith(".test"))
 
 
+def select_candidates(args):
+    """The cases `select` tries, suite by suite: the suites' static
+    candidates (sampled with --sample), plus --include."""
+    out = []
+    for suite in args.suites.split(","):
+        cands = [c for c in suite_cases(suite) if static_candidate(c)]
+        if args.sample and len(cands) > args.sample:
+            step = len(cands) / args.sample
+            cands = [cands[int(i * step)] for i in range(args.sample)]
+        cands = sorted(set(cands) | {c for c in args.include.split(",") if c.startswith(suite + ".")})
+        log("%s: %d candidates" % (suite, len(cands)))
+        out += cands
+    return out
+
+
 def cmd_select(args):
+    """Append the candidates that pass select_one to the list (those
+    already in it are not tried again). The candidates: --candidates FILE,
+    else the static candidates of --suites."""
     os.makedirs(args.out, exist_ok=True)
     server = Server(args)
-    kept = []
-    seen = set()
-    if os.path.exists(args.list):
-        seen = {ln.split()[0] for ln in open(args.list) if ln.strip() and not ln.startswith("#")}
+    blargs = argparse.Namespace(**vars(args))
+    blargs.out, blargs.binlog, blargs.server_port = os.path.join(args.out, "binlog"), True, None
+    binlog_server = Server(blargs)
+    listed = set(read_case_list(args.list)) if os.path.exists(args.list) else set()
+    todo = read_case_list(args.candidates) if args.candidates else select_candidates(args)
+    todo = [c for c in todo if c not in listed]
+    kept = 0
     try:
-        server.start()
-        server.prepare()
+        for srv in (server, binlog_server):
+            srv.start()
+            srv.prepare()
         logf = open(os.path.join(args.out, "select.log"), "a")
-        for suite in args.suites.split(","):
-            cands = [c for c in suite_cases(suite) if static_candidate(c)]
-            if args.sample and len(cands) > args.sample:
-                step = len(cands) / args.sample
-                cands = [cands[int(i * step)] for i in range(args.sample)]
-            cands = sorted(set(cands) | {c for c in args.include.split(",") if c.startswith(suite + ".")})
-            log("%s: %d candidates" % (suite, len(cands)))
-            for case in cands:
-                if case in seen:
-                    continue
-                why = select_one(case, args, server)
-                logf.write("%s %s\n" % (case, why))
-                logf.flush()
-                if why.startswith("keep"):
-                    kept.append(case)
-                    with open(args.list, "a") as lf:
-                        lf.write("%s  # %s\n" % (case, why[5:]))
+        for i, case in enumerate(todo):
+            if i % 50 == 0:
+                log("%d of %d tried, %d kept" % (i, len(todo), kept))
+            why = select_one(case, args, server, binlog_server)
+            logf.write("%s %s\n" % (case, why))
+            logf.flush()
+            if why.startswith("keep"):
+                kept += 1
+                with open(args.list, "a") as lf:
+                    lf.write("%s  # %s\n" % (case, why[5:]))
     finally:
         server.stop()
-    log("kept %d" % len(kept))
+        binlog_server.stop()
+    log("kept %d of %d" % (kept, len(todo)))
     return 0
 
 
-def select_one(case, args, server):
+def select_one(case, args, server, binlog_server):
+    """Why a case is kept or dropped: it must run to its end directly in
+    every protocol, twice with identical outputs each, within
+    --max-seconds a run; and to its end (text protocol) against the server
+    with the binary log, as the AUTO_CACHE passes in binlog mode run it."""
     d = os.path.join(args.out, "select")
     os.makedirs(d, exist_ok=True)
     total = 0.0
@@ -702,20 +721,32 @@ def select_one(case, args, server):
         outs = []
         for i in (1, 2):
             f = os.path.join(d, "%s.%s.%d" % (case.replace("/", "-"), proto, i))
-            server.ensure()
-            server.reset()
-            st, secs, msg = run_case(case, proto, "direct", server.port, server, f, args.timeout)
-            if server.ensure():
-                return "drop %s: the server stopped" % proto
-            if st != "ok":
-                return "drop %s %s: %s" % (proto, st, msg[:200].replace("\n", " "))
-            if secs > args.max_seconds:
-                return "drop %s: %.1f s" % (proto, secs)
-            total += secs
+            why = select_run(case, proto, args, server, f)
+            if isinstance(why, str):
+                return why
+            total += why if proto == "text" or proto == "ps" else 0.0
             outs.append(f)
         if not same_files(*outs):
             return "drop %s: not deterministic (%s)" % (proto, first_difference(*outs))
+    f = os.path.join(d, "%s.binlog" % case.replace("/", "-"))
+    why = select_run(case, "text", args, binlog_server, f)
+    if isinstance(why, str):
+        return why.replace("drop text", "drop text (binlog)", 1)
     return "keep %.1f s" % (total / 2)
+
+
+def select_run(case, proto, args, server, outfile):
+    """One direct run for `select`: its seconds, or why the case is dropped."""
+    server.ensure()
+    server.reset()
+    st, secs, msg = run_case(case, proto, "direct", server.port, server, outfile, args.timeout)
+    if server.ensure():
+        return "drop %s: the server stopped" % proto
+    if st != "ok":
+        return "drop %s %s: %s" % (proto, st, msg[:200].replace("\n", " "))
+    if secs > args.max_seconds:
+        return "drop %s: %.1f s" % (proto, secs)
+    return secs
 
 
 # ---------------------------------------------------------------- main
@@ -751,7 +782,8 @@ def main():
                    help="run each case directly only (no node): to compare server settings")
     s = sub.add_parser("select", help="append deterministic cases of suites to a list")
     common(s)
-    s.add_argument("--suites", required=True, help="comma-separated: main,innodb,compat/oracle,...")
+    s.add_argument("--suites", default="", help="comma-separated: main,innodb,compat/oracle,...")
+    s.add_argument("--candidates", help="a case list to try (in place of the suites' cases)")
     s.add_argument("--list", required=True, help="the case list to append to")
     s.add_argument("--sample", type=int, default=0, help="try at most this many per suite, spread evenly")
     s.add_argument("--include", default="", help="comma-separated cases tried whatever the filter says")
@@ -759,6 +791,8 @@ def main():
     args = ap.parse_args()
     if args.server_port and not args.server_socket:
         ap.error("--server-port needs --server-socket")
+    if args.cmd == "select" and not (args.suites or args.candidates):
+        ap.error("select needs --suites or --candidates")
     args.out = os.path.abspath(args.out)  # mariadb-test runs in the mysql-test directory
     if shutil.which("mariadb-test") is None:
         raise SystemExit("conformance: mariadb-test is not installed (Debian package mariadb-test)")

@@ -115,15 +115,3 @@ void authfail_clear(const char *addr)
 	}
 	pthread_mutex_unlock(&s->lock);
 }
-
-int authfail_tracked(void)
-{
-	int n = 0;
-
-	for (int i = 0; i < AF_SHARDS; i++) {
-		pthread_mutex_lock(&shards[i].lock);
-		n += shards[i].used;
-		pthread_mutex_unlock(&shards[i].lock);
-	}
-	return n;
-}

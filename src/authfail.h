@@ -21,7 +21,4 @@ bool authfail_record(const char *addr);
 /* A login from addr succeeded: forget its failures. */
 void authfail_clear(const char *addr);
 
-/* Addresses in the table now (tests, metrics). */
-int authfail_tracked(void);
-
 #endif

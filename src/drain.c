@@ -126,8 +126,3 @@ void drain_signal(struct ev_loop *loop, int signum)
 		workers_drain();
 	}
 }
-
-bool drain_active(void)
-{
-	return dr.st != DR_OFF;
-}

@@ -25,7 +25,4 @@
 /* SIGTERM/SIGINT: start the drain, or (during one) stop at once. */
 void drain_signal(struct ev_loop *loop, int signum);
 
-/* The drain has started. */
-bool drain_active(void);
-
 #endif

@@ -18,7 +18,6 @@
 #include "packet.h"
 #include "upstream.h"
 
-
 #define NBUCKETS 1024
 
 struct sess {
@@ -110,20 +109,6 @@ void kill_unregister(uint32_t id)
 		*pp = s->next;
 	pthread_mutex_unlock(&lock);
 	free(s);
-}
-
-void kill_free_all(void)
-{
-	pthread_mutex_lock(&lock);
-	for (int i = 0; i < NBUCKETS; i++) {
-		while (buckets[i]) {
-			struct sess *s = buckets[i];
-
-			buckets[i] = s->next;
-			free(s);
-		}
-	}
-	pthread_mutex_unlock(&lock);
 }
 
 /* ---- reading the statement --------------------------------------------- */

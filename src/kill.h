@@ -83,7 +83,4 @@ unsigned kill_generation(void);
 /* The statement text is a KILL (of any form). */
 bool kill_statement(const char *q, size_t n);
 
-/* Free the table (at exit). */
-void kill_free_all(void);
-
 #endif

@@ -135,11 +135,6 @@ static int setup(void)
 	return n_admins;
 }
 
-bool pxadmin_enabled(void)
-{
-	return setup() > 0;
-}
-
 static MYSQL *admin_connect(const struct shoal_mysql_url *a, char *err, size_t errlen)
 {
 	unsigned int timeout = PXADMIN_TIMEOUT_S;
@@ -329,11 +324,6 @@ int pxadmin_set_status(const char *status)
 int pxadmin_pending(void)
 {
 	return atomic_load(&pending);
-}
-
-int pxadmin_succeeded(void)
-{
-	return atomic_load(&succeeded);
 }
 
 void pxadmin_wait(int timeout_ms)

@@ -36,9 +36,6 @@ int pxadmin_node_address(const struct shoal_config *cfg, char *host, size_t host
  * digits, '.', '-', '_', ':' (IPv6), '%' (zone). */
 bool pxadmin_host_ok(const char *host);
 
-/* Whether proxysql_admin is set. */
-bool pxadmin_enabled(void);
-
 /* Start setting this node's rows to status ("OFFLINE_SOFT" or "ONLINE") on
  * every admin. Going ONLINE, an admin that cannot be reached is tried again
  * every 2 s until it answers or the node drains. Returns the number of
@@ -48,10 +45,6 @@ int pxadmin_set_status(const char *status);
 
 /* Admins still being updated by the last pxadmin_set_status(). */
 int pxadmin_pending(void);
-
-/* Admins that took the last change (their rows changed or were already
- * so); the others failed or had no row for this node (logged). */
-int pxadmin_succeeded(void);
 
 /* Wait up to timeout_ms for pending updates (at exit). */
 void pxadmin_wait(int timeout_ms);

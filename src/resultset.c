@@ -135,14 +135,6 @@ int rs_cell_u64(struct rs_writer *w, uint64_t v)
 	return rs_cell(w, buf, (size_t)n);
 }
 
-int rs_cell_i64(struct rs_writer *w, int64_t v)
-{
-	char buf[24];
-	int n = snprintf(buf, sizeof buf, "%" PRId64, v);
-
-	return rs_cell(w, buf, (size_t)n);
-}
-
 int rs_cell_null(struct rs_writer *w)
 {
 	if (w->failed || !w->in_row || w->cells >= w->ncols)

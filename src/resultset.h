@@ -93,7 +93,6 @@ int rs_row_begin(struct rs_writer *w);
 int rs_cell(struct rs_writer *w, const void *p, size_t len);
 int rs_cell_str(struct rs_writer *w, const char *s);   /* NULL s: SQL NULL */
 int rs_cell_u64(struct rs_writer *w, uint64_t v);
-int rs_cell_i64(struct rs_writer *w, int64_t v);
 int rs_cell_null(struct rs_writer *w);
 /* Close the row: every column must have had a cell. */
 int rs_row_end(struct rs_writer *w);

@@ -187,27 +187,3 @@ void stmtreg_held(const uint64_t *serials, bool *held, size_t n)
 	}
 	pthread_mutex_unlock(&lock);
 }
-
-size_t stmtreg_count(void)
-{
-	size_t n;
-
-	pthread_mutex_lock(&lock);
-	n = count;
-	pthread_mutex_unlock(&lock);
-	return n;
-}
-
-void stmtreg_free_all(void)
-{
-	pthread_mutex_lock(&lock);
-	for (int i = 0; i < NBUCKETS; i++) {
-		while (buckets[i]) {
-			struct entry *e = buckets[i];
-
-			unlink_entry(e);
-			free(e);
-		}
-	}
-	pthread_mutex_unlock(&lock);
-}

@@ -63,9 +63,5 @@ void stmtreg_release(uint64_t serial);
 unsigned stmtreg_dropped_gen(void);
 /* held[i]: some session still holds serials[i]. */
 void stmtreg_held(const uint64_t *serials, bool *held, size_t n);
-/* Entries held (for /metrics). */
-size_t stmtreg_count(void);
-/* Free everything (at exit). */
-void stmtreg_free_all(void);
 
 #endif

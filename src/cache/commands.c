@@ -630,7 +630,7 @@ static void answer_pairs(const struct cache_reply *r, const char *n1, const char
 
 void cache_status_answer(const struct cache_reply *r, bool readyset)
 {
-	char conns[24], entries[24], bytes[24], limit[24], hits[24], misses[24];
+	char conns[24], entries[24], bytes[24], limit[24], hits[24], misses[24], evictions[24];
 	const char *cells[] = {
 		"Database Connection", health_upstream_up() ? "Connected" : "Unreachable",
 		"Connection Count", conns,
@@ -638,6 +638,7 @@ void cache_status_answer(const struct cache_reply *r, bool readyset)
 		"Cache Entries", entries,
 		"Cache Memory Bytes", bytes,
 		"Memory Limit Bytes", limit,
+		"Cache Evictions", evictions,
 		"Cache Hits", hits,
 		"Cache Misses", misses,
 		"Auto Cache", g_config.auto_cache ? "on" : "off",
@@ -647,6 +648,7 @@ void cache_status_answer(const struct cache_reply *r, bool readyset)
 	snprintf(entries, sizeof(entries), "%llu", (unsigned long long)store_entries());
 	snprintf(bytes, sizeof(bytes), "%llu", (unsigned long long)store_bytes());
 	snprintf(limit, sizeof(limit), "%llu", (unsigned long long)g_config.memory_limit);
+	snprintf(evictions, sizeof(evictions), "%llu", (unsigned long long)store_evictions());
 	snprintf(hits, sizeof(hits), "%llu", (unsigned long long)STAT_GET(cache_hits));
 	snprintf(misses, sizeof(misses), "%llu", (unsigned long long)STAT_GET(cache_misses));
 	if (readyset) {

@@ -166,19 +166,6 @@ void inval_bump(struct inval_table *t, enum inval_source src, int settle_ms)
 	atomic_fetch_add_explicit(&counts[src], 1, memory_order_relaxed);
 }
 
-bool inval_bump_name(const char *schema, size_t slen, const char *name, size_t nlen,
-		     enum inval_source src, int settle_ms)
-{
-	struct inval_table *t = inval_table_get(schema, slen, name, nlen);
-
-	if (!t) {
-		inval_all(src);
-		return false;
-	}
-	inval_bump(t, src, settle_ms);
-	return true;
-}
-
 void inval_all(enum inval_source src)
 {
 	atomic_fetch_add_explicit(&inval_epoch_now, 1, memory_order_acq_rel);
@@ -198,11 +185,6 @@ const char *inval_source_name(enum inval_source src)
 	case INVAL_SRC_FLUSH: return "flush";
 	default: return "?";
 	}
-}
-
-uint64_t inval_tables(void)
-{
-	return atomic_load_explicit(&n_tables, memory_order_relaxed);
 }
 
 void inval_count_dropped(uint64_t n)

@@ -82,17 +82,12 @@ struct inval_table *inval_table_get(const char *schema, size_t slen, const char 
  * not stored (a binlog event can arrive before the commit it records is
  * visible to other connections). */
 void inval_bump(struct inval_table *t, enum inval_source src, int settle_ms);
-/* Invalidate (schema, name), creating its object; false only when that
- * failed, in which case everything was invalidated instead. */
-bool inval_bump_name(const char *schema, size_t slen, const char *name, size_t nlen,
-		     enum inval_source src, int settle_ms);
 /* Retire every entry (counted under src). */
 void inval_all(enum inval_source src);
 
 /* Counters (relaxed atomics). */
 uint64_t inval_count(enum inval_source src);
 const char *inval_source_name(enum inval_source src);
-uint64_t inval_tables(void);
 void inval_count_dropped(uint64_t n);
 uint64_t inval_dropped(void);
 

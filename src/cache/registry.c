@@ -156,16 +156,6 @@ void registry_each(bool (*fn)(struct cache_def *d, void *arg), void *arg)
 	pthread_rwlock_unlock(&reg_lock);
 }
 
-size_t registry_count(void)
-{
-	size_t n;
-
-	pthread_rwlock_rdlock(&reg_lock);
-	n = n_records;
-	pthread_rwlock_unlock(&reg_lock);
-	return n;
-}
-
 /* The state of d becomes st, with the count of cached records kept. */
 static void set_state(struct cache_def *d, enum cache_state st)
 {

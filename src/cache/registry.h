@@ -100,7 +100,6 @@ struct cache_def *registry_find_name(const char *name_or_id);
 
 /* Walk every record (under the read lock): fn returns false to stop. */
 void registry_each(bool (*fn)(struct cache_def *d, void *arg), void *arg);
-size_t registry_count(void);
 
 /* May anything be cached: auto-cache is on, or some shape is cached now (a
  * query rule, CREATE CACHE)? While not, nothing can be served or stored,

@@ -57,11 +57,6 @@ int store_init(size_t memory_limit, store_wake_fn wake)
 	return 0;
 }
 
-void store_set_memory_limit(size_t memory_limit)
-{
-	atomic_store(&mem_limit, memory_limit);
-}
-
 uint64_t store_hash(const uint8_t *key, size_t len)
 {
 	return spooky_hash64(key, len, 0x5ca1ab1e);

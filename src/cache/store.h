@@ -103,7 +103,6 @@ enum store_lookup {
  * or cancelled, never both. */
 typedef void (*store_wake_fn)(struct worker *w, uint32_t client_id, uint32_t gen);
 int store_init(size_t memory_limit, store_wake_fn wake);
-void store_set_memory_limit(size_t memory_limit);
 
 uint64_t store_hash(const uint8_t *key, size_t len);
 

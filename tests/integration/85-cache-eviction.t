@@ -14,7 +14,7 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 if fake_mode; then skip_all "eviction: needs a node (SHOAL_FAKE_DIRECT=1)"; fi
-plan 15
+plan 16
 
 if ! mdb -e "DROP TABLE IF EXISTS t85; CREATE TABLE t85 (id INT PRIMARY KEY) ENGINE=InnoDB;
   INSERT INTO t85 SELECT seq FROM seq_1_to_100000"; then
@@ -93,6 +93,10 @@ def main():
     # fit (fewer than N, also in --quick mode): the others were evicted.
     ok(0 < st["Cache Entries"] <= min(LIMIT // 200, N - 1),
        "entries were evicted: %d of %d remain (at most %d fit)" % (st["Cache Entries"], N, LIMIT // 200))
+    # every flood query stored an entry: those not left were evicted
+    ok(0 < st["Cache Evictions"] and st["Cache Evictions"] + st["Cache Entries"] >= N,
+       "SHOW SHOAL STATUS counts them: Cache Evictions %d + %d entries >= %d" %
+       (st["Cache Evictions"], st["Cache Entries"], N))
 
     # The first query was evicted long ago (its TTL is 10 minutes): a miss.
     h0, m0 = cp.status(v)["Cache Hits"], cp.status(v)["Cache Misses"]

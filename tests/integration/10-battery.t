@@ -13,11 +13,17 @@ rm -rf "$work"; mkdir -p "$work"
 groups=$(grep -cE '^--[[:space:]]*group:[[:space:]]*[^[:space:]]' "$DATADIR/battery.sql")
 plan $((groups + 7))
 
-load_types || bail "load tests/data/types.sql"
-ok "load tests/data/types.sql into shoaltest.shoal_types"
+if load_types; then
+  ok "load tests/data/types.sql into shoaltest.shoal_types"
+else
+  bail "load tests/data/types.sql into shoaltest.shoal_types"
+fi
 
-shoal_start node || bail "node starts"
-ok "node starts (port $node_PORT)"
+if shoal_start node; then
+  ok "node starts (port $node_PORT)"
+else
+  bail "node starts (port $node_PORT)"
+fi
 
 # Split battery.sql into one file per group (plus its client args).
 "$PY" - "$DATADIR/battery.sql" "$work" <<'PY'

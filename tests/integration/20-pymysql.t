@@ -9,8 +9,11 @@ set -uo pipefail
 # node starts, 58 checks of the python part, node still running
 plan 60
 load_types || bail "load types.sql"
-shoal_start node || bail "node starts"
-ok "node starts (port $node_PORT)"
+if shoal_start node; then
+  ok "node starts (port $node_PORT)"
+else
+  bail "node starts (port $node_PORT)"
+fi
 on_exit "mdb -e 'DROP TABLE IF EXISTS shoal_py_tx, shoal_py_blob, shoal_py_many'"
 
 NODE_PORT=$node_PORT "$PY" - <<'PY'

@@ -15,8 +15,11 @@ set -uo pipefail
 # node starts, 30 checks of the perl part, node still running
 plan 32
 load_types || bail "load types.sql"
-shoal_start node || bail "node starts"
-ok "node starts (port $node_PORT)"
+if shoal_start node; then
+  ok "node starts (port $node_PORT)"
+else
+  bail "node starts (port $node_PORT)"
+fi
 on_exit "mdb -e 'DROP TABLE IF EXISTS shoal_perl_ps'"
 
 CLIENT_LIB="libmariadb3 $(dpkg-query -W -f='${Version}' libmariadb3 2>/dev/null || echo '(version unknown)')"

@@ -31,8 +31,11 @@ else
   diag_file "$work/prepare.log"; bail "sysbench prepare"
 fi
 
-shoal_start node || bail "node starts"
-ok "node starts (port $node_PORT)"
+if shoal_start node; then
+  ok "node starts (port $node_PORT)"
+else
+  bail "node starts (port $node_PORT)"
+fi
 
 field() { # file label -> first number after "label:"
   sed -nE "s/^ *$2: *([0-9]+).*/\1/p" "$1" | head -n1

@@ -17,8 +17,11 @@ cli() { # port user password [mariadb args...] -> stdout+stderr, status in $CLI_
 
 # The same 47 checks in fake mode: the node-only parts skip as many as they hold.
 plan 47
-shoal_start node || bail "node starts"
-ok "node starts (port $node_PORT)"
+if shoal_start node; then
+  ok "node starts (port $node_PORT)"
+else
+  bail "node starts (port $node_PORT)"
+fi
 
 # ---- wrong password, unknown user, no password: same errors as MariaDB's
 for spec in "app:wrong:YES" "nobody:whatever:YES" "app::NO"; do

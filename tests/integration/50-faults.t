@@ -11,8 +11,11 @@ mkdir -p "$work"
 
 # The same 42 checks in fake mode: the node-only parts skip as many as they hold.
 plan 42
-shoal_start node || bail "node starts"
-ok "node starts (port $node_PORT)"
+if shoal_start node; then
+  ok "node starts (port $node_PORT)"
+else
+  bail "node starts (port $node_PORT)"
+fi
 
 login_works() { # port -> ok if app/pw can run a query
   [ "$(mariadb --no-defaults -h127.0.0.1 -P"$1" -uapp -ppw --connect-timeout=5 -N -e 'select 11' 2>/dev/null)" = 11 ]

@@ -23,11 +23,12 @@ work="$BUILD_TEST/security"
 rm -rf "$work"; mkdir -p "$work"
 
 MPORT=$(free_port)
-if ! shoal_start sec --auth-failure-threshold 3 --auth-failure-delay 1s \
+if shoal_start sec --auth-failure-threshold 3 --auth-failure-delay 1s \
   --metrics-address "127.0.0.1:$MPORT"; then
-  bail "node starts"
+  ok "node starts (failure threshold 3, delay 1 s)"
+else
+  bail "node starts (failure threshold 3, delay 1 s)"
 fi
-ok "node starts (failure threshold 3, delay 1 s)"
 SHA2_PORT=""
 
 PORT=$sec_PORT MPORT=$MPORT SHA2_PORT=$SHA2_PORT "$PY" - <<'PY' || not_ok "python part crashed"

@@ -12,8 +12,11 @@ set -uo pipefail
 # differing response adds a failed check of its own), node still running
 plan 7
 load_types || bail "load types.sql"
-shoal_start node || bail "node starts"
-ok "node starts (port $node_PORT)"
+if shoal_start node; then
+  ok "node starts (port $node_PORT)"
+else
+  bail "node starts (port $node_PORT)"
+fi
 
 NODE_PORT=$node_PORT "$PY" - <<'PY' || not_ok "python part crashed"
 import os, struct

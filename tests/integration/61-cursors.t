@@ -27,8 +27,11 @@ if fake_mode; then skip_all "cursors: compares a node with MariaDB (SHOAL_FAKE_D
 # capability sets (multi-cursor trace); Connector/C: compiles, cursors x 2
 # nodes, long data direct + 2 nodes; binlog MariaDB, its node, cursors, long data
 plan 28
-shoal_start node || bail "node starts"
-ok "node starts (port $node_PORT)"
+if shoal_start node; then
+  ok "node starts (port $node_PORT)"
+else
+  bail "node starts (port $node_PORT)"
+fi
 mdb -e "DROP TABLE IF EXISTS t61; CREATE TABLE t61 (id INT PRIMARY KEY, v VARCHAR(20));
         INSERT INTO t61 VALUES (1,'a'),(2,'b'),(3,'c'),(4,'d'),(5,'e');
         DROP TABLE IF EXISTS t61ld; CREATE TABLE t61ld (id INT PRIMARY KEY, b LONGBLOB, t MEDIUMTEXT)"

@@ -56,10 +56,11 @@ stat_of() { a "SELECT Variable_Value FROM stats_shoal_global WHERE Variable_Name
 plan 106
 data="$work/data"
 APORT=$(free_port)
-if ! start_admin node "127.0.0.1:$APORT" "$data"; then
-  bail "node starts with the admin on 127.0.0.1:$APORT"
+if start_admin node "127.0.0.1:$APORT" "$data"; then
+  ok "node starts with the admin on 127.0.0.1:$APORT, data dir $data"
+else
+  bail "node starts with the admin on 127.0.0.1:$APORT, data dir $data"
 fi
-ok "node starts with the admin on 127.0.0.1:$APORT, data dir $data"
 like "$(cat "$node_LOG")" "default admin/admin" "the log warns about the default admin/admin"
 ok_file=0; [ -f "$data/shoal.db" ] && ok_file=1
 is "$ok_file" 1 "the data directory and shoal.db are created"
@@ -265,10 +266,11 @@ a "SELECT password FROM disk.users WHERE username = 'bob'"
 want=$("$PY" -c 'import hashlib; print("*" + hashlib.sha1(hashlib.sha1(b"b0bpw").digest()).hexdigest().upper())')
 is "$OUT" "$want" "  the plaintext password was saved as its hash, SHA1(SHA1(password))"
 if shoal_stop node; then ok "node stops cleanly"; else not_ok "node stops cleanly (status $node_STATUS)"; fi
-if ! start_admin node "127.0.0.1:$APORT" "$data"; then
+if start_admin node "127.0.0.1:$APORT" "$data"; then
+  ok "node restarts with the same data dir"
+else
   bail "node restarts with the same data dir"
 fi
-ok "node restarts with the same data dir"
 is "$(runtime_var shoal-cache-ttl-ms)" "4321" "after the restart: runtime shoal-cache-ttl-ms is 4321 again"
 is "$(main_var shoal-cache-ttl-ms)" "4321" "  and global_variables too"
 a "SELECT username, comment FROM runtime_users WHERE username = 'bob'"

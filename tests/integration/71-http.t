@@ -225,10 +225,11 @@ start_http() {
 
 # ------------------------------------------------------------ a healthy node
 mport=$(free_port)
-if ! start_http node "$mport" --allowed-users "other:$SECRET_ALLOWED"; then
+if start_http node "$mport" --allowed-users "other:$SECRET_ALLOWED"; then
+  ok "node starts with --metrics-address 127.0.0.1:$mport"
+else
   bail "node starts with --metrics-address 127.0.0.1:$mport"
 fi
-ok "node starts with --metrics-address 127.0.0.1:$mport"
 
 req GET "$mport" /metrics
 is "$CODE" 200 "GET /metrics: 200"

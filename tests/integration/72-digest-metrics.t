@@ -15,9 +15,12 @@ plan 20
 work="$BUILD_TEST/digests"
 rm -rf "$work"; mkdir -p "$work"
 mport=$(free_port); aport=$(free_port)
-shoal_start n --auto-cache --data-dir "$work" --metrics-address "127.0.0.1:$mport" \
-  --admin-address "127.0.0.1:$aport" || bail "node starts"
-ok "node starts (port $n_PORT)"
+if shoal_start n --auto-cache --data-dir "$work" --metrics-address "127.0.0.1:$mport" \
+  --admin-address "127.0.0.1:$aport"; then
+  ok "node starts (port $n_PORT)"
+else
+  bail "node starts (port $n_PORT)"
+fi
 admin() { mariadb --no-defaults -h127.0.0.1 -P"$aport" -uadmin -padmin -N -B -e "$1" 2>&1; }
 metrics() { curl -s "http://127.0.0.1:$mport/metrics"; }
 

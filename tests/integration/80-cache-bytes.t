@@ -33,8 +33,11 @@ on_exit "mdb -e 'DROP TABLE IF EXISTS t80_a, t80_b, t80_c, t80_w'"
 
 DD=$(mktemp -d)
 on_exit "rm -rf '$DD'"
-shoal_start node --auto-cache --cache-ttl-ms 60000 --data-dir "$DD" || bail "node starts"
-ok "node starts with --auto-cache (port $node_PORT)"
+if shoal_start node --auto-cache --cache-ttl-ms 60000 --data-dir "$DD"; then
+  ok "node starts with --auto-cache (port $node_PORT)"
+else
+  bail "node starts with --auto-cache (port $node_PORT)"
+fi
 
 NODE_PORT=$node_PORT "$PY" - <<'PY' || not_ok "python part crashed"
 import os

@@ -50,10 +50,11 @@ mdb -e "UPDATE shoaltest.t81_v SET v = 200 WHERE id = 1" || not_ok "update the v
 
 DD=$(mktemp -d)
 on_exit "rm -rf '$DD'"
-if ! shoal_start node --auto-cache --cache-ttl-ms 60000 --data-dir "$DD"; then
-  bail "node starts"
+if shoal_start node --auto-cache --cache-ttl-ms 60000 --data-dir "$DD"; then
+  ok "node starts with --auto-cache (port $node_PORT)"
+else
+  bail "node starts with --auto-cache (port $node_PORT)"
 fi
-ok "node starts with --auto-cache (port $node_PORT)"
 
 ASOF=$ASOF NODE_PORT=$node_PORT "$PY" - <<'PY' || not_ok "python part crashed"
 import os

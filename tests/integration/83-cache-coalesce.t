@@ -26,10 +26,11 @@ on_exit "mdb -e \"SET GLOBAL general_log = ${old_gl:-0}; SET GLOBAL log_output =
 
 DD=$(mktemp -d)
 on_exit "rm -rf '$DD'"
-if ! shoal_start node --auto-cache --cache-ttl-ms 60000 --cache-coalesce-ms 10000 --data-dir "$DD"; then
-  bail "node starts"
+if shoal_start node --auto-cache --cache-ttl-ms 60000 --cache-coalesce-ms 10000 --data-dir "$DD"; then
+  ok "node starts with --auto-cache (port $node_PORT)"
+else
+  bail "node starts with --auto-cache (port $node_PORT)"
 fi
-ok "node starts with --auto-cache (port $node_PORT)"
 
 NODE_PORT=$node_PORT "$PY" - <<'PY' || not_ok "python part crashed"
 import os

@@ -23,8 +23,11 @@ DD=$(mktemp -d)
 STATE=$(mktemp)
 on_exit "rm -rf '$DD' '$STATE'"
 
-shoal_start node --data-dir "$DD" --cache-ttl-ms 10000 || bail "node starts"
-ok "node starts in explicit mode (port $node_PORT)"
+if shoal_start node --data-dir "$DD" --cache-ttl-ms 10000; then
+  ok "node starts in explicit mode (port $node_PORT)"
+else
+  bail "node starts in explicit mode (port $node_PORT)"
+fi
 
 NODE_PORT=$node_PORT STATE=$STATE "$PY" - <<'PY' || not_ok "python part crashed"
 import json
@@ -290,8 +293,11 @@ if [ -s "$DD/caches.json" ]; then
 else
   not_ok "caches.json written in --data-dir"
 fi
-shoal_start node2 --data-dir "$DD" --cache-ttl-ms 10000 || bail "node restarts"
-ok "node restarts with the same --data-dir"
+if shoal_start node2 --data-dir "$DD" --cache-ttl-ms 10000; then
+  ok "node restarts with the same --data-dir"
+else
+  bail "node restarts with the same --data-dir"
+fi
 
 NODE_PORT=$node2_PORT STATE=$STATE "$PY" - <<'PY' || not_ok "python part crashed (after restart)"
 import json

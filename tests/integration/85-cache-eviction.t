@@ -24,10 +24,11 @@ on_exit "mdb -e 'DROP TABLE IF EXISTS t85'"
 
 DD=$(mktemp -d)
 on_exit "rm -rf '$DD'"
-if ! shoal_start node --auto-cache --memory-limit 4M --cache-ttl-ms 600000 --data-dir "$DD"; then
-  bail "node starts"
+if shoal_start node --auto-cache --memory-limit 4M --cache-ttl-ms 600000 --data-dir "$DD"; then
+  ok "node starts with --memory-limit 4M --auto-cache (port $node_PORT, pid $node_PID)"
+else
+  bail "node starts with --memory-limit 4M --auto-cache (port $node_PORT, pid $node_PID)"
 fi
-ok "node starts with --memory-limit 4M --auto-cache (port $node_PORT, pid $node_PID)"
 
 N=100000
 [ "$SHOAL_QUICK" = 1 ] && N=40000

@@ -23,11 +23,12 @@ for _ in $(seq 1 50); do [ -s "$work/port" ] && break; sleep 0.1; done
 rport=$(cat "$work/port" 2>/dev/null)
 
 hport=$(free_port)
-if ! shoal_start r --upstream-db-url "mysql://app:pw@127.0.0.1:$rport/shoaltest" --workers 1 \
+if shoal_start r --upstream-db-url "mysql://app:pw@127.0.0.1:$rport/shoaltest" --workers 1 \
   --max-upstream-connections 2 --metrics-address "127.0.0.1:$hport"; then
-  bail "node starts behind the relay"
+  ok "node starts behind the relay (port $r_PORT)"
+else
+  bail "node starts behind the relay (port $r_PORT)"
 fi
-ok "node starts behind the relay (port $r_PORT)"
 
 PORT=$r_PORT HPORT=$hport WORK=$work "$PY" - <<'PY' || not_ok "python part crashed"
 import os

@@ -41,11 +41,12 @@ start_mdb() { # dir port server-id
 pri() { mariadb --no-defaults -h127.0.0.1 -P"$PRI_PORT" -uapp -ppw "$@"; }
 rep() { mariadb --no-defaults -h127.0.0.1 -P"$REP_PORT" -uapp -ppw "$@"; }
 
-if ! PRI_PID=$(start_mdb "$work/pri" "$PRI_PORT" 1) || ! REP_PID=$(start_mdb "$work/rep" "$REP_PORT" 2); then
+if PRI_PID=$(start_mdb "$work/pri" "$PRI_PORT" 1) && REP_PID=$(start_mdb "$work/rep" "$REP_PORT" 2); then
+  ok "a MariaDB primary (port $PRI_PORT) and replica (port $REP_PORT) with binlogs"
+else
   diag_file "$work/pri/error.log"
-  bail "start a MariaDB primary and replica with binlogs"
+  bail "a MariaDB primary (port $PRI_PORT) and replica (port $REP_PORT) with binlogs"
 fi
-ok "a MariaDB primary (port $PRI_PORT) and replica (port $REP_PORT) with binlogs"
 pos=$(pri -N -e "SELECT @@gtid_binlog_pos")
 rep -e "SET GLOBAL gtid_slave_pos = '$pos';
   CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=$PRI_PORT, MASTER_USER='app',

@@ -52,8 +52,11 @@ on_exit mdb90_stop
 # the monitor acts upstream, if at all, as itself (pymysql's SET AUTOCOMMIT)
 mdb_root -e "CREATE USER IF NOT EXISTS 'monitor'@'%' IDENTIFIED BY 'monitor'"
 hport=$(free_port)
-shoal_start mon --metrics-address "127.0.0.1:$hport" || bail "node starts"
-ok "node starts (port $mon_PORT)"
+if shoal_start mon --metrics-address "127.0.0.1:$hport"; then
+  ok "node starts (port $mon_PORT)"
+else
+  bail "node starts (port $mon_PORT)"
+fi
 
 PORT=$mon_PORT HPORT=$hport "$PY" - <<'PY' || not_ok "python part (monitor queries) crashed"
 import os

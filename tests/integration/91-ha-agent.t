@@ -39,9 +39,12 @@ sent() { grep -P '^admin\t' "$pxlog" | cut -f2-; : >"$pxlog"; }
 hp1=$(free_port); ap1=$(free_port); hp2=$(free_port); ap2=$(free_port)
 shoal_start n1 --auto-cache --cache-ttl-ms 600000 --metrics-address "127.0.0.1:$hp1" \
   --admin-address "127.0.0.1:$ap1" --data-dir "$work/n1" || bail "node n1 starts"
-shoal_start n2 --auto-cache --cache-ttl-ms 600000 --metrics-address "127.0.0.1:$hp2" \
-  --admin-address "127.0.0.1:$ap2" --data-dir "$work/n2" || bail "node n2 starts"
-ok "fake ProxySQL admin on $pxport, nodes n1 $n1_PORT and n2 $n2_PORT"
+if shoal_start n2 --auto-cache --cache-ttl-ms 600000 --metrics-address "127.0.0.1:$hp2" \
+  --admin-address "127.0.0.1:$ap2" --data-dir "$work/n2"; then
+  ok "fake ProxySQL admin on $pxport, nodes n1 $n1_PORT and n2 $n2_PORT"
+else
+  bail "fake ProxySQL admin on $pxport, nodes n1 $n1_PORT and n2 $n2_PORT"
+fi
 
 DSN="mysql://admin:admin@127.0.0.1:$pxport"
 NODES="127.0.0.1:$n1_PORT:$hp1:$ap1,127.0.0.1:$n2_PORT:$hp2:$ap2"

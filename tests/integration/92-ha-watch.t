@@ -96,10 +96,12 @@ last_hook() { tail -n 1 "$hooks"; }
 
 hp1=$(free_port); hp2=$(free_port)
 shoal_start n1 --metrics-address "127.0.0.1:$hp1" || bail "n1 starts"
-shoal_start n2 --auto-cache --cache-ttl-ms 600000 --metrics-address "127.0.0.1:$hp2" \
-  --upstream-db-url "mysql://app:pw@127.0.0.1:$relay_port/shoaltest" --upstream-down-after-ms 500 \
-  || bail "n2 starts"
-ok "fake ProxySQL $pxport, webhook $whport, n1 $n1_PORT (explicit mode), n2 $n2_PORT (auto-cache, via relay)"
+if shoal_start n2 --auto-cache --cache-ttl-ms 600000 --metrics-address "127.0.0.1:$hp2" \
+  --upstream-db-url "mysql://app:pw@127.0.0.1:$relay_port/shoaltest" --upstream-down-after-ms 500; then
+  ok "fake ProxySQL $pxport, webhook $whport, n1 $n1_PORT (explicit mode), n2 $n2_PORT (auto-cache, via relay)"
+else
+  bail "fake ProxySQL $pxport, webhook $whport, n1 $n1_PORT (explicit mode), n2 $n2_PORT (auto-cache, via relay)"
+fi
 
 DSN="mysql://admin:admin@127.0.0.1:$pxport"
 NODES="127.0.0.1:$n1_PORT:$hp1,127.0.0.1:$n2_PORT:$hp2"

@@ -115,10 +115,9 @@ static void set_state(enum binlog_state st, const char *err)
 	if (st != BINLOG_STREAMING && st != BINLOG_BEHIND && st != BINLOG_CATCHING_UP)
 		status.lag_seconds = 0;
 	pthread_mutex_unlock(&status_lock);
-	inval_set_serving(serve, st == BINLOG_BEHIND ? "the binlog stream is too far behind"
-			  : st == BINLOG_CATCHING_UP ? "the binlog stream is catching up"
-			  : st == BINLOG_CONNECTING ? "the binlog stream is not connected yet"
-			  : "the binlog stream is down");
+	inval_set_serving(serve, st == BINLOG_BEHIND ? WHY_BINLOG_BEHIND
+			  : st == BINLOG_CATCHING_UP ? WHY_BINLOG_CATCHING_UP
+			  : st == BINLOG_CONNECTING ? WHY_BINLOG_CONNECTING : WHY_BINLOG_DOWN);
 }
 
 const char *binlog_state_name(enum binlog_state s)
@@ -961,7 +960,7 @@ void binlog_defer(void)
 	pthread_mutex_lock(&start_lock);
 	deferred = true;
 	pthread_mutex_unlock(&start_lock);
-	inval_set_serving(false, "the binlog stream is not started (nothing was cached yet)");
+	inval_set_serving(false, WHY_BINLOG_NOT_STARTED);
 }
 
 void binlog_demand(void)

@@ -122,7 +122,7 @@ size_t consistency_figures(struct consist_figure out[CONSIST_FIGURES])
 	binlog_get_status(&b);
 	fig(&out[n++], "Invalidation", "Invalidation_mode", "%s", inval_mode_name(inval_mode()));
 	fig(&out[n++], "Cache Serving", "Cache_serving", "%s",
-	    inval_serving() ? "yes" : inval_not_serving_reason());
+	    inval_serving() ? "yes" : inval_not_serving_reason()->text);
 	fig(&out[n++], "Binlog Stream", "Binlog_stream", "%s", binlog_state_name(b.state));
 	fig(&out[n++], "Binlog Lag Seconds", "Binlog_lag_seconds", "%.0f", b.lag_seconds);
 	fig(&out[n++], "Binlog Position", "Binlog_position", "%s", b.position);

@@ -56,7 +56,7 @@ static const char *status_of(const struct cache_def *d, char *buf, size_t cap)
 	case CACHE_CACHED:
 		return "cached";
 	case CACHE_SKIPPED:
-		snprintf(buf, cap, "skipped: %s", atomic_load(&d->skip_reason));
+		snprintf(buf, cap, "skipped: %s", atomic_load(&d->skip_reason)->text);
 		return buf;
 	default:
 		return "proxied";
@@ -390,7 +390,7 @@ static bool reclassify(struct cache_def *d, void *arg)
 	if (state == CACHE_CACHED && atomic_load(&d->explicit_cache))
 		return true;
 	if (state == CACHE_CACHED ||
-	    (state == CACHE_SKIPPED && atomic_load(&d->skip_reason) == rules_skip_reason))
+	    (state == CACHE_SKIPPED && atomic_load(&d->skip_reason)->id == WHY_QUERY_RULE))
 		registry_set_proxied(d);
 	atomic_store(&d->classified, false);
 	return true;
@@ -478,7 +478,7 @@ static void fn_cacheable(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	const char *t = (const char *)sqlite3_value_text(argv[0]);
 	int n = sqlite3_value_bytes(argv[0]), ttl = 0, v;
-	const char *reason;
+	const struct reason *reason;
 	char out[256];
 
 	(void)argc;
@@ -488,12 +488,12 @@ static void fn_cacheable(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	}
 	reason = sql_skip_reason(t, (size_t)n);
 	if (reason) {
-		snprintf(out, sizeof(out), "skipped: %s", reason);
+		snprintf(out, sizeof(out), "skipped: %s", reason->text);
 	} else {
 		v = rules_decide(spooky_hash64(t, n > SQL_DIGEST_HASH_MAX ? SQL_DIGEST_HASH_MAX : (size_t)n, 0),
 				 t, &ttl, NULL);
 		if (v < 0)
-			snprintf(out, sizeof(out), "skipped: %s", rules_skip_reason);
+			snprintf(out, sizeof(out), "skipped: %s", reason_of(WHY_QUERY_RULE)->text);
 		else
 			snprintf(out, sizeof(out), "%s", v > 0 || g_config.auto_cache ? "cached" : "proxied");
 	}

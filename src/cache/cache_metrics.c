@@ -51,7 +51,7 @@ struct qstats {
 struct collect_ctx {
 	struct qstats *v;
 	size_t n, cap;
-	uint64_t skips[32];
+	uint64_t skips[WHY__COUNT];  /* by reason id */
 };
 
 static void add(struct qstats *a, const struct qstats *b)
@@ -70,18 +70,11 @@ static void add(struct qstats *a, const struct qstats *b)
 
 static void count_skip(struct collect_ctx *x, const struct cache_def *d)
 {
-	const char *r = atomic_load(&d->skip_reason);
+	const struct reason *r = atomic_load(&d->skip_reason);
 	uint64_t n = atomic_load_explicit(&d->skips, memory_order_relaxed);
 
-	if (!r || !n)
-		return;
-	for (size_t i = 0; i < 31 && sql_skip_reason_at(i); i++) {
-		if (strcmp(sql_skip_reason_at(i), r) == 0) {
-			x->skips[i] += n;
-			return;
-		}
-	}
-	x->skips[31] += n; /* other reasons (unreadable, too long...) */
+	if (r && n)
+		x->skips[r->id] += n;
 }
 
 static bool collect(struct cache_def *d, void *arg)
@@ -177,14 +170,12 @@ static int skipped(struct pbuf *out, const struct collect_ctx *x)
 
 	if (metrics_family(out, name, "counter", "Queries not cached, by reason.") < 0)
 		return -1;
-	for (size_t i = 0; i < 32; i++) {
-		const char *r = i < 31 ? sql_skip_reason_at(i) : "other";
-		struct metrics_label l = { "reason", r };
+	/* every reason a shape can be skipped for: the permanent ones */
+	for (size_t i = 0; i < WHY__COUNT; i++) {
+		struct metrics_label l = { "reason", reason_table[i].label };
 
-		if (!r) {
-			i = 30;
+		if (!reason_table[i].permanent)
 			continue;
-		}
 		if (metrics_sample_u64(out, name, &l, 1, x->skips[i]) < 0)
 			return -1;
 	}

@@ -16,8 +16,8 @@
  *   - each table gets the closure of what a write to it also changes:
  *     children through foreign keys with CASCADE / SET NULL / SET DEFAULT
  *     actions, and tables written by its triggers, transitively.
- * Reason strings are interned (kept until exit), so a shape may hold one
- * after the snapshot that produced it is gone.
+ * Reasons with details are sql/reasons.h's records (kept until exit), so a
+ * shape may hold one after the snapshot that produced it is gone.
  */
 #include "cache/catalog.h"
 
@@ -65,7 +65,7 @@ struct cat_obj {
 	size_t slen, nlen;
 	struct inval_table *self;
 	const char *def;          /* view: its definition (owned by the rows) */
-	const char *reason;       /* view, sequence: why a read of it cannot be cached;
+	const struct reason *reason; /* view, sequence: why a read of it cannot be cached;
 				   * NULL: it can */
 	struct inval_table **deps;/* view: itself and what it reads; table: what a write also changes */
 	unsigned ndeps;
@@ -89,39 +89,6 @@ static struct snapshot *current;
 static atomic_uint requested, loaded, loads;
 static atomic_uint load_want;   /* requested when the reader began reading (0: none) */
 static _Atomic bool have_snapshot;
-
-/* ---- interned reasons ---------------------------------------------------- */
-
-struct reason {
-	struct reason *next;
-	char text[];
-};
-
-static pthread_mutex_t reason_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct reason *reasons;
-
-static const char *intern(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static const char *intern(const char *fmt, ...)
-{
-	char buf[256];
-	va_list ap;
-	struct reason *r;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	pthread_mutex_lock(&reason_lock);
-	for (r = reasons; r; r = r->next)
-		if (strcmp(r->text, buf) == 0)
-			break;
-	if (!r && (r = malloc(sizeof(*r) + strlen(buf) + 1))) {
-		strcpy(r->text, buf);
-		r->next = reasons;
-		reasons = r;
-	}
-	pthread_mutex_unlock(&reason_lock);
-	return r ? r->text : "view definition not cacheable";
-}
 
 /* ---- snapshot ------------------------------------------------------------- */
 
@@ -264,22 +231,22 @@ static bool dep_add(struct inval_table ***arr, unsigned *n, unsigned *cap, struc
 static void expand_view(struct snapshot *s, struct cat_obj *v, int depth);
 
 /* Is the text of a view definition cacheable? NULL, or the classifier's reason. */
-static const char *definition_reason(const char *def)
+static const struct reason *definition_reason(const char *def)
 {
 	size_t len = strlen(def), cap = len * 2 + SQL_TOK_MIN_TEXT_CAP;
 	struct sql_tok_result *r = malloc(sizeof(*r));
 	char *text = malloc(cap);
-	const char *reason = NULL;
+	const struct reason *reason = NULL;
 
 	if (!r || !text) {
 		free(r);
 		free(text);
-		return "out of memory";
+		return reason_of(WHY_OUT_OF_MEMORY);
 	}
 	r->text = text;
 	r->text_cap = cap;
 	if (sql_tokenize(def, len, r) < 0 || !r->ok || (r->flags & (SQL_TOK_TEXT_TRUNCATED | SQL_TOK_HIDDEN_SQL)))
-		reason = "unreadable definition";
+		reason = reason_of(WHY_UNREADABLE_DEFINITION);
 	else
 		reason = sql_skip_reason(r->text, r->text_len);
 	free(text);
@@ -297,14 +264,14 @@ static bool view_name(struct snapshot *s, struct cat_obj *v, const struct sql_ta
 	struct cat_obj *o = snap_find(s, schema, slen, ref->name, ref->name_len);
 
 	if (!o) {
-		v->reason = intern("view %s.%s: reads %.*s.%.*s, which is no known table", v->schema,
+		v->reason = reason_detail(WHY_VIEW, "view %s.%s: reads %.*s.%.*s, which is no known table", v->schema,
 				   v->name, (int)slen, schema, (int)ref->name_len, ref->name);
 		return false;
 	}
 	if (!dep_add(&v->deps, &v->ndeps, cap, o->self))
 		return false;
 	if (o->kind == CAT_TABLE && o->reason) {
-		v->reason = intern("view %s.%s: %s", v->schema, v->name, o->reason);
+		v->reason = reason_detail(WHY_VIEW, "view %s.%s: %s", v->schema, v->name, o->reason->text);
 		return false;
 	}
 	if (o->kind == CAT_TABLE)
@@ -324,25 +291,27 @@ static void expand_view(struct snapshot *s, struct cat_obj *v, int depth)
 {
 	struct sql_tables t;
 	unsigned cap = 0;
-	const char *r;
+	const struct reason *r;
 
 	if (v->state == 2)
 		return;
 	if (v->state == 1 || depth > MAX_VIEW_DEPTH) {
-		v->reason = intern("view %s.%s: nested too deeply", v->schema, v->name);
+		v->reason = reason_detail(WHY_VIEW, "view %s.%s: nested too deeply", v->schema, v->name);
 		return;
 	}
 	v->state = 1;
 	if (!dep_add(&v->deps, &v->ndeps, &cap, v->self)) {
-		v->reason = "out of memory";
+		v->reason = reason_of(WHY_OUT_OF_MEMORY);
 	} else if (!v->def || !v->def[0]) {
-		v->reason = intern("view %s.%s: its definition is not readable", v->schema, v->name);
+		v->reason = reason_detail(WHY_VIEW, "view %s.%s: its definition is not readable", v->schema,
+					  v->name);
 	} else if ((r = definition_reason(v->def))) {
-		v->reason = intern("view %s.%s: %s", v->schema, v->name, r);
+		v->reason = reason_detail(WHY_VIEW, "view %s.%s: %s", v->schema, v->name, r->text);
 	} else {
 		sql_tables(v->def, strlen(v->def), &t);
 		if ((t.flags & (SQL_TABLES_UNKNOWN | SQL_TABLES_ROUTINE)) || t.kind != SQL_STMT_READ)
-			v->reason = intern("view %s.%s: cannot determine its tables", v->schema, v->name);
+			v->reason = reason_detail(WHY_VIEW, "view %s.%s: cannot determine its tables", v->schema,
+						  v->name);
 		for (unsigned i = 0; i < t.n && !v->reason; i++)
 			if (!view_name(s, v, &t.refs[i], &cap, depth))
 				break;
@@ -614,8 +583,8 @@ int catalog_load_rows(const struct catalog_row *rows, size_t n, bool fold)
 		else if (rows[i].kind == 'V')
 			o->def = rows[i].a;
 		else if (rows[i].a && strcmp(rows[i].a, "SEQUENCE") == 0)
-			o->reason = intern("%s.%s is a sequence: every NEXT VALUE changes it, a column's "
-					   "DEFAULT too", o->schema, o->name);
+			o->reason = reason_detail(WHY_SEQUENCE, "%s.%s is a sequence: every NEXT VALUE changes "
+						  "it, a column's DEFAULT too", o->schema, o->name);
 	}
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		if (rows[i].kind == 'F')
@@ -746,23 +715,23 @@ static bool sequence_engine_table(const char *p, size_t n)
 /* A quoted name's bytes are used as they are: a doubled backtick inside one
  * is rare enough to be "no known table" (not cached), never a wrong match. */
 static bool resolve_ref(const struct snapshot *s, const struct sql_table_ref *r, const char *schema,
-			struct inval_table **out, unsigned cap, unsigned *n, const char **reason,
-			bool *retry)
+			struct inval_table **out, unsigned cap, unsigned *n,
+			const struct reason **reason, bool *retry)
 {
 	const char *sch;
 	size_t slen;
 	struct cat_obj *o;
 
 	if (!ref_schema(r, schema, &sch, &slen)) {
-		*reason = "no database selected";
+		*reason = reason_of(WHY_NO_DATABASE);
 		return false;
 	}
 	o = snap_find(s, sch, slen, r->name, r->name_len);
 	if (!o && sequence_engine_table(r->name, r->name_len))
 		return true;   /* computed rows that never change: no dependency */
 	if (!o) {
-		*reason = intern("%.*s.%.*s is no known table or view", (int)slen, sch,
-				 (int)r->name_len, r->name);
+		*reason = reason_detail(WHY_UNKNOWN_TABLE, "%.*s.%.*s is no known table or view", (int)slen,
+					sch, (int)r->name_len, r->name);
 		hint_reload();   /* maybe made elsewhere since the last read */
 		*retry = true;
 		return false;
@@ -772,29 +741,29 @@ static bool resolve_ref(const struct snapshot *s, const struct sql_table_ref *r,
 		return false;
 	}
 	if (o->kind == CAT_TABLE)
-		return push_dep(out, cap, n, o->self) || (*reason = "too many tables", false);
+		return push_dep(out, cap, n, o->self) || (*reason = reason_of(WHY_TOO_MANY_TABLES), false);
 	for (unsigned i = 0; i < o->ndeps; i++)
 		if (!push_dep(out, cap, n, o->deps[i])) {
-			*reason = "too many tables";
+			*reason = reason_of(WHY_TOO_MANY_TABLES);
 			return false;
 		}
 	return true;
 }
 
 bool catalog_resolve_reads(const struct sql_tables *t, const char *schema,
-			   struct inval_table **out, unsigned cap, unsigned *n, const char **reason,
-			   bool *retry)
+			   struct inval_table **out, unsigned cap, unsigned *n,
+			   const struct reason **reason, bool *retry)
 {
 	bool ok = true, again = false;
 
 	*n = 0;
 	if (t->flags & SQL_TABLES_UNKNOWN) {
-		*reason = "cannot determine the tables";
+		*reason = reason_of(WHY_TABLES_UNKNOWN);
 		return false;
 	}
 	pthread_rwlock_rdlock(&snap_lock);
 	if (!catalog_ready()) {
-		*reason = current ? "catalog being read again after DDL" : "catalog not read yet";
+		*reason = reason_of(current ? WHY_CATALOG_RELOADING : WHY_CATALOG_NOT_READ);
 		ok = false;
 		again = true;
 	}

@@ -38,13 +38,13 @@ bool catalog_ready(void);
 
 /* The base tables (and views) a read statement depends on. Unqualified
  * names are in schema (NULL or "": none selected). Returns true with
- * out[0, *n); false with a reason (static or interned, never freed):
+ * out[0, *n); false with a reason (sql/reasons.h, never freed):
  * a view whose definition is not cacheable, a name that is no known table,
  * the catalog not ready, too many tables. *retry (may be NULL) is set when
  * reading the catalog again may change the answer (see catalog_wait). */
 bool catalog_resolve_reads(const struct sql_tables *t, const char *schema,
-			   struct inval_table **out, unsigned cap, unsigned *n, const char **reason,
-			   bool *retry);
+			   struct inval_table **out, unsigned cap, unsigned *n,
+			   const struct reason **reason, bool *retry);
 
 /* A session waits for the next read of the catalog (which starts now):
  * when it is done, the wake function is called for w (any thread, as the

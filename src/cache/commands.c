@@ -278,7 +278,7 @@ static struct cache_def *def_for_select(const char *q, size_t n, uint16_t *code,
 		struct sql_tok_result r;
 		char text[SQL_TOK_MIN_TEXT_CAP];
 	} t;
-	const char *reason;
+	const struct reason *reason;
 	struct cache_def *d;
 
 	t.r.text = t.text;
@@ -290,10 +290,10 @@ static struct cache_def *def_for_select(const char *q, size_t n, uint16_t *code,
 	}
 	reason = sql_skip_reason(t.r.text, t.r.text_len);
 	if (!reason && (t.r.flags & SQL_TOK_TEXT_TRUNCATED))
-		reason = "query too long";
+		reason = reason_of(WHY_TOO_LONG);
 	if (reason) {
 		*code = ER_NOT_SUPPORTED;
-		snprintf(err, errlen, "This query cannot be cached: %s", reason);
+		snprintf(err, errlen, "This query cannot be cached: %s", reason->text);
 		return NULL;
 	}
 	d = registry_get(t.r.digest, t.r.text, t.r.text_len, q, n);
@@ -311,7 +311,7 @@ int cache_check(const struct create_cache *cc, char *err, size_t errlen)
 {
 	struct sql_tok_result r;
 	char text[SQL_TOK_MIN_TEXT_CAP];
-	const char *reason;
+	const struct reason *reason;
 
 	if (cc->ttl_ms == 0 || (cc->ttl_ms > 0 && cc->refresh_ms >= cc->ttl_ms)) {
 		snprintf(err, errlen, "REFRESH must be less than TTL, and TTL more than 0");
@@ -325,7 +325,7 @@ int cache_check(const struct create_cache *cc, char *err, size_t errlen)
 	}
 	reason = sql_skip_reason(r.text, r.text_len);
 	if (reason) {
-		snprintf(err, errlen, "This query cannot be cached: %s: '%.60s'", reason, cc->select);
+		snprintf(err, errlen, "This query cannot be cached: %s: '%.60s'", reason->text, cc->select);
 		return -1;
 	}
 	return 0;
@@ -349,7 +349,7 @@ int cache_create(const struct create_cache *cc, char *query_id_out, uint16_t *co
 		if (!d || atomic_load(&d->state) == CACHE_SKIPPED) {
 			*code = ER_UNKNOWN_CACHE;
 			snprintf(err, errlen, d ? "Query %s cannot be cached: %s" : "Unknown query id %s%s",
-				 cc->query_id, d ? atomic_load(&d->skip_reason) : "");
+				 cc->query_id, d ? atomic_load(&d->skip_reason)->text : "");
 			return -1;
 		}
 	} else {
@@ -546,10 +546,10 @@ static bool collect(struct cache_def *d, void *arg)
 
 static const char *support_of(const struct cache_def *d, char *buf, size_t cap)
 {
-	const char *reason = atomic_load(&d->skip_reason);
+	const struct reason *reason = atomic_load(&d->skip_reason);
 
 	if (atomic_load(&d->state) == CACHE_SKIPPED) {
-		snprintf(buf, cap, "unsupported: %s", reason ? reason : "unknown");
+		snprintf(buf, cap, "unsupported: %s", reason ? reason->text : "unknown");
 		return buf;
 	}
 	return atomic_load(&d->classified) ? "yes" : "pending";
@@ -698,7 +698,7 @@ bool cache_sql(const struct cache_reply *r, const char *q, size_t n, const struc
 		answer_listing(r, kind == CC_SHOW_CACHES, &a);
 		break;
 	case CC_EXPLAIN_LAST: {
-		const char *cells[] = { r->last_dest, r->last_reason ? r->last_reason : "" };
+		const char *cells[] = { r->last_dest, r->last_reason ? r->last_reason->text : "" };
 
 		answer_pairs(r, "Query_destination", "Readyset_reason", cells, 1);
 		break;

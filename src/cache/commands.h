@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "packet.h"
+#include "sql/reasons.h"
 #include "sql/tokenizer.h"
 
 /* Where the answer to a cache command goes, and what of the session shapes
@@ -24,7 +25,8 @@ struct cache_reply {
 	struct pbuf *out;            /* the client's output */
 	uint32_t caps;               /* the client's capabilities */
 	uint16_t status;             /* status flags for the answer's OK/EOF */
-	const char *last_dest, *last_reason; /* for EXPLAIN LAST STATEMENT */
+	const char *last_dest;       /* for EXPLAIN LAST STATEMENT */
+	const struct reason *last_reason;
 };
 
 /* If q is a cache command, answer it into r->out and return true. */

@@ -406,28 +406,28 @@ bool consist_done(struct consist *s, bool in_txn, bool ok)
 /* ---- reads ------------------------------------------------------------------ */
 
 /* A session's temps_pending, once the catalog is current: none made, when
- * no trigger or routine anywhere may create a temporary table. "" when
+ * no trigger or routine anywhere may create a temporary table. NULL when
  * decided, else why not yet (the catalog is being read). */
-static const char *decide_pending_temps(struct consist *s, bool *retry)
+static const struct reason *decide_pending_temps(struct consist *s, bool *retry)
 {
 	if (!catalog_ready()) {
 		if (retry)
 			*retry = true;
-		return "catalog being read again after DDL (a routine the session ran may create temporary tables)";
+		return reason_of(WHY_CATALOG_TEMPS);
 	}
 	s->temps_pending = false;
 	if (catalog_any_temps())
 		s->temps_unknown = true;
-	return "";
+	return NULL;
 }
 
-const char *consist_read_deps(struct consist *s, const char *q, size_t n, const char *schema,
-			      struct fill_deps *out, bool *retry)
+const struct reason *consist_read_deps(struct consist *s, const char *q, size_t n,
+				       const char *schema, struct fill_deps *out, bool *retry)
 {
 	struct sql_tables t;
 	struct inval_table *tables[INVAL_MAX_DEPS];
 	unsigned nt = 0;
-	const char *reason = NULL;
+	const struct reason *reason = NULL;
 
 	if (retry)
 		*retry = false;
@@ -435,22 +435,21 @@ const char *consist_read_deps(struct consist *s, const char *q, size_t n, const 
 		binlog_demand();   /* a cached shape is read: the follower is needed now */
 		return inval_not_serving_reason();
 	}
-	if (s->temps_pending && *(reason = decide_pending_temps(s, retry)))
+	if (s->temps_pending && (reason = decide_pending_temps(s, retry)))
 		return reason;
-	reason = NULL;
 	if (s->temps_unknown)
-		return "the session may have temporary tables (a routine it called may create them)";
+		return reason_of(WHY_MAYBE_TEMPORARY);
 	sql_tables(q, n, &t);
 	if (t.kind != SQL_STMT_READ || (t.flags & SQL_TABLES_UNKNOWN))
-		return "cannot determine the tables";
+		return reason_of(WHY_TABLES_UNKNOWN);
 	if (s->ntemps && reads_temp(s, &t, schema))
-		return "reads a temporary table";
+		return reason_of(WHY_READS_TEMPORARY);
 	out->epoch = inval_epoch();
 	if (!catalog_resolve_reads(&t, schema, tables, INVAL_MAX_DEPS, &nt, &reason, retry))
 		return reason;
 	out->n = nt;
 	if (!inval_snapshot(tables, nt, out->d))
-		return "a table it reads was written moments ago";
+		return reason_of(WHY_WRITTEN_MOMENTS_AGO);
 	return NULL;
 }
 

@@ -114,7 +114,7 @@ static inline bool consist_has_temps(const struct consist *s)
  * unqualified names in schema: NULL with out filled (its dependencies,
  * snapshot now), or why it must go upstream uncached. *retry (may be NULL):
  * the next read of the catalog may change the answer. */
-const char *consist_read_deps(struct consist *s, const char *q, size_t n, const char *schema,
-			      struct fill_deps *out, bool *retry);
+const struct reason *consist_read_deps(struct consist *s, const char *q, size_t n,
+				       const char *schema, struct fill_deps *out, bool *retry);
 
 #endif

@@ -23,8 +23,8 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct inval_table **buckets;
 static size_t nbuckets, ntables;
 static _Atomic int mode = INVAL_TTL;
-static atomic_uint_fast64_t counts[INVAL_SRC_N], dropped, n_tables;
-static const char *_Atomic not_serving = "";
+static atomic_uint_fast64_t counts[INVAL_SRC_N], dropped;
+static const struct reason *_Atomic not_serving = &reason_table[WHY_BINLOG_NOT_STARTED];
 
 static int64_t mono_ms(void)
 {
@@ -59,7 +59,6 @@ void inval_destroy(void)
 	free(buckets);
 	buckets = NULL;
 	nbuckets = ntables = 0;
-	atomic_store(&n_tables, 0);
 	pthread_mutex_unlock(&lock);
 }
 
@@ -146,7 +145,6 @@ struct inval_table *inval_table_get(const char *schema, size_t slen, const char 
 		t->next = buckets[h & (nbuckets - 1)];
 		buckets[h & (nbuckets - 1)] = t;
 		ntables++;
-		atomic_store(&n_tables, ntables);
 	}
 	pthread_mutex_unlock(&lock);
 	return t;
@@ -197,20 +195,22 @@ uint64_t inval_dropped(void)
 	return atomic_load_explicit(&dropped, memory_order_relaxed);
 }
 
-void inval_set_serving(bool ok, const char *why)
+void inval_set_serving(bool ok, enum reason_id why)
 {
-	bool was = atomic_exchange(&inval_serving_ok, ok);
+	bool was;
 
-	atomic_store(&not_serving, ok ? "" : why);
+	if (!ok)   /* before the flag: a reader that sees it down finds why */
+		atomic_store(&not_serving, reason_of(why));
+	was = atomic_exchange(&inval_serving_ok, ok);
 	if (was != ok) {
 		if (ok)
 			log_info("cache: serving again (the binlog stream caught up)");
 		else
-			log_warn("cache: not serving cached results: %s", why);
+			log_warn("cache: not serving cached results: %s", reason_of(why)->text);
 	}
 }
 
-const char *inval_not_serving_reason(void)
+const struct reason *inval_not_serving_reason(void)
 {
 	return atomic_load(&not_serving);
 }

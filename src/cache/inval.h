@@ -27,6 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sql/reasons.h"
+
 enum inval_mode {
 	INVAL_TTL = 0,   /* entries live until their TTL (no invalidation) */
 	INVAL_WRITES,    /* writes made through this node invalidate */
@@ -107,9 +109,9 @@ static inline bool inval_serving(void)
 {
 	return atomic_load_explicit(&inval_serving_ok, memory_order_relaxed);
 }
-void inval_set_serving(bool ok, const char *why);
-/* Why not (a static string), or "" while serving. */
-const char *inval_not_serving_reason(void);
+void inval_set_serving(bool ok, enum reason_id why);
+/* Why not (R_BINLOG_...: the last reason given, also while serving). */
+const struct reason *inval_not_serving_reason(void);
 
 /* Snapshot the generations of tables[0, n) into deps (the order kept).
  * Returns false when a table is within its settle window. */

@@ -188,7 +188,7 @@ void registry_set_cached(struct cache_def *d, const char *name, int ttl_ms, int 
 	set_state(d, CACHE_CACHED);
 }
 
-void registry_set_skipped(struct cache_def *d, const char *reason)
+void registry_set_skipped(struct cache_def *d, const struct reason *reason)
 {
 	atomic_store(&d->skip_reason, reason);
 	set_state(d, CACHE_SKIPPED);

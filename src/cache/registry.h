@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sql/reasons.h"
+
 enum cache_state {
 	CACHE_PROXIED = 0,  /* seen, not cached (explicit mode, no cache) */
 	CACHE_CACHED,       /* a cache exists: results are stored */
@@ -58,7 +60,7 @@ struct cache_def {
 	_Atomic int state;                /* enum cache_state */
 	_Atomic bool classified;          /* the verdict was computed */
 	_Atomic int keyword;              /* enum sql_keyword of the shape */
-	const char *_Atomic skip_reason;  /* static string */
+	const struct reason *_Atomic skip_reason;  /* sql/reasons.h */
 	_Atomic bool explicit_cache;      /* created with CREATE CACHE (else auto) */
 	_Atomic int ttl_ms, refresh_ms, coalesce_ms;
 	_Atomic int txn;                  /* enum txn_policy */
@@ -110,7 +112,7 @@ bool registry_may_cache(void);
 /* Policy helpers. */
 void registry_set_cached(struct cache_def *d, const char *name, int ttl_ms, int refresh_ms,
 			 int coalesce_ms, enum txn_policy txn, bool explicit_cache);
-void registry_set_skipped(struct cache_def *d, const char *reason);
+void registry_set_skipped(struct cache_def *d, const struct reason *reason);
 void registry_set_proxied(struct cache_def *d);
 
 /* Effective refresh age: the policy's, or half the TTL when it is 0; the

@@ -29,8 +29,6 @@ struct rules_set {
 	size_t n;
 };
 
-const char rules_skip_reason[] = "query rule";
-
 static pthread_rwlock_t rules_lock = PTHREAD_RWLOCK_INITIALIZER;
 static struct rules_set *installed;
 static atomic_uint generation;

@@ -18,10 +18,6 @@
 /* Longest cache_ttl a rule may set (the same bound as shoal-cache-ttl-ms). */
 #define RULES_MAX_TTL_MS 86400000
 
-/* The skip reason of a shape that a rule keeps out of the cache ("query
- * rule"); compared by address. */
-extern const char rules_skip_reason[];
-
 /* One row of query_rules as read from the table. Strings may be NULL (SQL
  * NULL); an empty string counts as NULL for the match columns. */
 struct rule_row {

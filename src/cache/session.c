@@ -110,7 +110,7 @@ void cache_session_init(struct cache_session *cs, struct cache_worker *cw, struc
 	cs->waiter.w = w;
 	cs->waiter.client_id = id;
 	cs->last_dest = DEST_UPSTREAM;
-	cs->last_reason = "no statement yet";
+	cs->last_reason = reason_of(WHY_NO_STATEMENT);
 	consist_init(&cs->cons);
 }
 
@@ -278,7 +278,7 @@ static void serve_hit(struct cache_session *cs, const struct cache_ctx *x, struc
 	if (x->now_ms >= e->expires_ms)
 		STAT_INC(cache_stale_hits); /* served past its TTL: the upstream is down */
 	cs->last_dest = DEST_CACHE;
-	cs->last_reason = "ok";
+	cs->last_reason = reason_of(WHY_OK);
 	cs->cat_waited = false;
 	store_release(e);
 }
@@ -431,7 +431,7 @@ static void decide_cacheable(struct cache_def *d)
 		return;
 	v = rules_decide(d->digest, d->digest_text, &ttl, NULL);
 	if (v < 0)
-		registry_set_skipped(d, rules_skip_reason);
+		registry_set_skipped(d, reason_of(WHY_QUERY_RULE));
 	else if (v > 0) /* refresh 0: half the TTL */
 		registry_set_cached(d, NULL, ttl, 0, g_config.cache_coalesce_ms, TXN_DEFAULT, false);
 	else if (g_config.auto_cache)
@@ -445,7 +445,7 @@ static void decide_cacheable(struct cache_def *d)
  * whether it can be cached and whether a cache is created for it. */
 static void classify_once(struct cache_def *d, const struct sql_tok_result *tok)
 {
-	const char *reason;
+	const struct reason *reason;
 	unsigned gen;
 
 	if (atomic_load(&d->classified))
@@ -453,11 +453,11 @@ static void classify_once(struct cache_def *d, const struct sql_tok_result *tok)
 	gen = rules_generation();
 	atomic_store(&d->keyword, (int)tok->keyword);
 	if (!tok->ok)
-		reason = "unreadable query";
+		reason = reason_of(WHY_UNREADABLE);
 	else if (tok->flags & SQL_TOK_TEXT_TRUNCATED)
-		reason = "query too long";
+		reason = reason_of(WHY_TOO_LONG);
 	else if (tok->lits_overflow)
-		reason = "too many literals";
+		reason = reason_of(WHY_TOO_MANY_LITERALS);
 	else
 		reason = sql_skip_reason(tok->text, tok->text_len);
 	if (reason)
@@ -571,11 +571,11 @@ static enum cache_step writes_step(struct cache_session *cs, const char *q, size
 
 /* A table the fill reads has a generated column that is not deterministic
  * (vcols.h): the reason, else NULL. */
-static const char *nondet_vcols(const struct cache_session *cs)
+static const struct reason *nondet_vcols(const struct cache_session *cs)
 {
 	for (unsigned i = 0; i < cs->fill_deps.n; i++)
 		if (vcols_verdict(cs->fill_deps.d[i].t) == VCOLS_NONDET)
-			return "a table it reads has a generated column that is not deterministic";
+			return reason_of(WHY_NONDET_VCOLS);
 	return NULL;
 }
 
@@ -606,7 +606,7 @@ static enum cache_step read_deps(struct cache_session *cs, struct cache_def *d, 
 				 size_t n, const char *schema)
 {
 	bool retry;
-	const char *reason = consist_read_deps(&cs->cons, q, n, schema, &cs->fill_deps, &retry);
+	const struct reason *reason = consist_read_deps(&cs->cons, q, n, schema, &cs->fill_deps, &retry);
 
 	if (!reason)
 		reason = nondet_vcols(cs);
@@ -616,7 +616,7 @@ static enum cache_step read_deps(struct cache_session *cs, struct cache_def *d, 
 		return catalog_wait_step(cs);
 	cs->last_dest = DEST_UPSTREAM;
 	cs->last_reason = reason;
-	if (strncmp(reason, "view ", 5) == 0 || strcmp(reason, "cannot determine the tables") == 0) {
+	if (reason->permanent) {
 		if (!atomic_load(&d->explicit_cache))
 			registry_set_skipped(d, reason);
 		atomic_fetch_add(&d->skips, 1);
@@ -733,7 +733,7 @@ static enum cache_step lookup_or_load(struct cache_session *cs, const struct cac
 		atomic_fetch_add(&d->misses, 1);
 		STAT_INC(cache_misses);
 		cs->last_dest = DEST_CACHE;
-		cs->last_reason = "ok";
+		cs->last_reason = reason_of(WHY_OK);
 		return CSTEP_PASS;
 	default:
 		return CSTEP_PASS;
@@ -747,17 +747,16 @@ static enum cache_step cached_shape(struct cache_session *cs, const struct cache
 {
 	cs->last_dest = DEST_UPSTREAM;
 	if (bypass || !txn_allows(cs, x, d)) {
-		cs->last_reason = x->profiling ? "profiling: SHOW PROFILES lists each statement the session runs" :
-				  cs->grants.refused ? "the upstream refused this user's grant check" :
-				  !grants_session_may_cache(x->ident) ? "SET ROLE: the session has its own privileges" :
-				  status_in_txn(x->status) ? "inside a transaction" : "read-your-writes window";
+		cs->last_reason = reason_of(x->profiling ? WHY_PROFILING :
+					    cs->grants.refused ? WHY_GRANT_REFUSED :
+					    !grants_session_may_cache(x->ident) ? WHY_SET_ROLE :
+					    status_in_txn(x->status) ? WHY_IN_TRANSACTION : WHY_READ_YOUR_WRITES);
 		return CSTEP_PASS;
 	}
 	if (cs->settings_dirty)
 		return CSTEP_SETTINGS;
 	if (dirty_reads(cs)) {
-		cs->last_reason = cs->locked ? "LOCK TABLES: the session reads its own version of its tables"
-					     : "READ UNCOMMITTED: the session reads rows not yet committed";
+		cs->last_reason = reason_of(cs->locked ? WHY_LOCK_TABLES : WHY_READ_UNCOMMITTED);
 		return CSTEP_PASS;
 	}
 	return CSTEP_SERVED;
@@ -777,7 +776,7 @@ static enum cache_step verdict(struct cache_session *cs, const struct cache_ctx 
 	}
 	if (state != CACHE_CACHED) {
 		cs->last_dest = DEST_UPSTREAM;
-		cs->last_reason = "no cache for this query";
+		cs->last_reason = reason_of(WHY_NO_CACHE_DEF);
 		return CSTEP_PASS;
 	}
 	return cached_shape(cs, x, d, bypass);
@@ -816,7 +815,7 @@ static enum cache_step not_cacheable(struct cache_session *cs, const struct cach
 		note_statement(cs, SQL_KW_OTHER, true);
 		consist_statement(&cs->cons, q, n, true, x->db);
 		grants_note_statement(x->ident, tok);
-		cs->last_reason = "multiple statements";
+		cs->last_reason = reason_of(WHY_MULTI_STATEMENT);
 		return CSTEP_PASS;
 	}
 	if (writes_step(cs, q, n, false, x->db) == CSTEP_WAIT)
@@ -825,7 +824,7 @@ static enum cache_step not_cacheable(struct cache_session *cs, const struct cach
 	grants_note_statement(x->ident, tok);
 	if (d)
 		classify_once(d, tok);
-	cs->last_reason = d ? atomic_load(&d->skip_reason) : "not a SELECT";
+	cs->last_reason = d ? atomic_load(&d->skip_reason) : reason_of(WHY_NOT_SELECT);
 	return CSTEP_PASS;
 }
 

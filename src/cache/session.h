@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "cache/consist.h"
+#include "sql/reasons.h"
 #include "cache/grants.h"
 #include "cache/store.h"
 #include "packet.h"
@@ -95,7 +96,8 @@ struct cache_session {
 	struct store_waiter waiter;
 	bool waiting;
 	int wait_ms;                  /* CSTEP_WAIT: how long at most */
-	const char *last_dest, *last_reason;  /* EXPLAIN LAST STATEMENT */
+	const char *last_dest;                /* EXPLAIN LAST STATEMENT */
+	const struct reason *last_reason;
 	struct grant_session grants;  /* the grant check of this command (grants.h) */
 	const char *check_text;       /* CSTEP_GRANT_CHECK: the statement to prepare */
 	size_t check_len;

@@ -78,27 +78,27 @@ bool vcols_pending(void)
 	return any;
 }
 
-const char *vcols_expression_reason(const char *expr, size_t len)
+const struct reason *vcols_expression_reason(const char *expr, size_t len)
 {
 	static const char head[] = "SELECT ";
 	struct sql_tok_result *r;
 	char *q, *text;
-	const char *reason;
+	const struct reason *reason;
 
 	if (len > EXPR_MAX)
-		return "generation expression too long to read";
+		return reason_of(WHY_VCOL_TOO_LONG);
 	q = malloc(sizeof(head) + len);
 	r = calloc(1, sizeof(*r));
 	text = malloc(SQL_TOK_MIN_TEXT_CAP + 2 * len + sizeof(head));
 	if (!q || !r || !text) {
-		reason = "out of memory";
+		reason = reason_of(WHY_OUT_OF_MEMORY);
 	} else {
 		memcpy(q, head, sizeof(head) - 1);
 		memcpy(q + sizeof(head) - 1, expr, len);
 		r->text = text;
 		r->text_cap = SQL_TOK_MIN_TEXT_CAP + 2 * len + sizeof(head);
 		if (sql_tokenize(q, sizeof(head) - 1 + len, r) < 0 || !r->ok)
-			reason = "generation expression not readable";
+			reason = reason_of(WHY_VCOL_UNREADABLE);
 		else
 			reason = sql_skip_reason(r->text, r->text_len);
 	}
@@ -132,12 +132,12 @@ static enum vcols_verdict check_table(MYSQL *m, const struct inval_table *t, boo
 	}
 	while (v == VCOLS_PLAIN && (row = mysql_fetch_row(res))) {
 		unsigned long *lens = mysql_fetch_lengths(res);
-		const char *why = row[0] && lens[0] ? vcols_expression_reason(row[0], lens[0]) : NULL;
+		const struct reason *why = row[0] && lens[0] ? vcols_expression_reason(row[0], lens[0]) : NULL;
 
 		columns++;
 		if (why) {
 			log_info("catalog: %s.%s has a generated column that is not deterministic (%s): "
-				 "never cached", schema, name, why);
+				 "never cached", schema, name, why->text);
 			v = VCOLS_NONDET;
 		}
 	}

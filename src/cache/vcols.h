@@ -44,6 +44,6 @@ bool vcols_pending(void);
 int vcols_run_queue(MYSQL *m);
 /* The verdict for one generation expression (for the reader and tests):
  * NULL when deterministic, else the classifier's reason. */
-const char *vcols_expression_reason(const char *expr, size_t len);
+const struct reason *vcols_expression_reason(const char *expr, size_t len);
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * classify.c: Shoal's cacheability verdict for a query shape (see
  * classify.h).  Owns the rules that read a digest_text and say whether it
- * may be auto-cached, and the skip-reason strings.
+ * may be auto-cached.
  *
  * The input is the tokenizer's normalised text: literals are '?', comments
  * are gone (a / *!NNNNN x * / keeps "x"), whitespace is folded.  The word
@@ -36,28 +36,19 @@
 #include "sql/functions.h"
 #include "sql/lexer.h"
 
-static const char r_not_select[] = SQL_SKIP_NOT_SELECT;
-static const char r_multi[] = SQL_SKIP_MULTI_STATEMENT;
-static const char r_nondet[] = SQL_SKIP_NONDETERMINISTIC;
-static const char r_side[] = SQL_SKIP_SIDE_EFFECTS;
-static const char r_session[] = SQL_SKIP_SESSION;
-static const char r_uservar[] = SQL_SKIP_USER_VARIABLE;
-static const char r_sysvar[] = SQL_SKIP_SYSTEM_VARIABLE;
-static const char r_sysschema[] = SQL_SKIP_SYSTEM_SCHEMA;
-static const char r_udf[] = SQL_SKIP_UDF;
-static const char r_locking[] = SQL_SKIP_LOCKING_READ;
-static const char r_into[] = SQL_SKIP_INTO;
-static const char r_nocache[] = SQL_SKIP_NO_CACHE;
-
-static const char *const reasons[] = {
-	r_not_select, r_multi, r_nondet, r_side, r_session, r_uservar,
-	r_sysvar, r_sysschema, r_udf, r_locking, r_into, r_nocache,
-};
-
-const char *sql_skip_reason_at(size_t i)
-{
-	return i < sizeof(reasons) / sizeof(reasons[0]) ? reasons[i] : NULL;
-}
+/* the verdicts, as the table has them */
+#define r_not_select (&reason_table[WHY_NOT_SELECT])
+#define r_multi (&reason_table[WHY_MULTI_STATEMENT])
+#define r_nondet (&reason_table[WHY_NONDETERMINISTIC])
+#define r_side (&reason_table[WHY_SIDE_EFFECTS])
+#define r_session (&reason_table[WHY_SESSION_FUNCTION])
+#define r_uservar (&reason_table[WHY_USER_VARIABLE])
+#define r_sysvar (&reason_table[WHY_SYSTEM_VARIABLE])
+#define r_sysschema (&reason_table[WHY_SYSTEM_SCHEMA])
+#define r_udf (&reason_table[WHY_UDF])
+#define r_locking (&reason_table[WHY_LOCKING_READ])
+#define r_into (&reason_table[WHY_INTO])
+#define r_nocache (&reason_table[WHY_NO_CACHE])
 
 /* ---- statement shape --------------------------------------------------- */
 
@@ -100,7 +91,7 @@ static bool is_multi_statement(const char *s, size_t n)
 
 /* ---- names ------------------------------------------------------------- */
 
-static const char *fn_reason(const struct sql_fn *fn)
+static const struct reason *fn_reason(const struct sql_fn *fn)
 {
 	switch (fn->kind) {
 	case SQL_FN_NONDETERMINISTIC:
@@ -142,7 +133,7 @@ static bool oracle_rowcount_follows(const struct sql_lex *lx)
 }
 
 /* An unqualified, unquoted word that denies caching wherever it stands. */
-static const char *check_keyword(const struct sql_lex *lx, const struct sql_tok *t,
+static const struct reason *check_keyword(const struct sql_lex *lx, const struct sql_tok *t,
 				 const struct sql_tok *next)
 {
 	const struct sql_fn *fn;
@@ -197,7 +188,7 @@ static bool cte_columns_follow(const struct sql_lex *lx)
 }
 
 /* A name followed by '(' (lx stands before the '('). */
-static const char *check_call(const struct sql_lex *lx, const struct sql_tok *t,
+static const struct reason *check_call(const struct sql_lex *lx, const struct sql_tok *t,
 			      const struct sql_tok *prev, bool qualified)
 {
 	const struct sql_fn *fn;
@@ -217,12 +208,12 @@ static const char *check_call(const struct sql_lex *lx, const struct sql_tok *t,
 	return fn ? fn_reason(fn) : r_udf;
 }
 
-static const char *check_name(const struct sql_lex *lx, const struct sql_tok *t,
+static const struct reason *check_name(const struct sql_lex *lx, const struct sql_tok *t,
 			      const struct sql_tok *prev)
 {
 	bool qualified = sql_is_punct(prev, '.');
 	struct sql_tok next;
-	const char *r;
+	const struct reason *r;
 
 	sql_lex_peek(lx, &next);
 	if (!qualified) {
@@ -238,11 +229,11 @@ static const char *check_name(const struct sql_lex *lx, const struct sql_tok *t,
 
 /* ---- verdict ----------------------------------------------------------- */
 
-static const char *scan(const char *s, size_t n)
+static const struct reason *scan(const char *s, size_t n)
 {
 	struct sql_lex lx = { .s = s, .n = n };
 	struct sql_tok prev = { T_END, s, 0, 0 }, t;
-	const char *r;
+	const struct reason *r;
 
 	for (sql_lex_next(&lx, &t); t.kind != T_END; prev = t, sql_lex_next(&lx, &t)) {
 		if (t.kind == T_SYSVAR)
@@ -255,7 +246,7 @@ static const char *scan(const char *s, size_t n)
 	return NULL;
 }
 
-const char *sql_skip_reason(const char *digest_text, size_t len)
+const struct reason *sql_skip_reason(const char *digest_text, size_t len)
 {
 	if (!digest_text || !is_select(digest_text, len))
 		return r_not_select;

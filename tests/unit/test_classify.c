@@ -13,11 +13,11 @@
 #include "sql/functions.h"
 #include "tap.h"
 
-#define OK NULL
+#define OK (-1)
 
 struct tcase {
 	const char *sql;
-	const char *want; /* OK (NULL): cacheable */
+	int want; /* OK: cacheable, else an enum reason_id */
 };
 
 static const char leaderboard[] =
@@ -108,186 +108,182 @@ static const struct tcase cases[] = {
 	{ "SELECT a FROM t WHERE b = ? LOCK", OK },
 
 	/* ---- not a SELECT ---- */
-	{ "", SQL_SKIP_NOT_SELECT },
-	{ "   ", SQL_SKIP_NOT_SELECT },
-	{ "INSERT INTO t VALUES (?)", SQL_SKIP_NOT_SELECT },
-	{ "UPDATE t SET a = ? WHERE id = ?", SQL_SKIP_NOT_SELECT },
-	{ "delete from t", SQL_SKIP_NOT_SELECT },
-	{ "SHOW WARNINGS", SQL_SKIP_NOT_SELECT },
-	{ "SET @m = ?", SQL_SKIP_NOT_SELECT },
-	{ "EXPLAIN SELECT ?", SQL_SKIP_NOT_SELECT },
-	{ "CALL p(?)", SQL_SKIP_NOT_SELECT },
-	{ "DO ?", SQL_SKIP_NOT_SELECT },
-	{ "TABLE t", SQL_SKIP_NOT_SELECT },
-	{ "SELECTX ?", SQL_SKIP_NOT_SELECT },
-	{ "`SELECT` ?", SQL_SKIP_NOT_SELECT },
-	{ "(UPDATE t SET a = ?)", SQL_SKIP_NOT_SELECT },
-	{ "WITH a AS (SELECT ?) DELETE FROM t", SQL_SKIP_NOT_SELECT },
-	{ "WITH a AS (SELECT ?) UPDATE t SET x = ?", SQL_SKIP_NOT_SELECT },
-	{ "WITH a AS (SELECT ? UPDATE t", SQL_SKIP_NOT_SELECT },
-	{ "WITH", SQL_SKIP_NOT_SELECT },
-	{ "WITH RECURSIVE", SQL_SKIP_NOT_SELECT },
-	{ "WITH a SELECT ?", SQL_SKIP_NOT_SELECT },
-	{ "UPDATE t SET a = ?; SELECT ?", SQL_SKIP_NOT_SELECT },
+	{ "", WHY_NOT_SELECT },
+	{ "   ", WHY_NOT_SELECT },
+	{ "INSERT INTO t VALUES (?)", WHY_NOT_SELECT },
+	{ "UPDATE t SET a = ? WHERE id = ?", WHY_NOT_SELECT },
+	{ "delete from t", WHY_NOT_SELECT },
+	{ "SHOW WARNINGS", WHY_NOT_SELECT },
+	{ "SET @m = ?", WHY_NOT_SELECT },
+	{ "EXPLAIN SELECT ?", WHY_NOT_SELECT },
+	{ "CALL p(?)", WHY_NOT_SELECT },
+	{ "DO ?", WHY_NOT_SELECT },
+	{ "TABLE t", WHY_NOT_SELECT },
+	{ "SELECTX ?", WHY_NOT_SELECT },
+	{ "`SELECT` ?", WHY_NOT_SELECT },
+	{ "(UPDATE t SET a = ?)", WHY_NOT_SELECT },
+	{ "WITH a AS (SELECT ?) DELETE FROM t", WHY_NOT_SELECT },
+	{ "WITH a AS (SELECT ?) UPDATE t SET x = ?", WHY_NOT_SELECT },
+	{ "WITH a AS (SELECT ? UPDATE t", WHY_NOT_SELECT },
+	{ "WITH", WHY_NOT_SELECT },
+	{ "WITH RECURSIVE", WHY_NOT_SELECT },
+	{ "WITH a SELECT ?", WHY_NOT_SELECT },
+	{ "UPDATE t SET a = ?; SELECT ?", WHY_NOT_SELECT },
 
 	/* ---- multiple statements ---- */
-	{ "SELECT ?; SELECT ?", SQL_SKIP_MULTI_STATEMENT },
-	{ "SELECT ?;DROP TABLE t", SQL_SKIP_MULTI_STATEMENT },
-	{ "SELECT ? ; ; SELECT ?", SQL_SKIP_MULTI_STATEMENT },
-	{ "SELECT NOW(); SELECT ?", SQL_SKIP_MULTI_STATEMENT },
+	{ "SELECT ?; SELECT ?", WHY_MULTI_STATEMENT },
+	{ "SELECT ?;DROP TABLE t", WHY_MULTI_STATEMENT },
+	{ "SELECT ? ; ; SELECT ?", WHY_MULTI_STATEMENT },
+	{ "SELECT NOW(); SELECT ?", WHY_MULTI_STATEMENT },
 
 	/* ---- non-deterministic ---- */
-	{ "SELECT NOW()", SQL_SKIP_NONDETERMINISTIC },
-	{ "SELECT now ()", SQL_SKIP_NONDETERMINISTIC },
-	{ "SELECT CURRENT_TIMESTAMP", SQL_SKIP_NONDETERMINISTIC },
-	{ "SELECT DEFAULT(ts) FROM t", SQL_SKIP_NONDETERMINISTIC },
-	{ "select current_timestamp()", SQL_SKIP_NONDETERMINISTIC },
-	{ "SELECT * FROM t WHERE d = CURRENT_DATE", SQL_SKIP_NONDETERMINISTIC },
-	{ "SELECT * FROM t WHERE d < UTC_DATE", SQL_SKIP_NONDETERMINISTIC },
-	{ "SELECT LOCALTIME", SQL_SKIP_NONDETERMINISTIC },
-	{ "SELECT * FROM t WHERE d > CURDATE()", SQL_SKIP_NONDETERMINISTIC },
-	{ "SELECT SYSDATE()", SQL_SKIP_NONDETERMINISTIC },
-	{ "SELECT a FROM t ORDER BY RAND() LIMIT ?", SQL_SKIP_NONDETERMINISTIC },
-	{ "SELECT UUID()", SQL_SKIP_NONDETERMINISTIC },
-	{ "SELECT UNIX_TIMESTAMP(c_datetime) FROM t", SQL_SKIP_NONDETERMINISTIC },
-	{ "SELECT DATE(NOW())", SQL_SKIP_NONDETERMINISTIC },
+	{ "SELECT NOW()", WHY_NONDETERMINISTIC },
+	{ "SELECT now ()", WHY_NONDETERMINISTIC },
+	{ "SELECT CURRENT_TIMESTAMP", WHY_NONDETERMINISTIC },
+	{ "SELECT DEFAULT(ts) FROM t", WHY_NONDETERMINISTIC },
+	{ "select current_timestamp()", WHY_NONDETERMINISTIC },
+	{ "SELECT * FROM t WHERE d = CURRENT_DATE", WHY_NONDETERMINISTIC },
+	{ "SELECT * FROM t WHERE d < UTC_DATE", WHY_NONDETERMINISTIC },
+	{ "SELECT LOCALTIME", WHY_NONDETERMINISTIC },
+	{ "SELECT * FROM t WHERE d > CURDATE()", WHY_NONDETERMINISTIC },
+	{ "SELECT SYSDATE()", WHY_NONDETERMINISTIC },
+	{ "SELECT a FROM t ORDER BY RAND() LIMIT ?", WHY_NONDETERMINISTIC },
+	{ "SELECT UUID()", WHY_NONDETERMINISTIC },
+	{ "SELECT UNIX_TIMESTAMP(c_datetime) FROM t", WHY_NONDETERMINISTIC },
+	{ "SELECT DATE(NOW())", WHY_NONDETERMINISTIC },
 	{ "SELECT COUNT(*) FROM t WHERE d > DATE_SUB(NOW(),INTERVAL ? DAY)",
-	  SQL_SKIP_NONDETERMINISTIC },
+	  WHY_NONDETERMINISTIC },
 	{ "WITH c AS (SELECT NOW() AS n) SELECT * FROM c",
-	  SQL_SKIP_NONDETERMINISTIC },
+	  WHY_NONDETERMINISTIC },
 	{ "SELECT * FROM t WHERE id IN (SELECT id FROM u WHERE ts > NOW())",
-	  SQL_SKIP_NONDETERMINISTIC },
-	{ "SELECT a FROM t UNION SELECT RAND()", SQL_SKIP_NONDETERMINISTIC },
-	{ "SELECT `now`()", SQL_SKIP_NONDETERMINISTIC },
+	  WHY_NONDETERMINISTIC },
+	{ "SELECT a FROM t UNION SELECT RAND()", WHY_NONDETERMINISTIC },
+	{ "SELECT `now`()", WHY_NONDETERMINISTIC },
 
 	/* ---- side effects ---- */
-	{ "SELECT SLEEP(?)", SQL_SKIP_SIDE_EFFECTS },
-	{ "SELECT GET_LOCK(?,?)", SQL_SKIP_SIDE_EFFECTS },
-	{ "SELECT RELEASE_LOCK(?)", SQL_SKIP_SIDE_EFFECTS },
-	{ "SELECT BENCHMARK(?,MD5(?))", SQL_SKIP_SIDE_EFFECTS },
-	{ "SELECT LOAD_FILE(?)", SQL_SKIP_SIDE_EFFECTS },
-	{ "SELECT NEXTVAL(s)", SQL_SKIP_SIDE_EFFECTS },
-	{ "SELECT NEXT VALUE FOR s", SQL_SKIP_SIDE_EFFECTS },
-	{ "SELECT SQL_CALC_FOUND_ROWS * FROM t LIMIT ?", SQL_SKIP_SIDE_EFFECTS },
+	{ "SELECT SLEEP(?)", WHY_SIDE_EFFECTS },
+	{ "SELECT GET_LOCK(?,?)", WHY_SIDE_EFFECTS },
+	{ "SELECT RELEASE_LOCK(?)", WHY_SIDE_EFFECTS },
+	{ "SELECT BENCHMARK(?,MD5(?))", WHY_SIDE_EFFECTS },
+	{ "SELECT LOAD_FILE(?)", WHY_SIDE_EFFECTS },
+	{ "SELECT NEXTVAL(s)", WHY_SIDE_EFFECTS },
+	{ "SELECT NEXT VALUE FOR s", WHY_SIDE_EFFECTS },
+	{ "SELECT SQL_CALC_FOUND_ROWS * FROM t LIMIT ?", WHY_SIDE_EFFECTS },
 
 	/* ---- session-specific ---- */
-	{ "SELECT USER()", SQL_SKIP_SESSION },
-	{ "SELECT CURRENT_USER", SQL_SKIP_SESSION },
-	{ "SELECT CURRENT_ROLE FROM t", SQL_SKIP_SESSION },
-	{ "SELECT ExtractValue(?, ?)", SQL_SKIP_SESSION },
-	{ "SELECT UPDATEXML(doc, ?, ?) FROM t", SQL_SKIP_SESSION },
-	{ "SELECT current_role()", SQL_SKIP_SESSION },
-	{ "SELECT current_user()", SQL_SKIP_SESSION },
-	{ "SELECT DATABASE()", SQL_SKIP_SESSION },
-	{ "SELECT * FROM t WHERE owner = SCHEMA()", SQL_SKIP_SESSION },
-	{ "SELECT CONNECTION_ID()", SQL_SKIP_SESSION },
-	{ "SELECT LAST_INSERT_ID()", SQL_SKIP_SESSION },
-	{ "SELECT FOUND_ROWS()", SQL_SKIP_SESSION },
-	{ "SELECT ROW_COUNT()", SQL_SKIP_SESSION },
-	{ "SELECT SQL%ROWCOUNT", SQL_SKIP_SESSION },
-	{ "SELECT sql % rowcount FROM t", SQL_SKIP_SESSION },
+	{ "SELECT USER()", WHY_SESSION_FUNCTION },
+	{ "SELECT CURRENT_USER", WHY_SESSION_FUNCTION },
+	{ "SELECT CURRENT_ROLE FROM t", WHY_SESSION_FUNCTION },
+	{ "SELECT ExtractValue(?, ?)", WHY_SESSION_FUNCTION },
+	{ "SELECT UPDATEXML(doc, ?, ?) FROM t", WHY_SESSION_FUNCTION },
+	{ "SELECT current_role()", WHY_SESSION_FUNCTION },
+	{ "SELECT current_user()", WHY_SESSION_FUNCTION },
+	{ "SELECT DATABASE()", WHY_SESSION_FUNCTION },
+	{ "SELECT * FROM t WHERE owner = SCHEMA()", WHY_SESSION_FUNCTION },
+	{ "SELECT CONNECTION_ID()", WHY_SESSION_FUNCTION },
+	{ "SELECT LAST_INSERT_ID()", WHY_SESSION_FUNCTION },
+	{ "SELECT FOUND_ROWS()", WHY_SESSION_FUNCTION },
+	{ "SELECT ROW_COUNT()", WHY_SESSION_FUNCTION },
+	{ "SELECT SQL%ROWCOUNT", WHY_SESSION_FUNCTION },
+	{ "SELECT sql % rowcount FROM t", WHY_SESSION_FUNCTION },
 	{ "SELECT sql % ? FROM t", OK },
-	{ "SELECT CHARSET(?)", SQL_SKIP_SESSION },
-	{ "SELECT PREVIOUS VALUE FOR s", SQL_SKIP_SESSION },
+	{ "SELECT CHARSET(?)", WHY_SESSION_FUNCTION },
+	{ "SELECT PREVIOUS VALUE FOR s", WHY_SESSION_FUNCTION },
 
 	/* ---- variables ---- */
-	{ "SELECT @x", SQL_SKIP_USER_VARIABLE },
-	{ "SELECT * FROM t WHERE a = @v", SQL_SKIP_USER_VARIABLE },
-	{ "SELECT @rownum := @rownum ? FROM t", SQL_SKIP_USER_VARIABLE },
-	{ "SELECT @`quoted var`", SQL_SKIP_USER_VARIABLE },
-	{ "SELECT @@warning_count,@@error_count", SQL_SKIP_SYSTEM_VARIABLE },
-	{ "SELECT @@session.sql_mode", SQL_SKIP_SYSTEM_VARIABLE },
+	{ "SELECT @x", WHY_USER_VARIABLE },
+	{ "SELECT * FROM t WHERE a = @v", WHY_USER_VARIABLE },
+	{ "SELECT @rownum := @rownum ? FROM t", WHY_USER_VARIABLE },
+	{ "SELECT @`quoted var`", WHY_USER_VARIABLE },
+	{ "SELECT @@warning_count,@@error_count", WHY_SYSTEM_VARIABLE },
+	{ "SELECT @@session.sql_mode", WHY_SYSTEM_VARIABLE },
 	{ "SELECT a FROM t WHERE b < @@GLOBAL.max_connections",
-	  SQL_SKIP_SYSTEM_VARIABLE },
+	  WHY_SYSTEM_VARIABLE },
 
 	/* ---- system schemas ---- */
-	{ "SELECT * FROM information_schema.tables", SQL_SKIP_SYSTEM_SCHEMA },
+	{ "SELECT * FROM information_schema.tables", WHY_SYSTEM_SCHEMA },
 	{ "SELECT table_name FROM INFORMATION_SCHEMA.TABLES WHERE "
-	  "table_schema = ?", SQL_SKIP_SYSTEM_SCHEMA },
-	{ "SELECT * FROM `information_schema`.`columns`", SQL_SKIP_SYSTEM_SCHEMA },
-	{ "SELECT user,host FROM mysql.user", SQL_SKIP_SYSTEM_SCHEMA },
-	{ "SELECT * FROM `mysql`.`user`", SQL_SKIP_SYSTEM_SCHEMA },
-	{ "SELECT * FROM mysql . user", SQL_SKIP_SYSTEM_SCHEMA },
-	{ "SELECT * FROM sys.session", SQL_SKIP_SYSTEM_SCHEMA },
-	{ "SELECT * FROM Performance_Schema.threads", SQL_SKIP_SYSTEM_SCHEMA },
+	  "table_schema = ?", WHY_SYSTEM_SCHEMA },
+	{ "SELECT * FROM `information_schema`.`columns`", WHY_SYSTEM_SCHEMA },
+	{ "SELECT user,host FROM mysql.user", WHY_SYSTEM_SCHEMA },
+	{ "SELECT * FROM `mysql`.`user`", WHY_SYSTEM_SCHEMA },
+	{ "SELECT * FROM mysql . user", WHY_SYSTEM_SCHEMA },
+	{ "SELECT * FROM sys.session", WHY_SYSTEM_SCHEMA },
+	{ "SELECT * FROM Performance_Schema.threads", WHY_SYSTEM_SCHEMA },
 	{ "SELECT * FROM t WHERE a IN (SELECT b FROM mysql.db)",
-	  SQL_SKIP_SYSTEM_SCHEMA },
-	{ "SELECT sys.format_bytes(?)", SQL_SKIP_SYSTEM_SCHEMA },
+	  WHY_SYSTEM_SCHEMA },
+	{ "SELECT sys.format_bytes(?)", WHY_SYSTEM_SCHEMA },
 
 	/* ---- user-defined or stored functions ---- */
-	{ "SELECT my_func(a) FROM t", SQL_SKIP_UDF },
-	{ "SELECT f (a) FROM t", SQL_SKIP_UDF },
-	{ "SELECT a FROM t WHERE b = myfunc()", SQL_SKIP_UDF },
-	{ "SELECT mydb.f(a) FROM t", SQL_SKIP_UDF },
-	{ "SELECT `mydb`.`f`(a) FROM t", SQL_SKIP_UDF },
-	{ "SELECT mydb.now()", SQL_SKIP_UDF },
-	{ "SELECT `f`(a) FROM t", SQL_SKIP_UDF },
-	{ "SELECT `in` (a) FROM t", SQL_SKIP_UDF },
-	{ "SELECT UPPER(my_func(a)) FROM t", SQL_SKIP_UDF },
+	{ "SELECT my_func(a) FROM t", WHY_UDF },
+	{ "SELECT f (a) FROM t", WHY_UDF },
+	{ "SELECT a FROM t WHERE b = myfunc()", WHY_UDF },
+	{ "SELECT mydb.f(a) FROM t", WHY_UDF },
+	{ "SELECT `mydb`.`f`(a) FROM t", WHY_UDF },
+	{ "SELECT mydb.now()", WHY_UDF },
+	{ "SELECT `f`(a) FROM t", WHY_UDF },
+	{ "SELECT `in` (a) FROM t", WHY_UDF },
+	{ "SELECT UPPER(my_func(a)) FROM t", WHY_UDF },
 
 	/* ---- locking reads ---- */
-	{ "SELECT * FROM t WHERE id = ? FOR UPDATE", SQL_SKIP_LOCKING_READ },
-	{ "select * from t where id = ? for update nowait", SQL_SKIP_LOCKING_READ },
-	{ "SELECT * FROM t FOR SHARE", SQL_SKIP_LOCKING_READ },
-	{ "SELECT * FROM t FOR UPDATE OF t SKIP LOCKED", SQL_SKIP_LOCKING_READ },
+	{ "SELECT * FROM t WHERE id = ? FOR UPDATE", WHY_LOCKING_READ },
+	{ "select * from t where id = ? for update nowait", WHY_LOCKING_READ },
+	{ "SELECT * FROM t FOR SHARE", WHY_LOCKING_READ },
+	{ "SELECT * FROM t FOR UPDATE OF t SKIP LOCKED", WHY_LOCKING_READ },
 	{ "SELECT * FROM t WHERE id = ? LOCK IN SHARE MODE",
-	  SQL_SKIP_LOCKING_READ },
+	  WHY_LOCKING_READ },
 
 	/* ---- INTO ---- */
-	{ "SELECT a INTO @x FROM t", SQL_SKIP_INTO },
-	{ "SELECT * INTO OUTFILE ? FROM t", SQL_SKIP_INTO },
-	{ "SELECT a FROM t INTO DUMPFILE ?", SQL_SKIP_INTO },
-	{ "select a from t into @x", SQL_SKIP_INTO },
+	{ "SELECT a INTO @x FROM t", WHY_INTO },
+	{ "SELECT * INTO OUTFILE ? FROM t", WHY_INTO },
+	{ "SELECT a FROM t INTO DUMPFILE ?", WHY_INTO },
+	{ "select a from t into @x", WHY_INTO },
 
 	/* ---- SQL_NO_CACHE ---- */
-	{ "SELECT SQL_NO_CACHE * FROM t", SQL_SKIP_NO_CACHE },
-	{ "select sql_no_cache a from t", SQL_SKIP_NO_CACHE },
+	{ "SELECT SQL_NO_CACHE * FROM t", WHY_NO_CACHE },
+	{ "select sql_no_cache a from t", WHY_NO_CACHE },
 
 	/* ---- precedence: first in text order ---- */
-	{ "SELECT NOW(),@x", SQL_SKIP_NONDETERMINISTIC },
-	{ "SELECT @x,NOW()", SQL_SKIP_USER_VARIABLE },
-	{ "SELECT SQL_NO_CACHE NOW()", SQL_SKIP_NO_CACHE },
-	{ "SELECT * FROM mysql.user FOR UPDATE", SQL_SKIP_SYSTEM_SCHEMA },
-	{ "SELECT f(a) FROM t FOR UPDATE", SQL_SKIP_UDF },
+	{ "SELECT NOW(),@x", WHY_NONDETERMINISTIC },
+	{ "SELECT @x,NOW()", WHY_USER_VARIABLE },
+	{ "SELECT SQL_NO_CACHE NOW()", WHY_NO_CACHE },
+	{ "SELECT * FROM mysql.user FOR UPDATE", WHY_SYSTEM_SCHEMA },
+	{ "SELECT f(a) FROM t FOR UPDATE", WHY_UDF },
 };
 
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 
-static int is_known_reason(const char *r)
+/* NULL, or a shape's verdict from the table (never a detailed record) */
+static int is_known_reason(const struct reason *r)
 {
-	if (!r)
-		return 1;
-	for (size_t i = 0; sql_skip_reason_at(i); i++)
-		if (r == sql_skip_reason_at(i))
-			return 1;
-	return 0;
+	return !r || (r->id >= WHY_NOT_SELECT && r->id <= WHY_NO_CACHE && r == reason_of(r->id));
 }
 
 static void test_cases(void)
 {
 	for (size_t i = 0; i < NCASES; i++) {
 		const struct tcase *c = &cases[i];
-		const char *r = sql_skip_reason(c->sql, strlen(c->sql));
+		const struct reason *r = sql_skip_reason(c->sql, strlen(c->sql));
 		char name[200];
 
 		snprintf(name, sizeof(name), "%s: %.150s",
-			 c->want ? c->want : "cacheable", c->sql);
-		if (!c->want) {
+			 c->want != OK ? reason_of((enum reason_id)c->want)->text : "cacheable", c->sql);
+		if (c->want == OK) {
 			if (!ok(r == NULL, "%s", name))
-				printf("#   got '%s'\n", r);
+				printf("#   got '%s'\n", r->text);
 		} else {
-			is_str(r, c->want, name);
+			is_str(r ? r->text : NULL, reason_of((enum reason_id)c->want)->text, name);
 		}
 	}
 }
 
 static void test_api(void)
 {
-	const char *r;
+	const struct reason *r;
 	size_t n = 0;
 
-	is_str(sql_skip_reason(NULL, 0), SQL_SKIP_NOT_SELECT, "NULL input");
-	is_str(sql_skip_reason(NULL, 5), SQL_SKIP_NOT_SELECT, "NULL with length");
+	ok(sql_skip_reason(NULL, 0) == reason_of(WHY_NOT_SELECT), "NULL input");
+	ok(sql_skip_reason(NULL, 5) == reason_of(WHY_NOT_SELECT), "NULL with length");
 	ok(sql_skip_reason(leaderboard, strlen(leaderboard)) == NULL,
 	   "seed leaderboard is cacheable");
 	ok(sql_skip_reason("SELECT ? FOR UPDATE", 8) == NULL,
@@ -297,12 +293,20 @@ static void test_api(void)
 	r = sql_skip_reason("SELECT RAND()", 13);
 	ok(r && r == sql_skip_reason("SELECT UUID()", 13),
 	   "same reason, same pointer");
-	ok(is_known_reason(r), "reason pointer is listed");
-	while (sql_skip_reason_at(n))
-		n++;
-	is_int(n, 12, "twelve reasons listed");
-	is_str(sql_skip_reason_at(0), "not a SELECT", "first reason string");
-	is_str(sql_skip_reason_at(10), "INTO", "INTO reason string");
+	ok(is_known_reason(r) && r->id == WHY_NONDETERMINISTIC, "reason pointer is the table's");
+	for (size_t i = 0; i < WHY__COUNT; i++)
+		if (reason_table[i].id == (enum reason_id)i && reason_table[i].text &&
+		    reason_table[i].label)
+			n++;
+	is_int(n, WHY__COUNT, "every reason in the table has its own id, a text and a label");
+	is_str(reason_of(WHY_NOT_SELECT)->text, "not a SELECT", "first verdict's text");
+	is_str(reason_of(WHY_INTO)->text, "INTO", "INTO reason string");
+	ok(reason_of(WHY_USER_VARIABLE)->permanent && !reason_of(WHY_IN_TRANSACTION)->permanent,
+	   "a shape's verdict is permanent, a session's state is not");
+	r = reason_detail(WHY_VIEW, "view %s.%s: %s", "db", "v", "user variable");
+	ok(r->id == WHY_VIEW && r->permanent && strcmp(r->text, "view db.v: user variable") == 0 &&
+	   r == reason_detail(WHY_VIEW, "view db.v: %s", "user variable"),
+	   "a detailed reason keeps its kind, and one text is one record");
 }
 
 static void test_functions(void)

@@ -64,14 +64,20 @@ static bool has(struct inval_table **v, unsigned n, const char *schema, const ch
 	return false;
 }
 
+/* the last reads() reason's record (its id and permanence) */
+static const struct reason *last_why;
+
 static bool reads(const char *sql, const char *schema, struct inval_table **out, unsigned *n,
 		  const char **reason)
 {
 	struct sql_tables t;
+	bool resolved;
 
-	*reason = NULL;
+	last_why = NULL;
 	sql_tables(sql, strlen(sql), &t);
-	return catalog_resolve_reads(&t, schema, out, INVAL_MAX_DEPS, n, reason, NULL);
+	resolved = catalog_resolve_reads(&t, schema, out, INVAL_MAX_DEPS, n, &last_why, NULL);
+	*reason = last_why ? last_why->text : NULL;
+	return resolved;
 }
 
 /* A write to a sequence resolves to the sequence itself like any table's. */
@@ -98,6 +104,8 @@ static void test_reads(void)
 	   "a view of a view: the views themselves and the base tables");
 	ok(!reads("SELECT n FROM vnow", "db", out, &n, &why) && why &&
 	   strcmp(why, "view db.vnow: non-deterministic function") == 0, "a view over NOW(6): %s", why);
+	ok(last_why && last_why->id == WHY_VIEW && last_why->permanent,
+	   "  its reason is of kind view, which is permanent for the shape");
 	ok(!reads("SELECT n FROM vv", "db", out, &n, &why) && why && strstr(why, "view db.vnow"),
 	   "a view over that view: the reason names the inner view");
 	ok(!reads("SELECT a FROM vbad", "db", out, &n, &why) && why && strstr(why, "gone"),
@@ -107,6 +115,8 @@ static void test_reads(void)
 	ok(!reads("SELECT * FROM seq1", "db", out, &n, &why) && why &&
 	   strcmp(why, "db.seq1 is a sequence: every NEXT VALUE changes it, a column's DEFAULT too") == 0,
 	   "a sequence: not cached, the reason names it");
+	ok(last_why && last_why->id == WHY_SEQUENCE && !last_why->permanent,
+	   "  of kind sequence, for this time only (it may become a table)");
 	ok(!reads("SELECT * FROM vseq", "db", out, &n, &why) && why && strstr(why, "view db.vseq: db.seq1 is a sequence"),
 	   "a view over a sequence: not cached, the reason names both");
 	writes_of_sequence(out, &n);

@@ -272,7 +272,7 @@ static void e2e_reclassify(void)
 		return;
 	registry_set_cached(a, NULL, 100, 0, 0, TXN_DEFAULT, false);
 	registry_set_cached(b, NULL, 100, 0, 0, TXN_DEFAULT, true);
-	registry_set_skipped(c, rules_skip_reason);
+	registry_set_skipped(c, reason_of(WHY_QUERY_RULE));
 	atomic_store(&a->classified, true);
 	atomic_store(&b->classified, true);
 	atomic_store(&c->classified, true);

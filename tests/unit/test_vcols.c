@@ -13,7 +13,9 @@
 
 static const char *why(const char *expr)
 {
-	return vcols_expression_reason(expr, strlen(expr));
+	const struct reason *r = vcols_expression_reason(expr, strlen(expr));
+
+	return r ? r->text : NULL;
 }
 
 static void expressions(void)

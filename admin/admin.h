@@ -12,8 +12,9 @@
  * admin_insert_row db.c's. Declarations shared only inside admin/ are in
  * internal.h.
  *
- * Modules (SHOAL VARIABLES, SHOAL USERS, SHOAL CACHES) move configuration
- * between the layers with LOAD/SAVE commands; other parts of the node plug
+ * Modules (modules.c's table: SHOAL VARIABLES, USERS, CACHES, QUERY RULES)
+ * move configuration between the layers with LOAD/SAVE commands; the
+ * tables are schema.c's one list (admin_tables); other parts of the node plug
  * their runtime side in through the registries below. All registration and
  * every callback happen on the main thread.
  */
@@ -53,8 +54,8 @@ void admin_stop(void);
  *     0, or -1 with a message in err.
  * name is the module's short name ("CACHES"); "SHOAL CACHES" works too.
  * Registering a name again replaces the callbacks. 0, or -1 (unknown
- * module). Built in: VARIABLES, USERS; CACHES has tables but no runtime
- * until registered.
+ * module). Built in: VARIABLES, USERS; CACHES and QUERY RULES have tables
+ * but no runtime until registered (cache/).
  */
 typedef int (*admin_load_fn)(sqlite3 *db, const char *table, char *err, size_t errlen);
 typedef int (*admin_save_fn)(sqlite3 *db, const char *table, char *err, size_t errlen);
@@ -69,8 +70,8 @@ int admin_register_module(const char *name, admin_load_fn load_to_runtime,
  * main thread and must not take a lock that the workers wait on (read
  * atomics, or per-worker snapshots). 0 or -1.
  * name is the base table name ("stats_shoal_query_digest" also covers
- * "stats_shoal_query_digest_reset"). Tables: stats_shoal_global,
- * stats_shoal_query_digest, stats_shoal_caches, stats_shoal_connection_pool.
+ * "stats_shoal_query_digest_reset"). Tables: the IN_STATS rows of
+ * schema.c's admin_tables that are not *_reset twins.
  * A registered provider replaces the built-in one (stats_shoal_global and
  * stats_shoal_connection_pool have built-ins, the others are empty until a
  * provider exists). 0, or -1 (unknown table).

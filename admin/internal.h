@@ -111,12 +111,21 @@ sqlite3_stmt *adb_prepare(const char *sql, char *err, size_t errlen);
 
 enum schema_where { IN_MAIN = 1, IN_DISK = 2, IN_STATS = 4 };
 
+/* One row per admin table: the one list from which the schemas are made,
+ * the stats tables refreshed (refresh.c: every IN_STATS table that is not
+ * a *_reset twin) and the modules' tables checked (modules.c). Adding a
+ * table: a row here, its description in docs/admin.md (test_admin checks
+ * that every table is there), and for a stats table a provider or a
+ * built-in fill (refresh.c); for a module, its row in modules.c. */
 struct admin_table {
 	const char *name;
 	const char *columns;    /* the column list of CREATE TABLE (...) */
 	const char *names;      /* the bare column names, comma-separated */
 	unsigned where;
+	const char *module;     /* the module whose table (or runtime_ twin) it is, or NULL */
 };
+
+#define ADMIN_MAX_TABLES 32
 
 extern const struct admin_table admin_tables[];
 extern const size_t admin_n_tables;
@@ -163,7 +172,7 @@ struct admin_item {
 
 struct admin_stmt {
 	enum admin_stmt_kind kind;
-	char module[16];      /* VARIABLES, USERS, CACHES */
+	char module[16];      /* a module's name (modules.c) */
 	enum admin_op op;
 	char name[128];       /* SET: variable (lower case); USE/SHOW: schema */
 	char table[128];      /* SHOW CREATE TABLE */
@@ -196,6 +205,13 @@ bool admin_names_table(const char *sql, size_t len, const char *name);
 
 /* Canonical module name for text ("SHOAL USERS", "users"): NULL if none. */
 const char *modules_canonical(const char *text);
+/* The modules' names as the admin lists them ("SHOAL VARIABLES, SHOAL
+ * USERS, ..."), from the module table. */
+const char *modules_list(void);
+/* The module table agrees with the schema: each module's table and its
+ * runtime_ twin are admin tables of that module, and no table names a
+ * module that does not exist. NULL, or what is wrong. */
+const char *modules_check(void);
 void modules_run(struct admin_reply *r, const char *module, enum admin_op op);
 /* Rebuild the runtime_* tables that sql names. */
 void modules_refresh_named(const char *sql, size_t len);

@@ -42,14 +42,65 @@ static int users_save(sqlite3 *db, const char *table, char *err, size_t errlen);
 static int users_prepare(const char *table, char *err, size_t errlen);
 static int vars_prepare(const char *table, char *err, size_t errlen);
 
+/* The modules. A new one: a row here and its tables in schema.c
+ * (modules_check() holds the two together); the router and its error
+ * messages list the modules from here. */
 static struct module modules[] = {
-	{ "VARIABLES", "global_variables", NULL, vars_fill, vars_load, vars_prepare },
-	{ "USERS", "users", NULL, users_save, users_load, users_prepare },
-	{ "CACHES", "caches", NULL, NULL, NULL, NULL },
-	{ "QUERY RULES", "query_rules", NULL, NULL, NULL, NULL },
+	{ .name = "VARIABLES", .table = "global_variables", .save = vars_fill,
+	  .load_builtin = vars_load, .prepare = vars_prepare },
+	{ .name = "USERS", .table = "users", .save = users_save, .load_builtin = users_load,
+	  .prepare = users_prepare },
+	{ .name = "CACHES", .table = "caches" },       /* runtime side: registered (cache/) */
+	{ .name = "QUERY RULES", .table = "query_rules" },
 };
 
 #define N_MODULES (sizeof modules / sizeof modules[0])
+
+static struct module *find_module(const char *name);
+
+const char *modules_list(void)
+{
+	static char list[256];
+
+	if (!list[0]) {
+		size_t used = 0;
+
+		for (size_t i = 0; i < N_MODULES && used < sizeof list; i++)
+			used += (size_t)snprintf(list + used, sizeof list - used, "%sSHOAL %s",
+						 i ? ", " : "", modules[i].name);
+	}
+	return list;
+}
+
+static const struct admin_table *module_table(const char *name, const char *module)
+{
+	const struct admin_table *t = schema_find(name);
+
+	return t && t->module && strcmp(t->module, module) == 0 ? t : NULL;
+}
+
+const char *modules_check(void)
+{
+	static char why[160];
+	char runtime[96];
+
+	for (size_t i = 0; i < N_MODULES; i++) {
+		snprintf(runtime, sizeof runtime, "runtime_%s", modules[i].table);
+		if (!module_table(modules[i].table, modules[i].name) ||
+		    !module_table(runtime, modules[i].name)) {
+			snprintf(why, sizeof why, "module %s: %s or %s is not its table in schema.c",
+				 modules[i].name, modules[i].table, runtime);
+			return why;
+		}
+	}
+	for (size_t t = 0; t < admin_n_tables; t++)
+		if (admin_tables[t].module && !find_module(admin_tables[t].module)) {
+			snprintf(why, sizeof why, "table %s names module %s, which does not exist",
+				 admin_tables[t].name, admin_tables[t].module);
+			return why;
+		}
+	return NULL;
+}
 
 static struct module *find_module(const char *name)
 {

@@ -2,7 +2,8 @@
  * refresh.c: owns the stats_* tables' contents: before a statement that
  * names one runs, the table is emptied and filled again by its provider
  * (the *_reset variant asks the provider to zero its counters too). The
- * built-in providers read g_stats (relaxed atomic loads, no locks):
+ * tables are schema.c's IN_STATS rows (admin_tables); the built-in
+ * providers read g_stats (relaxed atomic loads, no locks):
  * stats_shoal_global and stats_shoal_connection_pool. Other parts of the
  * node register providers with admin_register_stats_provider().
  */
@@ -30,23 +31,17 @@ struct refresh_facts {
 
 typedef int (*builtin_fn)(sqlite3 *db, const char *table, const struct refresh_facts *f);
 
-struct stats_slot {
-	const char *name;
-	builtin_fn builtin;
-	admin_stats_fn provider;
-};
-
 static int fill_global(sqlite3 *db, const char *table, const struct refresh_facts *f);
 static int fill_pool(sqlite3 *db, const char *table, const struct refresh_facts *f);
 
-static struct stats_slot slots[] = {
-	{ "stats_shoal_global", fill_global, NULL },
-	{ "stats_shoal_query_digest", NULL, NULL },
-	{ "stats_shoal_caches", NULL, NULL },
-	{ "stats_shoal_connection_pool", fill_pool, NULL },
+/* The tables with a built-in fill (a registered provider replaces it). */
+static const struct { const char *table; builtin_fn fill; } builtins[] = {
+	{ "stats_shoal_global", fill_global },
+	{ "stats_shoal_connection_pool", fill_pool },
 };
 
-#define N_SLOTS (sizeof slots / sizeof slots[0])
+/* Registered providers, by index in admin_tables. */
+static admin_stats_fn providers[ADMIN_MAX_TABLES];
 
 /* g_stats as rows of stats_shoal_global (ProxySQL's names where it has one). */
 static const struct {
@@ -157,9 +152,26 @@ static int fill_pool(sqlite3 *db, const char *table, const struct refresh_facts 
 	return admin_insert_row(db, table, 8, row);
 }
 
-static void rebuild(struct stats_slot *s, const char *table, bool reset, const struct refresh_facts *f)
+static builtin_fn builtin_of(const char *table)
+{
+	for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
+		if (strcmp(builtins[i].table, table) == 0)
+			return builtins[i].fill;
+	return NULL;
+}
+
+/* A stats table of its own (not the *_reset twin of another). */
+static bool is_stats_base(const struct admin_table *t)
+{
+	size_t n = strlen(t->name);
+
+	return (t->where & IN_STATS) && !(n > 6 && strcmp(t->name + n - 6, "_reset") == 0);
+}
+
+static void rebuild(size_t ti, const char *table, bool reset, const struct refresh_facts *f)
 {
 	char qualified[96], err[512];
+	builtin_fn builtin = builtin_of(admin_tables[ti].name);
 	int rc = 0;
 
 	snprintf(qualified, sizeof qualified, "stats.%s", table);
@@ -170,10 +182,10 @@ static void rebuild(struct stats_slot *s, const char *table, bool reset, const s
 	err[0] = '\0';
 	if (adb_execf(err, sizeof err, "DELETE FROM %s", qualified) < 0)
 		rc = -1;
-	else if (s->provider)
-		rc = s->provider(g_adb.db, qualified, reset);
-	else if (s->builtin)
-		rc = s->builtin(g_adb.db, qualified, f);
+	else if (providers[ti])
+		rc = providers[ti](g_adb.db, qualified, reset);
+	else if (builtin)
+		rc = builtin(g_adb.db, qualified, f);
 	if (rc < 0)
 		log_warn("admin: rebuilding %s failed%s%s", table, err[0] ? ": " : "", err);
 	adb_exec("RELEASE shoal_stats", NULL, 0);
@@ -184,20 +196,24 @@ void refresh_named(const char *sql, size_t len, int admin_sessions)
 	struct refresh_facts f = { .admin_sessions = admin_sessions };
 	char reset[96];
 
-	for (size_t i = 0; i < N_SLOTS; i++) {
-		snprintf(reset, sizeof reset, "%s_reset", slots[i].name);
-		if (admin_names_table(sql, len, slots[i].name))
-			rebuild(&slots[i], slots[i].name, false, &f);
+	for (size_t i = 0; i < admin_n_tables; i++) {
+		const char *name = admin_tables[i].name;
+
+		if (!is_stats_base(&admin_tables[i]))
+			continue;
+		snprintf(reset, sizeof reset, "%s_reset", name);
+		if (admin_names_table(sql, len, name))
+			rebuild(i, name, false, &f);
 		if (schema_find(reset) && admin_names_table(sql, len, reset))
-			rebuild(&slots[i], reset, true, &f);
+			rebuild(i, reset, true, &f);
 	}
 }
 
 int admin_register_stats_provider(const char *name, admin_stats_fn fill)
 {
-	for (size_t i = 0; i < N_SLOTS; i++) {
-		if (strcasecmp(slots[i].name, name) == 0) {
-			slots[i].provider = fill;
+	for (size_t i = 0; i < admin_n_tables; i++) {
+		if (is_stats_base(&admin_tables[i]) && strcasecmp(admin_tables[i].name, name) == 0) {
+			providers[i] = fill;
 			return 0;
 		}
 	}
@@ -206,6 +222,6 @@ int admin_register_stats_provider(const char *name, admin_stats_fn fill)
 
 void refresh_reset(void)
 {
-	for (size_t i = 0; i < N_SLOTS; i++)
-		slots[i].provider = NULL;
+	for (size_t i = 0; i < ADMIN_MAX_TABLES; i++)
+		providers[i] = NULL;
 }

@@ -196,9 +196,8 @@ static void parse_module(struct lex *l, bool load, struct admin_stmt *out)
 
 	out->kind = ASTMT_BAD_COMMAND;
 	snprintf(out->err, sizeof out->err,
-		 "expected %s <module> TO|FROM RUNTIME|MEMORY|DISK; modules: SHOAL VARIABLES, "
-		 "SHOAL USERS, SHOAL CACHES, SHOAL QUERY RULES (or VARIABLES, USERS, CACHES, "
-		 "QUERY RULES)", load ? "LOAD" : "SAVE");
+		 "expected %s <module> TO|FROM RUNTIME|MEMORY|DISK; modules: %s (SHOAL is optional)",
+		 load ? "LOAD" : "SAVE", modules_list());
 	while (n < MAX_WORDS && lx_word(l, words[n], sizeof words[n], ""))
 		upcase(words[n++]);
 	if (!lx_end(l) || n < 3)
@@ -210,8 +209,8 @@ static void parse_module(struct lex *l, bool load, struct admin_stmt *out)
 	}
 	canon = modules_canonical(module);
 	if (!canon) {
-		snprintf(out->err, sizeof out->err, "unknown module '%s'; modules: SHOAL VARIABLES, "
-			 "SHOAL USERS, SHOAL CACHES, SHOAL QUERY RULES", module);
+		snprintf(out->err, sizeof out->err, "unknown module '%s'; modules: %s", module,
+			 modules_list());
 		return;
 	}
 	out->op = module_op(load, words[n - 2], words[n - 1]);

@@ -1,7 +1,8 @@
 /*
  * schema.c: owns the admin's table definitions (ProxySQL's shapes, with
  * Shoal's modules) and their creation in the main, disk and stats schemas.
- * docs/admin.md describes every table; keep the two in step.
+ * admin_tables is the one list of them (see internal.h); docs/admin.md
+ * describes every table, which tests/unit/test_admin.c checks.
  */
 #include <stdio.h>
 #include <string.h>
@@ -70,33 +71,35 @@
 	"sum_rows_sent, cache_hits, cache_misses, cache_status, upstream_time_saved_us"
 
 const struct admin_table admin_tables[] = {
-	{ "global_variables", VARS_COLS, VARS_NAMES, IN_MAIN | IN_DISK },
-	{ "runtime_global_variables", VARS_COLS, VARS_NAMES, IN_MAIN },
-	{ "users", USERS_COLS, USERS_NAMES, IN_MAIN | IN_DISK },
-	{ "runtime_users", USERS_COLS, USERS_NAMES, IN_MAIN },
-	{ "caches", CACHES_COLS, CACHES_NAMES, IN_MAIN | IN_DISK },
-	{ "runtime_caches", CACHES_COLS, CACHES_NAMES, IN_MAIN },
-	{ "query_rules", RULES_COLS, RULES_NAMES, IN_MAIN | IN_DISK },
-	{ "runtime_query_rules", RULES_COLS, RULES_NAMES, IN_MAIN },
+	{ "global_variables", VARS_COLS, VARS_NAMES, IN_MAIN | IN_DISK, "VARIABLES" },
+	{ "runtime_global_variables", VARS_COLS, VARS_NAMES, IN_MAIN, "VARIABLES" },
+	{ "users", USERS_COLS, USERS_NAMES, IN_MAIN | IN_DISK, "USERS" },
+	{ "runtime_users", USERS_COLS, USERS_NAMES, IN_MAIN, "USERS" },
+	{ "caches", CACHES_COLS, CACHES_NAMES, IN_MAIN | IN_DISK, "CACHES" },
+	{ "runtime_caches", CACHES_COLS, CACHES_NAMES, IN_MAIN, "CACHES" },
+	{ "query_rules", RULES_COLS, RULES_NAMES, IN_MAIN | IN_DISK, "QUERY RULES" },
+	{ "runtime_query_rules", RULES_COLS, RULES_NAMES, IN_MAIN, "QUERY RULES" },
 	{ "stats_shoal_global",
 	  "Variable_Name VARCHAR NOT NULL PRIMARY KEY, Variable_Value VARCHAR NOT NULL",
-	  "Variable_Name, Variable_Value", IN_STATS },
-	{ "stats_shoal_query_digest", DIGEST_COLS, DIGEST_NAMES, IN_STATS },
-	{ "stats_shoal_query_digest_reset", DIGEST_COLS, DIGEST_NAMES, IN_STATS },
+	  "Variable_Name, Variable_Value", IN_STATS, NULL },
+	{ "stats_shoal_query_digest", DIGEST_COLS, DIGEST_NAMES, IN_STATS, NULL },
+	{ "stats_shoal_query_digest_reset", DIGEST_COLS, DIGEST_NAMES, IN_STATS, NULL },
 	{ "stats_shoal_caches",
 	  "query_id VARCHAR NOT NULL, name VARCHAR NOT NULL DEFAULT '', "
 	  "entries INTEGER NOT NULL DEFAULT 0, bytes INTEGER NOT NULL DEFAULT 0, "
 	  "hits INTEGER NOT NULL DEFAULT 0, misses INTEGER NOT NULL DEFAULT 0, "
 	  "refreshes INTEGER NOT NULL DEFAULT 0, coalesced_waits INTEGER NOT NULL DEFAULT 0",
-	  "query_id, name, entries, bytes, hits, misses, refreshes, coalesced_waits", IN_STATS },
+	  "query_id, name, entries, bytes, hits, misses, refreshes, coalesced_waits", IN_STATS, NULL },
 	{ "stats_shoal_connection_pool",
 	  "srv_host VARCHAR NOT NULL, srv_port INT NOT NULL, status VARCHAR NOT NULL, "
 	  "used INT NOT NULL, free INT NOT NULL, errors INT NOT NULL, "
 	  "queries INT NOT NULL, latency_us INT NOT NULL",
-	  "srv_host, srv_port, status, used, free, errors, queries, latency_us", IN_STATS },
+	  "srv_host, srv_port, status, used, free, errors, queries, latency_us", IN_STATS, NULL },
 };
 
 const size_t admin_n_tables = sizeof admin_tables / sizeof admin_tables[0];
+_Static_assert(sizeof admin_tables / sizeof admin_tables[0] <= ADMIN_MAX_TABLES,
+	       "ADMIN_MAX_TABLES: refresh.c keeps one provider per table");
 
 static int create_in(sqlite3 *db, const char *schema, const struct admin_table *t,
 		     char *err, size_t errlen)

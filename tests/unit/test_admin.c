@@ -22,6 +22,7 @@
 #include "../../admin/users.h"
 
 #include <stdatomic.h>
+#include <ctype.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -463,6 +464,59 @@ static void test_unusable_data_dir(void)
 	adb_close();
 }
 
+/* name stands in doc as a whole word (not inside a longer name) */
+static bool word_in(const char *doc, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = strstr(doc, name); p; p = strstr(p + 1, name)) {
+		char before = p > doc ? p[-1] : ' ', after = p[n];
+
+		if (!(isalnum((unsigned char)before) || before == '_') &&
+		    !(isalnum((unsigned char)after) || after == '_'))
+			return true;
+	}
+	return false;
+}
+
+/* The one list of tables and the module table agree, and docs/admin.md
+ * describes every table and module (a new one cannot be left out). */
+static void test_tables_and_docs(void)
+{
+	const char *srcdir = getenv("srcdir");
+	char path[512], *doc = NULL;
+	FILE *f;
+	size_t missing = 0, len = 0;
+	const char *why = modules_check();
+
+	ok(why == NULL, "modules.c and schema.c agree on the modules' tables%s%s",
+	   why ? ": " : "", why ? why : "");
+	ok(strstr(modules_list(), "SHOAL QUERY RULES") && strstr(modules_list(), "SHOAL VARIABLES"),
+	   "the module list comes from the table: %s", modules_list());
+	is_int(parse("LOAD SHOAL NOTHING TO RUNTIME"), ASTMT_BAD_COMMAND, "an unknown module");
+	ok(strstr(st.err, modules_list()) != NULL, "  the error lists the modules from the table");
+	snprintf(path, sizeof path, "%s/docs/admin.md", srcdir ? srcdir : ".");
+	f = fopen(path, "r");
+	if (f) {
+		doc = malloc(1 << 20);
+		len = doc ? fread(doc, 1, (1 << 20) - 1, f) : 0;
+		fclose(f);
+	}
+	if (!ok(doc && len > 0, "docs/admin.md is readable (%s)", path)) {
+		free(doc);
+		return;
+	}
+	doc[len] = '\0';
+	for (size_t i = 0; i < admin_n_tables; i++) {
+		if (!word_in(doc, admin_tables[i].name)) {
+			printf("# docs/admin.md does not name %s\n", admin_tables[i].name);
+			missing++;
+		}
+	}
+	ok(missing == 0, "docs/admin.md names every one of the %zu admin tables", admin_n_tables);
+	free(doc);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/shoal-test-admin-XXXXXX";
@@ -470,6 +524,7 @@ int main(void)
 
 	log_set_level(LOG_LEVEL_ERROR);
 	test_module_commands();
+	test_tables_and_docs();
 	test_set();
 	test_select_and_show();
 	test_splitting();

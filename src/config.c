@@ -21,7 +21,6 @@
 #endif
 #include "config.h"
 #include "config_table.h"
-#include "pxadmin.h"
 #include "duration.h"
 #include "hex.h"
 
@@ -990,10 +989,10 @@ static int check_config(const struct shoal_config *cfg)
 		key = "rsa_public_key", val = cfg->rsa_public_key, msg = "needs rsa_private_key";
 	else if (cfg->upstream_tls_verify && !cfg->upstream_tls)
 		key = "upstream_tls_verify", val = "true", msg = "needs upstream_tls=true";
-	else if (pxadmin_parse(cfg->proxysql_admin, NULL, PXADMIN_MAX, pxerr, sizeof pxerr) < 0)
+	else if (config_parse_proxysql_admin(cfg->proxysql_admin, NULL, PROXYSQL_ADMIN_MAX, pxerr, sizeof pxerr) < 0)
 		key = "proxysql_admin", val = "(hidden)", msg = pxerr;
 	else if (cfg->proxysql_admin[0] &&
-		 pxadmin_node_address(cfg, host, sizeof host, &port, pxerr, sizeof pxerr) < 0)
+		 config_node_address(cfg, host, sizeof host, &port, pxerr, sizeof pxerr) < 0)
 		key = "proxysql_node_address", val = cfg->proxysql_node_address, msg = pxerr;
 	if (!key)
 		return 0;
@@ -1284,4 +1283,84 @@ int config_set_text(struct shoal_config *cfg, const char *key, const char *value
 		copy_out(text, len, err, errlen);
 	free(text);
 	return -1;
+}
+
+/* ---- the ProxySQL admin settings (pxadmin.c acts on them) ---------------- */
+
+int config_parse_proxysql_admin(const char *list, struct shoal_mysql_url *out, int max, char *err,
+				size_t errlen)
+{
+	struct shoal_mysql_url tmp;
+	const char *p = list ? list : "";
+	int n = 0;
+
+	while (*p) {
+		const char *e = strchr(p, ',');
+		const char *b = p, *end = e ? e : p + strlen(p);
+
+		p = e ? e + 1 : end;
+		while (b < end && isspace((unsigned char)*b))
+			b++;
+		while (end > b && isspace((unsigned char)end[-1]))
+			end--;
+		if (b == end)
+			continue;
+		if (n >= max) {
+			snprintf(err, errlen, "more than %d admin URLs", max);
+			return -1;
+		}
+		if (config_parse_mysql_url(b, (size_t)(end - b), PROXYSQL_ADMIN_DEFAULT_PORT, &tmp, err, errlen) < 0)
+			return -1;
+		if (!config_sql_host_ok(tmp.host)) {
+			snprintf(err, errlen, "bad host name in an admin URL");
+			return -1;
+		}
+		if (out)
+			out[n] = tmp;
+		n++;
+	}
+	return n;
+}
+
+bool config_sql_host_ok(const char *host)
+{
+	if (!*host)
+		return false;
+	for (const char *c = host; *c; c++)
+		if (!isalnum((unsigned char)*c) && !strchr(".-_:%", *c))
+			return false;
+	return true;
+}
+
+static bool wildcard(const char *host)
+{
+	return !*host || strcmp(host, "0.0.0.0") == 0 || strcmp(host, "::") == 0 ||
+	       strcmp(host, "[::]") == 0;
+}
+
+int config_node_address(const struct shoal_config *cfg, char *host, size_t hostlen, uint16_t *port,
+			char *err, size_t errlen)
+{
+	struct shoal_addr a;
+
+	if (cfg->proxysql_node_address[0]) {
+		if (config_parse_addr(cfg->proxysql_node_address, &a) < 0 || a.port == 0) {
+			snprintf(err, errlen, "proxysql_node_address must be host:port");
+			return -1;
+		}
+	} else {
+		a = cfg->listen[0];
+		if (wildcard(a.host) && gethostname(a.host, sizeof a.host) < 0) {
+			snprintf(err, errlen, "gethostname: %s", strerror(errno));
+			return -1;
+		}
+		a.host[sizeof a.host - 1] = '\0';
+	}
+	if (!config_sql_host_ok(a.host)) {
+		snprintf(err, errlen, "'%s' is not a host name ProxySQL can hold", a.host);
+		return -1;
+	}
+	snprintf(host, hostlen, "%s", a.host);
+	*port = a.port;
+	return 0;
 }

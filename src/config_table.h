@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "config.h"
+#include "config_types.h"
 
 #define DEFAULT_CONFIG_FILE "/etc/shoal/shoal.conf"
 #define DEFAULT_UPSTREAM_PORT 3306

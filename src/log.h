@@ -5,7 +5,7 @@
 #ifndef SHOAL_LOG_H
 #define SHOAL_LOG_H
 
-#include "config.h"
+#include "config_types.h"
 
 void log_set_level(enum shoal_log_level lvl);
 void log_msg(enum shoal_log_level lvl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

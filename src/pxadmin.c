@@ -26,7 +26,7 @@
 #define PXADMIN_TIMEOUT_S 3   /* connect, read and write timeout of each admin connection */
 #define PXADMIN_RETRY_MS 2000 /* going ONLINE: a ProxySQL not up yet is tried again this often */
 
-static struct shoal_mysql_url admins[PXADMIN_MAX];
+static struct shoal_mysql_url admins[PROXYSQL_ADMIN_MAX];
 static int n_admins = -1; /* -1: not parsed yet */
 static char node_host[256];
 static uint16_t node_port;
@@ -39,83 +39,6 @@ struct job {
 	bool retry; /* try again while the admin cannot be reached (going ONLINE) */
 };
 
-int pxadmin_parse(const char *list, struct shoal_mysql_url *out, int max, char *err, size_t errlen)
-{
-	struct shoal_mysql_url tmp;
-	const char *p = list ? list : "";
-	int n = 0;
-
-	while (*p) {
-		const char *e = strchr(p, ',');
-		const char *b = p, *end = e ? e : p + strlen(p);
-
-		p = e ? e + 1 : end;
-		while (b < end && isspace((unsigned char)*b))
-			b++;
-		while (end > b && isspace((unsigned char)end[-1]))
-			end--;
-		if (b == end)
-			continue;
-		if (n >= max) {
-			snprintf(err, errlen, "more than %d admin URLs", max);
-			return -1;
-		}
-		if (config_parse_mysql_url(b, (size_t)(end - b), PXADMIN_DEFAULT_PORT, &tmp, err, errlen) < 0)
-			return -1;
-		if (!pxadmin_host_ok(tmp.host)) {
-			snprintf(err, errlen, "bad host name in an admin URL");
-			return -1;
-		}
-		if (out)
-			out[n] = tmp;
-		n++;
-	}
-	return n;
-}
-
-bool pxadmin_host_ok(const char *host)
-{
-	if (!*host)
-		return false;
-	for (const char *c = host; *c; c++)
-		if (!isalnum((unsigned char)*c) && !strchr(".-_:%", *c))
-			return false;
-	return true;
-}
-
-static bool wildcard(const char *host)
-{
-	return !*host || strcmp(host, "0.0.0.0") == 0 || strcmp(host, "::") == 0 ||
-	       strcmp(host, "[::]") == 0;
-}
-
-int pxadmin_node_address(const struct shoal_config *cfg, char *host, size_t hostlen, uint16_t *port,
-			 char *err, size_t errlen)
-{
-	struct shoal_addr a;
-
-	if (cfg->proxysql_node_address[0]) {
-		if (config_parse_addr(cfg->proxysql_node_address, &a) < 0 || a.port == 0) {
-			snprintf(err, errlen, "proxysql_node_address must be host:port");
-			return -1;
-		}
-	} else {
-		a = cfg->listen[0];
-		if (wildcard(a.host) && gethostname(a.host, sizeof a.host) < 0) {
-			snprintf(err, errlen, "gethostname: %s", strerror(errno));
-			return -1;
-		}
-		a.host[sizeof a.host - 1] = '\0';
-	}
-	if (!pxadmin_host_ok(a.host)) {
-		snprintf(err, errlen, "'%s' is not a host name ProxySQL can hold", a.host);
-		return -1;
-	}
-	snprintf(host, hostlen, "%s", a.host);
-	*port = a.port;
-	return 0;
-}
-
 /* Parse the settings once (they were checked at start). */
 static int setup(void)
 {
@@ -123,12 +46,12 @@ static int setup(void)
 
 	if (n_admins >= 0)
 		return n_admins;
-	n_admins = pxadmin_parse(g_config.proxysql_admin, admins, PXADMIN_MAX, err, sizeof err);
+	n_admins = config_parse_proxysql_admin(g_config.proxysql_admin, admins, PROXYSQL_ADMIN_MAX, err, sizeof err);
 	if (n_admins < 0) {
 		log_error("proxysql_admin: %s", err);
 		n_admins = 0;
 	} else if (n_admins > 0 &&
-		   pxadmin_node_address(&g_config, node_host, sizeof node_host, &node_port, err, sizeof err) < 0) {
+		   config_node_address(&g_config, node_host, sizeof node_host, &node_port, err, sizeof err) < 0) {
 		log_error("proxysql_admin: %s", err);
 		n_admins = 0;
 	}

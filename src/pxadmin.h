@@ -18,24 +18,6 @@
 
 #include "config.h"
 
-#define PXADMIN_MAX 8
-#define PXADMIN_DEFAULT_PORT 6032
-
-/* Parse a comma-separated list of mysql://user:pass@host[:port] (empty
- * items are ignored). Returns the number of URLs (0..PXADMIN_MAX), or -1
- * with a message (never a password) in err. out may be NULL (check only). */
-int pxadmin_parse(const char *list, struct shoal_mysql_url *out, int max, char *err, size_t errlen);
-
-/* The node's host and port as written in mysql_servers: the setting
- * proxysql_node_address, or the first listen address, or (when that is a
- * wildcard) the host name with the listen port. 0, or -1 with err. */
-int pxadmin_node_address(const struct shoal_config *cfg, char *host, size_t hostlen, uint16_t *port,
-			 char *err, size_t errlen);
-
-/* A host name that can go into the statements unquoted-safe: letters,
- * digits, '.', '-', '_', ':' (IPv6), '%' (zone). */
-bool pxadmin_host_ok(const char *host);
-
 /* Start setting this node's rows to status ("OFFLINE_SOFT" or "ONLINE") on
  * every admin. Going ONLINE, an admin that cannot be reached is tried again
  * every 2 s until it answers or the node drains. Returns the number of

@@ -6,7 +6,7 @@
  * values, --help and --version; the mysql:// URL parser (percent-encoding,
  * IPv6, default port, bad URLs, port range); ALLOWED_USERS; size suffixes;
  * listen lists; enums; cross-checks; config_find_user; the drain settings and
- * proxysql_admin's list and node address (pxadmin.c); --health (the settings
+ * proxysql_admin's list and node address (config.c, for pxadmin.c); --health (the settings
  * read, no upstream URL required; healthcheck_target's wildcard mapping);
  * and that no password ever reaches stderr or the summary.
  *
@@ -17,7 +17,6 @@
 #include "config.h"
 #include "duration.h"
 #include "healthcheck.h"
-#include "pxadmin.h"
 #include "tap.h"
 
 #include <fcntl.h>
@@ -608,7 +607,7 @@ static void test_durations(void)
 static void test_proxysql_admin(void)
 {
 	struct shoal_config c;
-	struct shoal_mysql_url u[PXADMIN_MAX];
+	struct shoal_mysql_url u[PROXYSQL_ADMIN_MAX];
 	char err[256], host[256];
 	uint16_t port;
 	char *env[] = { env_conf, "UPSTREAM_DB_URL=mysql://app:pw@h", "PROXYSQL_ADMIN=mysql://radmin:s3cret@px1,"
@@ -620,26 +619,26 @@ static void test_proxysql_admin(void)
 	is_int(load(&c, argv0, env), 0, "proxysql_admin: a list of two loads");
 	is_int(c.drain_handoff_ms, 8000, "drain_handoff_ms default 8000");
 	is_int(c.drain_quiet_ms, 1000, "drain_quiet_ms default 1000");
-	is_int(pxadmin_parse(c.proxysql_admin, u, PXADMIN_MAX, err, sizeof err), 2, "pxadmin_parse: 2 URLs");
+	is_int(config_parse_proxysql_admin(c.proxysql_admin, u, PROXYSQL_ADMIN_MAX, err, sizeof err), 2, "config_parse_proxysql_admin: 2 URLs");
 	ok(strcmp(u[0].host, "px1") == 0 && u[0].port == 6032 && strcmp(u[0].user.name, "radmin") == 0 &&
 	   strcmp(u[0].user.password, "s3cret") == 0, "  the first: px1, default port 6032, radmin");
 	ok(strcmp(u[1].host, "px2") == 0 && u[1].port == 6042, "  the second: px2:6042 (spaces trimmed)");
-	is_int(pxadmin_node_address(&c, host, sizeof host, &port, err, sizeof err), 0, "node address: set");
+	is_int(config_node_address(&c, host, sizeof host, &port, err, sizeof err), 0, "node address: set");
 	ok(strcmp(host, "shoal-1") == 0 && port == 3307, "  shoal-1:3307");
-	is_int(pxadmin_parse(" , ", u, PXADMIN_MAX, err, sizeof err), 0, "pxadmin_parse: empty items: none");
-	is_int(pxadmin_parse("mysql://a:b@h1,mysql://a:b@h2,mysql://a:b@h3", u, 2, err, sizeof err), -1,
-	       "pxadmin_parse: more than the maximum: error");
-	is_int(pxadmin_parse("mysql://a:b@bad'host", u, PXADMIN_MAX, err, sizeof err), -1,
-	       "pxadmin_parse: a host that cannot go into SQL: error");
+	is_int(config_parse_proxysql_admin(" , ", u, PROXYSQL_ADMIN_MAX, err, sizeof err), 0, "config_parse_proxysql_admin: empty items: none");
+	is_int(config_parse_proxysql_admin("mysql://a:b@h1,mysql://a:b@h2,mysql://a:b@h3", u, 2, err, sizeof err), -1,
+	       "config_parse_proxysql_admin: more than the maximum: error");
+	is_int(config_parse_proxysql_admin("mysql://a:b@bad'host", u, PROXYSQL_ADMIN_MAX, err, sizeof err), -1,
+	       "config_parse_proxysql_admin: a host that cannot go into SQL: error");
 	is_int(load(&c, argv0, env_bad), 2, "proxysql_admin: not mysql://: exit 2");
 	ok(has(captured, "proxysql_admin") && !has(captured, "s3cret"), "  named, password not shown");
 	is_int(load(&c, argv_ip, NULL), 2, "no upstream: still exit 2 (sanity)");
 	config_defaults(&c);
 	is_int(config_set_text(&c, "listen_address", "10.0.0.5:3310", err, sizeof err), 0, "listen 10.0.0.5:3310");
-	is_int(pxadmin_node_address(&c, host, sizeof host, &port, err, sizeof err), 0, "node address: derived");
+	is_int(config_node_address(&c, host, sizeof host, &port, err, sizeof err), 0, "node address: derived");
 	ok(strcmp(host, "10.0.0.5") == 0 && port == 3310, "  from the listen address");
 	is_int(config_set_text(&c, "listen_address", "0.0.0.0:3309", err, sizeof err), 0, "listen 0.0.0.0:3309");
-	is_int(pxadmin_node_address(&c, host, sizeof host, &port, err, sizeof err), 0, "node address: wildcard");
+	is_int(config_node_address(&c, host, sizeof host, &port, err, sizeof err), 0, "node address: wildcard");
 	ok(strcmp(host, "0.0.0.0") != 0 && host[0] && port == 3309, "  the host name and the listen port (%s)", host);
 }
 

@@ -2,7 +2,7 @@
  * pxadmin.c: the node's optional link to ProxySQL's admin (see pxadmin.h).
  * It owns the parsed admin list (filled on first use from g_config, which
  * is read-only by then), one detached thread per admin while a status
- * change runs, and two atomic counters (pending, succeeded) that the drain
+ * change runs, and an atomic counter (pending) that the drain
  * reads. Each thread makes its own blocking MariaDB Connector/C connection
  * and closes it; nothing is shared between the threads but the counters.
  */
@@ -31,7 +31,6 @@ static int n_admins = -1; /* -1: not parsed yet */
 static char node_host[256];
 static uint16_t node_port;
 static atomic_int pending;
-static atomic_int succeeded;
 
 struct job {
 	const struct shoal_mysql_url *admin;
@@ -195,8 +194,6 @@ static void *job_main(void *arg)
 	else
 		log_warn("proxysql_admin %s@%s:%u: could not set %s:%u %s: %s", a->user.name, a->host,
 			 (unsigned)a->port, node_host, (unsigned)node_port, j->status, err);
-	if (ok)
-		atomic_fetch_add(&succeeded, 1);
 	free(j);
 	mysql_thread_end();
 	atomic_fetch_sub(&pending, 1);
@@ -210,7 +207,6 @@ int pxadmin_set_status(const char *status)
 
 	if (n == 0)
 		return 0;
-	atomic_store(&succeeded, 0);
 	if (pthread_attr_init(&attr) != 0)
 		return -1;
 	if (pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) != 0) {

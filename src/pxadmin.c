@@ -4,7 +4,7 @@
  * is read-only by then), one detached thread per admin while a status
  * change runs, and an atomic counter (pending) that the drain
  * reads. Each thread makes its own blocking MariaDB Connector/C connection
- * and closes it; nothing is shared between the threads but the counters.
+ * and closes it; nothing is shared between the threads but the counter.
  */
 #include "pxadmin.h"
 

@@ -6,8 +6,8 @@
  * it closes a connection (docs/operations.md, "Drain").
  *
  * The statements run on threads of their own, one per admin, so that a slow
- * or unreachable ProxySQL never blocks an event loop. Their progress is a
- * pair of atomics read by the drain (drain.c).
+ * or unreachable ProxySQL never blocks an event loop. Their progress is an
+ * atomic counter read by the drain (drain.c).
  */
 #ifndef SHOAL_PXADMIN_H
 #define SHOAL_PXADMIN_H

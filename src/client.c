@@ -43,6 +43,54 @@
 static atomic_uint next_conn_id = 1;
 
 static void process_input(struct client *c);
+
+/* ---- session states ---------------------------------------------------- */
+
+#define TO(s) (1u << (s))
+#define MID_COMMAND (TO(CS_CONNECTING) | TO(CS_READY) | TO(CS_RELAYING) | TO(CS_INTERNAL) | \
+		     TO(CS_WAITING) | TO(CS_CLOSING))
+#define LOGIN (TO(CS_HANDSHAKE) | TO(CS_AUTH_SWITCH) | TO(CS_AUTH_SHA2))
+
+/* The moves each state may make (bit i: to state i). Login states go on
+ * to each other, to the upstream or to READY; a command's states go
+ * among themselves; READY starts either (COM_CHANGE_USER logs in again);
+ * CLOSING is the end. */
+static const uint16_t client_moves[CS_COUNT] = {
+	[CS_HANDSHAKE] = LOGIN | TO(CS_TLS_ACCEPT) | TO(CS_CONNECTING) | TO(CS_READY) | TO(CS_CLOSING),
+	[CS_TLS_ACCEPT] = TO(CS_TLS_ACCEPT) | TO(CS_HANDSHAKE) | TO(CS_CLOSING),
+	[CS_AUTH_SWITCH] = LOGIN | TO(CS_CONNECTING) | TO(CS_READY) | TO(CS_CLOSING),
+	[CS_AUTH_SHA2] = LOGIN | TO(CS_CONNECTING) | TO(CS_READY) | TO(CS_CLOSING),
+	[CS_CONNECTING] = MID_COMMAND,
+	[CS_READY] = MID_COMMAND | LOGIN,
+	[CS_RELAYING] = MID_COMMAND,
+	[CS_INTERNAL] = MID_COMMAND,
+	[CS_WAITING] = MID_COMMAND,
+	[CS_CLOSING] = TO(CS_CLOSING),
+};
+
+static const char *const client_state_names[CS_COUNT] = {
+	"HANDSHAKE", "TLS_ACCEPT", "AUTH_SWITCH", "AUTH_SHA2", "CONNECTING",
+	"READY", "RELAYING", "INTERNAL", "WAITING", "CLOSING",
+};
+
+const char *client_state_name(enum client_state s)
+{
+	return (unsigned)s < CS_COUNT ? client_state_names[s] : "?";
+}
+
+void client_set_state(struct client *c, enum client_state to)
+{
+	enum client_state from = c->st;
+
+	if (from == to)
+		return;
+	if (!(client_moves[from] & TO(to)))
+		log_error("client %u: %s -> %s is not an allowed session state transition", c->id,
+			  client_state_name(from), client_state_name(to));
+	else if (g_config.log_level >= LOG_LEVEL_DEBUG)
+		log_debug("client %u: %s -> %s", c->id, client_state_name(from), client_state_name(to));
+	c->st = to;
+}
 static void pump_upstream(struct client *c);
 static bool upstream_busy(const struct client *c);
 
@@ -101,7 +149,7 @@ static void wait_begin(struct client *c)
 {
 	struct worker *w = c->w;
 
-	c->st = CS_WAITING;
+	client_set_state(c, CS_WAITING);
 	c->wait_prev = NULL;
 	c->wait_next = w->waiting;
 	if (w->waiting)
@@ -115,7 +163,7 @@ static void wait_over(struct client *c, bool timed_out)
 {
 	wait_unlink(c);
 	cache_wait_over(&c->cs, timed_out);
-	c->st = CS_READY;
+	client_set_state(c, CS_READY);
 	process_input(c);
 }
 
@@ -303,7 +351,7 @@ static bool retry_front(struct client *c)
 	c->held = 0;
 	c->retried = true;
 	c->pass_pending = true;
-	c->st = CS_READY;
+	client_set_state(c, CS_READY);
 	process_input(c);
 	return true;
 }
@@ -333,17 +381,17 @@ static void upstream_lost(struct client *c, const char *why)
 	pool_discard(c);
 	if (hits_only(c)) {
 		abort_cache(c);
-		c->st = CS_READY;
+		client_set_state(c, CS_READY);
 	} else if (upstream_busy(c) && !cut) {
 		pkt_put_errf(&c->io.out, c->login_pending ? c->seq : 1, ERR_NET_READ_ERROR, "08S01",
 				"Lost connection to upstream server during query");
 		drop_front(c);
-		c->st = c->login_pending ? CS_CLOSING : CS_READY;
+		client_set_state(c, c->login_pending ? CS_CLOSING : CS_READY);
 	}
 	c->upcmd = UPCMD_NONE;
 	if (cut || ((lost_state || c->st == CS_CLOSING) && !keep_when_lost(c))) {
 		abort_cache(c);
-		c->st = CS_CLOSING;
+		client_set_state(c, CS_CLOSING);
 		settle(c);
 		return;
 	}
@@ -367,7 +415,7 @@ void client_authenticated(struct client *c)
 {
 	if (c->w->draining) {
 		pkt_put_errf(&c->io.out, c->seq, ERR_SERVER_SHUTDOWN, "08S01", "Server shutdown in progress");
-		c->st = CS_CLOSING;
+		client_set_state(c, CS_CLOSING);
 		return;
 	}
 	if (c->changing_user) {
@@ -381,7 +429,7 @@ void client_authenticated(struct client *c)
 	mux_login(c);
 	kill_set_user(c->id, c->user);
 	if (c->is_monitor) {
-		c->st = CS_READY;
+		client_set_state(c, CS_READY);
 		login_done(c);
 		return;
 	}
@@ -392,27 +440,27 @@ void client_authenticated(struct client *c)
 
 		upstream_down_text(msg, sizeof(msg), "new sessions are refused until it answers");
 		pkt_put_errf(&c->io.out, c->seq, ERR_UPSTREAM_UNREACHABLE, "HY000", "%s", msg);
-		c->st = CS_CLOSING;
+		client_set_state(c, CS_CLOSING);
 		return;
 	}
 	if (pool_exhausted(c)) {
 		/* no waiting for a login: the schema is checked by the first
 		 * command that goes upstream (its COM_INIT_DB) */
-		c->st = CS_READY;
+		client_set_state(c, CS_READY);
 		login_done(c);
 		return;
 	}
 	c->login_pending = true;
-	c->st = CS_CONNECTING;
+	client_set_state(c, CS_CONNECTING);
 	switch (pool_acquire(c)) {
 	case POOL_GOT:
-		c->st = CS_READY;
+		client_set_state(c, CS_READY);
 		break;
 	case POOL_PENDING:
 		break;
 	case POOL_NOMEM:
 		pkt_put_errf(&c->io.out, c->seq, ERR_UPSTREAM_UNREACHABLE, "HY000", "Shoal: out of memory");
-		c->st = CS_CLOSING;
+		client_set_state(c, CS_CLOSING);
 		break;
 	}
 }
@@ -428,7 +476,7 @@ static bool finish_login(struct client *c)
 		pool_discard(c);
 		pkt_put_errf(&c->io.out, c->seq, ERR_UPSTREAM_UNREACHABLE, "HY000",
 				"Shoal: cannot prepare an upstream connection");
-		c->st = CS_CLOSING;
+		client_set_state(c, CS_CLOSING);
 		return false;
 	}
 	login_done(c);
@@ -438,7 +486,7 @@ static bool finish_login(struct client *c)
 void client_pool_ready(struct client *c)
 {
 	if (c->st == CS_CONNECTING)
-		c->st = CS_READY;
+		client_set_state(c, CS_READY);
 	process_input(c);
 }
 
@@ -447,10 +495,10 @@ void client_pool_ready(struct client *c)
 static void fail_waiting_command(struct client *c)
 {
 	if (c->login_pending) {
-		c->st = CS_CLOSING;
+		client_set_state(c, CS_CLOSING);
 	} else {
 		drop_front(c);
-		c->st = CS_READY;
+		client_set_state(c, CS_READY);
 	}
 	process_input(c);
 }
@@ -548,7 +596,7 @@ bool upcmd_send(struct client *c, uint8_t cmd, const void *payload, size_t len, 
 	relay_setup(c);
 	c->upcmd = kind;
 	c->cmd_start_us = cache_now_us();
-	c->st = CS_INTERNAL;
+	client_set_state(c, CS_INTERNAL);
 	return true;
 }
 
@@ -566,7 +614,7 @@ static void internal_done(struct client *c)
 	struct cache_ctx x;
 	uint32_t stmt_id;
 
-	c->st = CS_READY;
+	client_set_state(c, CS_READY);
 	c->upcmd = UPCMD_NONE;
 	if (kind == UPCMD_SETTINGS || kind == UPCMD_REFRESH || kind == UPCMD_GRANT_CHECK)
 		note_status(c);
@@ -588,7 +636,7 @@ static void internal_done(struct client *c)
 	default: /* UPCMD_SYNC_*: the connection brought to the session's state */
 		if (!mux_sync_done(c, kind)) {
 			if (c->login_pending)
-				c->st = CS_CLOSING;
+				client_set_state(c, CS_CLOSING);
 			else
 				drop_front(c);
 		}
@@ -643,7 +691,7 @@ static void start_refresh(struct client *c, const uint8_t *pl, uint32_t len)
 	}
 	if (!mux_fix_forwarded(c, at)) {
 		c->up->io.out.len = at;
-		c->st = CS_READY;
+		client_set_state(c, CS_READY);
 		c->upcmd = UPCMD_NONE;
 		cache_refresh_cancel(&c->cs);
 	}
@@ -665,7 +713,7 @@ static void answer_complete(struct client *c)
 		struct cache_ctx x;
 		bool hold;
 
-		c->st = CS_READY;
+		client_set_state(c, CS_READY);
 		note_status(c);
 		if (c->relay.cmd == CMD_STMT_PREPARE && c->relay.prep_ok)
 			mux_prepared(c);
@@ -868,7 +916,7 @@ static enum hc_result lost_command(struct client *c, uint32_t len)
 	if (health_upstream_up()) {
 		pkt_put_errf(&c->io.out, 1, ERR_NET_READ_ERROR, "08S01",
 				"Lost connection to upstream server earlier; reconnect");
-		c->st = CS_CLOSING;
+		client_set_state(c, CS_CLOSING);
 		return HC_STOP;
 	}
 	send_upstream_down(c, "only cached results are served (upstream_down_policy=serve-stale)");
@@ -935,7 +983,7 @@ static bool kill_answer(struct client *c, const uint8_t *pl, uint32_t len)
 			pkt_put_errf(&c->io.out, 1, ERR_QUERY_INTERRUPTED, "70100", "Query execution was interrupted");
 		} else {
 			pkt_put_errf(&c->io.out, 1, ERR_CONNECTION_KILLED, "70100", "Connection was killed");
-			c->st = CS_CLOSING;
+			client_set_state(c, CS_CLOSING);
 		}
 	} else if (!target) {
 		pkt_put_errf(&c->io.out, 1, ERR_NO_SUCH_THREAD, "HY000", "Unknown thread id: %llu",
@@ -1069,7 +1117,7 @@ static enum hc_result forward_command(struct client *c, uint32_t len)
 	relay_execute_flags(&c->relay, exec_flags);
 	relay_setup(c);
 	if (answered)
-		c->st = CS_RELAYING;
+		client_set_state(c, CS_RELAYING);
 	return HC_NEXT;
 }
 
@@ -1080,7 +1128,7 @@ static enum hc_result close_revoked(struct client *c)
 	pkt_put_errf(&c->io.out, 1, ERR_ACCESS_DENIED_ERROR, "28000",
 		     "Access denied for user '%s'@'%s': the user was removed or deactivated "
 		     "on this node; the session is closed", c->user, c->peer);
-	c->st = CS_CLOSING;
+	client_set_state(c, CS_CLOSING);
 	return HC_STOP;
 }
 
@@ -1111,7 +1159,7 @@ static enum hc_result handle_command(struct client *c, uint32_t len)
 		case POOL_GOT:
 			break;
 		case POOL_PENDING:
-			c->st = CS_CONNECTING;
+			client_set_state(c, CS_CONNECTING);
 			return HC_STOP;
 		case POOL_NOMEM:
 			client_close(c, "out of memory");
@@ -1147,7 +1195,7 @@ static bool forward_continuation(struct client *c)
 			pool_discard(c);
 			pkt_put_errf(&c->io.out, (uint8_t)(seq + 1), ERR_NET_PACKET_TOO_LARGE, "08S01",
 					"Got a packet bigger than 'max_allowed_packet' bytes");
-			c->st = CS_CLOSING;
+			client_set_state(c, CS_CLOSING);
 			return true;
 		}
 		if (!forward_packet(c, len, false))
@@ -1163,13 +1211,13 @@ static bool command_header_ok(struct client *c, uint32_t len, uint8_t seq)
 		STAT_INC(protocol_errors);
 		pkt_put_errf(&c->io.out, (uint8_t)(seq + 1), ERR_NET_PACKET_TOO_LARGE, "08S01",
 				"Got a packet bigger than 'max_allowed_packet' bytes");
-		c->st = CS_CLOSING;
+		client_set_state(c, CS_CLOSING);
 		return false;
 	}
 	if (seq != 0) {
 		STAT_INC(protocol_errors);
 		pkt_put_errf(&c->io.out, 1, ERR_NET_PACKETS_OUT_OF_ORDER, "08S01", "Got packets out of order");
-		c->st = CS_CLOSING;
+		client_set_state(c, CS_CLOSING);
 		return false;
 	}
 	return true;
@@ -1184,7 +1232,7 @@ static bool login_input(struct client *c)
 		return false;
 	if (len > LOGIN_PACKET_MAX) {
 		STAT_INC(protocol_errors);
-		c->st = CS_CLOSING;
+		client_set_state(c, CS_CLOSING);
 		return false;
 	}
 	if (!sbuf_packet_ready(&c->io, &len, &seq))
@@ -1213,7 +1261,7 @@ static void close_for_drain(struct client *c)
 {
 	log_debug("client %u (%s): idle, closing for the drain", c->id, c->peer);
 	c->drained = true;
-	c->st = CS_CLOSING;
+	client_set_state(c, CS_CLOSING);
 }
 
 void client_drain(struct client *c)

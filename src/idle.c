@@ -37,7 +37,7 @@ static void on_idle(struct ev_loop *loop, ev_timer *t, int revents)
 			"The client was disconnected by the server because of inactivity. See "
 			"client_idle_timeout_ms for configuring this behavior.");
 	STAT_INC(client_idle_timeouts);
-	c->st = CS_CLOSING;
+	client_set_state(c, CS_CLOSING);
 	if (client_flush(c))
 		client_arm(c);
 }

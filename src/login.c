@@ -68,13 +68,13 @@ static uint8_t next_seq(struct client *c)
 static void abort_login(struct client *c, const char *why)
 {
 	log_debug("client %u (%s): %s", c->id, c->peer, why);
-	c->st = CS_CLOSING;
+	client_set_state(c, CS_CLOSING);
 }
 
 static void fail_and_close(struct client *c, uint16_t code, const char *state, const char *msg)
 {
 	pkt_put_err(&c->io.out, next_seq(c), code, state, msg);
-	c->st = CS_CLOSING;
+	client_set_state(c, CS_CLOSING);
 }
 
 /* The one answer to a failed login, for unknown users and wrong passwords
@@ -155,7 +155,7 @@ static void access_denied(struct client *c, bool used_password)
 	ev_set_cb(&c->timer, used_password ? on_hold_pw : on_hold_nopw);
 	ev_timer_set(&c->timer, 0., 0.);
 	ev_timer_start(c->w->loop, &c->timer);
-	c->st = CS_CONNECTING;
+	client_set_state(c, CS_CONNECTING);
 }
 
 void login_start(struct client *c)
@@ -184,7 +184,7 @@ void login_start(struct client *c)
 		return;
 	}
 	c->seq = 1;
-	c->st = CS_HANDSHAKE;
+	client_set_state(c, CS_HANDSHAKE);
 }
 
 /* Full auth for caching_sha2: ask for the password. */
@@ -193,7 +193,7 @@ static void sha2_request_full(struct client *c)
 	static const uint8_t perform_full = 0x04;
 
 	hs_put_more_data(&c->io.out, next_seq(c), &perform_full, 1);
-	c->st = CS_AUTH_SHA2;
+	client_set_state(c, CS_AUTH_SHA2);
 }
 
 /* The schema a login starts in: the one it asked for, else the user's
@@ -298,7 +298,7 @@ static void authenticate(struct client *c, const struct hs_response *r)
 		return;
 	}
 	hs_put_auth_switch(&c->io.out, next_seq(c), want, c->nonce);
-	c->st = CS_AUTH_SWITCH;
+	client_set_state(c, CS_AUTH_SWITCH);
 }
 
 static void on_handshake_response(struct client *c, const uint8_t *pl, uint32_t len)
@@ -315,7 +315,7 @@ static void on_handshake_response(struct client *c, const uint8_t *pl, uint32_t 
 			abort_login(c, "cannot start TLS");
 			return;
 		}
-		c->st = CS_TLS_ACCEPT;
+		client_set_state(c, CS_TLS_ACCEPT);
 		login_tls_step(c);
 		return;
 	}
@@ -396,7 +396,7 @@ void login_tls_step(struct client *c)
 	rc = SSL_accept(c->io.ssl);
 	if (rc == 1) {
 		c->tls_done = true;
-		c->st = CS_HANDSHAKE;
+		client_set_state(c, CS_HANDSHAKE);
 		return;
 	}
 	switch (SSL_get_error(c->io.ssl, rc)) {

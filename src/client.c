@@ -1142,23 +1142,27 @@ static enum hc_result handle_command(struct client *c, uint32_t len)
 		client_close(c, "COM_QUIT");
 		return HC_CLOSED;
 	}
+	/* the user was dropped or lost the right to log in: ERR and close */
 	if (ident_revoked(c->ident))
 		return close_revoked(c);
 	if (hits_only(c) && cmd != CMD_QUERY && cmd != CMD_STMT_EXECUTE)
 		return HC_STOP; /* only cache hits while a refresh is upstream */
 	if (!c->pass_pending) {
+		/* answered here (a hit, KILL, a monitor query, a cache
+		 * command), parked (WAIT) or closed: nothing goes upstream */
 		r = local_command(c, len);
 		if (r != HC_FORWARD && r != HC_SETTINGS && r != HC_GRANT_CHECK)
 			return r;
 		c->pass_pending = r == HC_FORWARD;
 	}
+	/* the upstream is known down: an ERR (or a stale hit) was answered */
 	if (!c->up && upstream_known_down(c))
 		return HC_NEXT;
 	if (!c->up) {
 		switch (pool_acquire(c)) {
 		case POOL_GOT:
 			break;
-		case POOL_PENDING:
+		case POOL_PENDING:   /* the pool calls back when a connection is free */
 			client_set_state(c, CS_CONNECTING);
 			return HC_STOP;
 		case POOL_NOMEM:
@@ -1167,9 +1171,9 @@ static enum hc_result handle_command(struct client *c, uint32_t len)
 		}
 	}
 	switch (mux_sync_step(c)) {
-	case 1:
+	case 1:   /* the borrowed connection is brought to the session's state first */
 		return HC_STOP;
-	case -1:
+	case -1:  /* ... and that cannot be done: ERR, the command is dropped */
 		pool_discard(c);
 		pkt_put_errf(&c->io.out, 1, ERR_UPSTREAM_UNREACHABLE, "HY000",
 				"Shoal: cannot prepare an upstream connection for this session");
@@ -1305,30 +1309,45 @@ static void process_input(struct client *c)
 		enum hc_result r;
 
 		if (in_login(c)) {
+			/* the login's packet is not complete yet, or the login
+			 * now waits (TLS, the upstream, a switch answer) */
 			if (!login_input(c))
 				break;
 			continue;
 		}
+		/* the login's upstream is up: its OK (or ERR) could not go out */
 		if (c->login_pending && c->st == CS_READY && !finish_login(c))
 			break;
+		/* a 16 MiB+ command still arriving: forward what came; the
+		 * session may be gone (closed inside) */
 		if (c->st == CS_RELAYING && c->cont_packets && !forward_continuation(c))
 			return;
 		if (infile_active(c)) {
+			/* LOAD DATA LOCAL: the file's packets go upstream as they
+			 * come; no command is read until the server answers */
 			if (infile_pump(&c->relay, &c->io, &c->up->io, &c->infile_cont) < 0) {
 				client_close(c, "out of memory");
 				return;
 			}
 			break;
 		}
+		/* busy with a command (only cache hits may be answered meanwhile,
+		 * hits_only), or no complete header yet */
 		if ((c->st != CS_READY && !hits_only(c)) || !sbuf_header_ready(&c->io, &len, &seq))
 			break;
+		/* a bad header (over max_allowed_packet, or out of order): the
+		 * ERR is queued and the session closing */
 		if (!command_header_ok(c, len, seq))
 			break;
+		/* the command's payload is not all here yet */
 		if (!sbuf_packet_ready(&c->io, &len, &seq))
 			break;
 		r = handle_command(c, len);
+		/* the session was freed inside: touch nothing */
 		if (r == HC_CLOSED)
 			return;
+		/* the command went upstream or parked the session: the next one
+		 * is read when it is answered */
 		if (r == HC_STOP)
 			break;
 	}

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 
 #include "internal.h"
-#include "log.h"
+#include "base/log.h"
 
 #define DISK_FILE "shoal.db"
 #define BUSY_TIMEOUT_MS 200

@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #include "admin.h"
-#include "packet.h"
+#include "proto/packet.h"
 
 #define ADMIN_VERSION "8.0.0-shoal-admin"
 #define ADMIN_VERSION_COMMENT "Shoal admin"

@@ -17,10 +17,10 @@
 #include <strings.h>
 
 #include "admin.h"
-#include "config.h"
+#include "config/config.h"
 #include "internal.h"
-#include "log.h"
-#include "users.h"
+#include "base/log.h"
+#include "upstream/users.h"
 
 #define SAVEPOINT_NAME "shoal_admin_op"
 

@@ -13,11 +13,11 @@
 #include <strings.h>
 #include <time.h>
 
-#include "config.h"
-#include "consistency.h"
+#include "config/config.h"
+#include "cache/consistency.h"
 #include "internal.h"
-#include "log.h"
-#include "stats.h"
+#include "base/log.h"
+#include "base/stats.h"
 
 #ifndef SHOAL_VERSION
 #define SHOAL_VERSION "0.1.0"

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "internal.h"
-#include "resultset.h"
+#include "proto/resultset.h"
 
 uint16_t reply_status(const struct admin_reply *r)
 {

@@ -17,7 +17,7 @@
 #include <strings.h>
 
 #include "internal.h"
-#include "log.h"
+#include "base/log.h"
 
 #define MAX_WORDS 8
 

@@ -18,15 +18,15 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "auth.h"
-#include "config.h"
-#include "handshake.h"
+#include "proto/auth.h"
+#include "config/config.h"
+#include "proto/handshake.h"
 #include "internal.h"
-#include "listener.h"
-#include "log.h"
-#include "sbuf.h"
-#include "stats.h"
-#include "users.h"
+#include "core/listener.h"
+#include "base/log.h"
+#include "proto/sbuf.h"
+#include "base/stats.h"
+#include "upstream/users.h"
 
 #define ADMIN_CAPS (SHOAL_SERVER_CAPS & ~CAP_SESSION_TRACK)
 #define ADMIN_COLLATION 33

@@ -23,12 +23,12 @@
 #include <string.h>
 #include <strings.h>
 
-#include "auth.h"
-#include "config.h"
+#include "proto/auth.h"
+#include "config/config.h"
 #include "internal.h"
-#include "log.h"
-#include "runtime.h"
-#include "users.h"
+#include "base/log.h"
+#include "config/runtime.h"
+#include "upstream/users.h"
 
 #define VALUE_MAX 16384
 #define PREFIX "shoal-"

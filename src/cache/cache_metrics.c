@@ -11,10 +11,10 @@
 
 #include "cache/registry.h"
 #include "cache/store.h"
-#include "config.h"
-#include "metrics.h"
+#include "config/config.h"
+#include "proto/metrics.h"
 #include "sql/classify.h"
-#include "stats.h"
+#include "base/stats.h"
 
 static const double bucket_le[] = { 0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5 };
 #define N_BUCKETS (sizeof(bucket_le) / sizeof(bucket_le[0]))

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "packet.h"
+#include "proto/packet.h"
 
 /* Record one answered command (lock-free: relaxed atomics). */
 void cache_metrics_observe(bool from_cache, uint64_t us);

@@ -34,14 +34,14 @@
 #include <string.h>
 #include <time.h>
 
-#include "config.h"
-#include "log.h"
+#include "config/config.h"
+#include "base/log.h"
 #include "sql/classify.h"
 #include "sql/functions.h"
 #include "sql/lexer.h"
 #include "sql/spooky.h"
 #include "sql/tokenizer.h"
-#include "upstream.h"
+#include "upstream/upstream.h"
 
 #define RELOAD_EVERY_S 60
 #define MAX_VIEW_DEPTH 16

@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
+#include "base/log.h"
 
 void catalog_rows_free(struct catalog_rows *b)
 {

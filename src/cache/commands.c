@@ -15,15 +15,15 @@
 
 #include "cache/inval.h"
 #include "cache/registry.h"
-#include "consistency.h"
+#include "cache/consistency.h"
 #include "cache/store.h"
-#include "config.h"
-#include "health.h"
-#include "log.h"
-#include "resultset.h"
+#include "config/config.h"
+#include "base/health.h"
+#include "base/log.h"
+#include "proto/resultset.h"
 #include "sql/classify.h"
-#include "stats.h"
-#include "upstream.h"
+#include "base/stats.h"
+#include "upstream/upstream.h"
 
 #define ER_PARSE 1064
 #define ER_NOT_SUPPORTED 1235

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "packet.h"
+#include "proto/packet.h"
 #include "sql/reasons.h"
 #include "sql/tokenizer.h"
 

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "binlog.h"
+#include "cache/binlog.h"
 #include "cache/catalog.h"
 #include "cache/registry.h"
 #include "sql/lexer.h"

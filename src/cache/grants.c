@@ -11,12 +11,12 @@
 #include <strings.h>
 
 #include "cache/registry.h"
-#include "config.h"
-#include "ident.h"
-#include "log.h"
+#include "config/config.h"
+#include "upstream/ident.h"
+#include "base/log.h"
 #include "sql/lexer.h"
 #include "sql/tokenizer.h"
-#include "stats.h"
+#include "base/stats.h"
 
 #define GRANT_SLOTS 4096          /* per worker, a power of two */
 #define GRANT_PROBE 8

@@ -41,8 +41,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "packet.h"
-#include "relay.h"
+#include "proto/packet.h"
+#include "proto/relay.h"
 
 struct cache_def;
 struct ident;

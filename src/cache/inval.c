@@ -9,8 +9,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "config.h"
-#include "log.h"
+#include "config/config.h"
+#include "base/log.h"
 #include "sql/spooky.h"
 
 #define INITIAL_BUCKETS 1024

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "sql/tokenizer.h"
 
 #define REG_BUCKETS 65536

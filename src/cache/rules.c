@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hex.h"
+#include "base/hex.h"
 
 struct rule {
 	struct rule_row row;     /* the strings are owned */

@@ -20,7 +20,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "binlog.h"
+#include "cache/binlog.h"
 #include "cache/cache_metrics.h"
 #include "cache/catalog.h"
 #include "cache/commands.h"
@@ -31,14 +31,14 @@
 #include "cache/rules.h"
 #include "cache/settings.h"
 #include "cache/vcols.h"
-#include "config.h"
-#include "health.h"
-#include "log.h"
+#include "config/config.h"
+#include "base/health.h"
+#include "base/log.h"
 #include "sql/classify.h"
 #include "sql/lexer.h"
 #include "sql/tables.h"
 #include "sql/tokenizer.h"
-#include "stats.h"
+#include "base/stats.h"
 
 /* What, besides the query, decides the bytes of a SELECT's answer. */
 #define SETTINGS_SQL "SELECT @@character_set_client,@@character_set_connection," \

@@ -26,9 +26,9 @@
 #include "sql/reasons.h"
 #include "cache/grants.h"
 #include "cache/store.h"
-#include "packet.h"
-#include "relay.h"
-#include "stmts.h"
+#include "proto/packet.h"
+#include "proto/relay.h"
+#include "session/stmts.h"
 
 #define SETTINGS_MAX 1024
 

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
+#include "base/log.h"
 #include "sql/classify.h"
 #include "sql/tokenizer.h"
 

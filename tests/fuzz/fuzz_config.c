@@ -1,5 +1,5 @@
 /*
- * fuzz_config: the configuration parsers of src/config.c:
+ * fuzz_config: the configuration parsers of src/config/config.c:
  * config_parse_upstream_url and config_parse_addr on the input as a C string
  * (it ends at the first NUL), config_redact_url (used on every log line
  * that names the upstream) with a small and a large output buffer, and
@@ -27,7 +27,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "fuzz_util.h"
 
 static struct shoal_config cfg, before;

@@ -1,6 +1,6 @@
 /*
- * fuzz_packet_reader: the bounded payload readers of src/packet.c (pcur_*)
- * and the connection-phase decoders of src/handshake.c (hs_is_ssl_request,
+ * fuzz_packet_reader: the bounded payload readers of src/proto/packet.c (pcur_*)
+ * and the connection-phase decoders of src/proto/handshake.c (hs_is_ssl_request,
  * hs_parse_response, hs_parse_change_user), which read bytes sent by any
  * client before it has logged in.
  *
@@ -16,8 +16,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "handshake.h"
-#include "packet.h"
+#include "proto/handshake.h"
+#include "proto/packet.h"
 #include "fuzz_util.h"
 
 static void check_response(const struct hs_response *r)

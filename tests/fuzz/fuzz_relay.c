@@ -1,5 +1,5 @@
 /*
- * fuzz_relay: the response state machine of src/relay.c, which reads every
+ * fuzz_relay: the response state machine of src/proto/relay.c, which reads every
  * packet the upstream sends back and decides what the client gets.
  *
  * Input layout:
@@ -33,8 +33,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "packet.h"
-#include "relay.h"
+#include "proto/packet.h"
+#include "proto/relay.h"
 #include "fuzz_util.h"
 
 

@@ -12,14 +12,14 @@
  * on LOAD, multi-statement replies, SQL errors, and SAVE TO DISK failing
  * cleanly when the data directory is unusable.
  */
-#include "auth.h"
-#include "config.h"
-#include "log.h"
-#include "stats.h"
+#include "proto/auth.h"
+#include "config/config.h"
+#include "base/log.h"
+#include "base/stats.h"
 #include "tap.h"
 
 #include "../../admin/internal.h"
-#include "../../admin/users.h"
+#include "upstream/users.h"
 
 #include <stdatomic.h>
 #include <ctype.h>

@@ -1,5 +1,5 @@
 /*
- * test_auth.c: unit tests for src/auth.c: native and caching_sha2 tokens
+ * test_auth.c: unit tests for src/proto/auth.c: native and caching_sha2 tokens
  * against known vectors and an independent re-statement, the constant-time
  * checks (right token, flipped bits, wrong lengths, empty passwords), the
  * cleartext check, RSA-OAEP full auth round trips and key loading errors, and
@@ -11,7 +11,7 @@
  * (scripts/start-mariadb) in a live handshake, with the nonce taken from its
  * greeting.
  */
-#include "auth.h"
+#include "proto/auth.h"
 #include "tap.h"
 
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /*
- * test_config.c: unit tests for src/config.c: defaults; precedence (defaults <
+ * test_config.c: unit tests for src/config/config.c: defaults; precedence (defaults <
  * file < environment < flags, and --config over SHOAL_CONFIG); the config file
  * format (comments, blank lines, quotes) and its errors with file:line; flag
  * forms (--x=v, --x v, bare and --no- booleans), unknown flags, missing
@@ -14,9 +14,9 @@
  * at a temporary file) so the machine's environment and /etc/shoal never
  * matter. stdout/stderr are captured by dup2() onto temporary files.
  */
-#include "config.h"
-#include "duration.h"
-#include "healthcheck.h"
+#include "config/config.h"
+#include "base/duration.h"
+#include "ops/healthcheck.h"
 #include "tap.h"
 
 #include <fcntl.h>

@@ -12,7 +12,7 @@
 #include "cache/catalog.h"
 #include "cache/consist.h"
 #include "cache/inval.h"
-#include "config.h"
+#include "config/config.h"
 #include "tap.h"
 
 static const struct catalog_row rows[] = {

@@ -1,5 +1,5 @@
 /*
- * test_handshake.c: unit tests for src/handshake.c: the exact byte layout of
+ * test_handshake.c: unit tests for src/proto/handshake.c: the exact byte layout of
  * the greeting, auth-switch and auth-more-data packets; HandshakeResponse41
  * parsing with every optional part, with the 1-byte and NUL-terminated auth
  * forms, length limits, attribute validation; every truncated prefix of
@@ -7,7 +7,7 @@
  * blocks so ASan catches any over-read); the SSL request test; and a
  * deterministic fuzz pass over random and mutated inputs.
  */
-#include "handshake.h"
+#include "proto/handshake.h"
 #include "tap.h"
 
 #include <stdlib.h>

@@ -11,10 +11,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "health.h"
-#include "metrics.h"
-#include "packet.h"
-#include "stats.h"
+#include "base/health.h"
+#include "proto/metrics.h"
+#include "proto/packet.h"
+#include "base/stats.h"
 #include "tap.h"
 
 /* ------------------------------------------------------------ checker */

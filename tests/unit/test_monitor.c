@@ -1,11 +1,11 @@
 /*
- * test_monitor.c: unit tests for monitor_match() (src/monitor.c): the exact
+ * test_monitor.c: unit tests for monitor_match() (src/core/monitor.c): the exact
  * texts of ProxySQL's read_only and replication checks and the status
  * queries, in any case, with whitespace runs, leading/trailing whitespace
  * and trailing ';'; and texts that must not match (other spacing around
  * operators, comments, other variables, other statements, long input).
  */
-#include "monitor.h"
+#include "core/monitor.h"
 #include "tap.h"
 
 #include <stdlib.h>

@@ -1,12 +1,12 @@
 /*
- * test_packet.c: unit tests for src/packet.c: pbuf growth/consume/shrink,
+ * test_packet.c: unit tests for src/proto/packet.c: pbuf growth/consume/shrink,
  * the little-endian helpers, bounded pcur readers (every read past the end
  * sets err and returns 0/NULL without touching memory beyond the payload;
  * run under ASan with payloads copied to exact-size heap blocks), lenenc
  * integers and strings at every encoding boundary, and the exact bytes of
  * the OK / EOF / ERR builders.
  */
-#include "packet.h"
+#include "proto/packet.h"
 #include "tap.h"
 
 #include <stdlib.h>

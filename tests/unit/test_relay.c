@@ -1,5 +1,5 @@
 /*
- * test_relay.c: unit tests for src/relay.c, the response state machine.
+ * test_relay.c: unit tests for src/proto/relay.c, the response state machine.
  * Each case builds the upstream's packets by hand (the upstream never
  * negotiates DEPRECATE_EOF, so it always sends EOF packets), feeds them one by
  * one as exact-size heap copies (so ASan catches over-reads), checks the
@@ -12,7 +12,7 @@
  * CLIENT_SESSION_TRACK, OK packets lose their session-state data and
  * SESSION_STATE_CHANGED is cleared in OKs and EOFs.
  */
-#include "relay.h"
+#include "proto/relay.h"
 #include "tap.h"
 
 #include <stdlib.h>

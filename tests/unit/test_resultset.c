@@ -1,11 +1,11 @@
 /*
- * test_resultset.c: unit tests for src/resultset.c: the exact bytes of a
+ * test_resultset.c: unit tests for src/proto/resultset.c: the exact bytes of a
  * two-column result set (LONGLONG and VAR_STRING columns, a NULL cell, an
  * empty string) with and without CAP_DEPRECATE_EOF, sequence ids from a
  * given start, rs_put_table, rows split at 16 MiB - 1, and the roll-back of
  * a result set after a misuse (too few cells, a row before the columns).
  */
-#include "resultset.h"
+#include "proto/resultset.h"
 #include "tap.h"
 
 #include <stdlib.h>

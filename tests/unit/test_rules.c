@@ -1,6 +1,6 @@
 /*
  * test_rules.c: unit tests for the query rules (src/cache/rules.c and the
- * QUERY RULES module in src/cache/cache_admin.c): matching by digest and by
+ * QUERY RULES module in admin/cache_admin.c): matching by digest and by
  * case-insensitive regex on digest_text, rule_id order whatever the input
  * order, apply ending the evaluation, inactive rules, cache_ttl 0 (never)
  * and NULL (no decision), every validation error naming its rule; then,
@@ -9,11 +9,11 @@
  * unchanged, SAVE ... FROM RUNTIME / TO DISK, and the shapes made to be
  * classified again (a CREATE CACHE cache left alone).
  */
-#include "cache/cache_admin.h"
+#include "admin/cache_admin.h"
 #include "cache/registry.h"
 #include "cache/rules.h"
-#include "config.h"
-#include "log.h"
+#include "config/config.h"
+#include "base/log.h"
 #include "tap.h"
 
 #include "../../admin/internal.h"

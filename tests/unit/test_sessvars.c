@@ -1,11 +1,11 @@
 /*
- * test_sessvars.c: unit tests for src/sessvars.c, the reading of statements
+ * test_sessvars.c: unit tests for src/session/sessvars.c, the reading of statements
  * for multiplexing: which statements pin a session to its connection, what
  * SET / USE record, that quoted text and comments are not read as code while
  * executable comments are, and the SET statement that brings a connection
  * from one session state to another.
  */
-#include "sessvars.h"
+#include "session/sessvars.h"
 #include "tap.h"
 
 #include <stdlib.h>

@@ -10,14 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "admin/users.h"
-#include "auth.h"
+#include "upstream/users.h"
+#include "proto/auth.h"
 #include "cache/grants.h"
-#include "config.h"
-#include "ident.h"
+#include "config/config.h"
+#include "upstream/ident.h"
 #include "sql/tokenizer.h"
 #include "tap.h"
-#include "upauth.h"
+#include "upstream/upauth.h"
 
 static void sha1(const char *pw, uint8_t out[20])
 {

@@ -1,0 +1,1040 @@
+/*
+ * binlog.c: the binlog follower (see binlog.h): its thread, the connection
+ * and dump set-up, the event loop, the transaction's table set, the GTID
+ * position, the serving state.
+ *
+ * Per transaction (GTID event .. XID / COMMIT, or one statement for a
+ * standalone GTID) the follower collects the tables named by TABLE_MAP
+ * events (every table with row changes) and those written by QUERY events,
+ * and invalidates them, with what writes to them also change, when the
+ * transaction ends; then the transaction's GTID becomes the position.
+ * A statement whose tables cannot be determined invalidates everything.
+ *
+ * The thread blocks in mariadb_rpl_fetch(); the server sends a heartbeat
+ * every BINLOG_HEARTBEAT_NS while there is nothing else, and a read timeout
+ * catches a silent connection. binlog_stop() shuts the socket down to wake
+ * the thread.
+ */
+#include "cache/binlog.h"
+
+#include <errmsg.h>
+#include <errno.h>
+#include <mysql.h>
+#include <mysqld_error.h>
+#include <mariadb_rpl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cache/catalog.h"
+#include "cache/grants.h"
+#include "cache/inval.h"
+#include "cache/store.h"
+#include "config/config.h"
+#include "base/log.h"
+#include "sql/spooky.h"
+#include "sql/tables.h"
+#include "upstream/upstream.h"
+
+#define BINLOG_HEARTBEAT_NS "500000000"   /* 0.5 s */
+#define READ_TIMEOUT_S 5
+#define MAX_DOMAINS 32
+#define TRX_TABLES 256
+#define CLOSURE_MAX 64        /* tables a written table's closure may name */
+#define MAP_SLOTS 64          /* remembered table maps (by table id) */
+#define MAP_NAME_MAX 256
+
+struct gtid {
+	uint32_t domain, server;
+	uint64_t seq;
+};
+
+struct follower {
+	MYSQL *m;
+	MARIADB_RPL *rpl;
+	struct gtid pos[MAX_DOMAINS];      /* last transaction applied, per domain */
+	unsigned npos;
+	struct gtid target[MAX_DOMAINS];   /* the server's position when we connected */
+	unsigned ntarget;
+	bool fresh;                        /* no position yet: start at the server's */
+	/* the transaction being read */
+	bool in_trx, standalone;
+	struct gtid trx;
+	struct inval_table *tables[TRX_TABLES];
+	unsigned ntables;
+	bool trx_all;
+};
+
+/* A table map's closure, remembered by the server's table id (checked
+ * against the names, so a reused id is harmless) until the catalog is read
+ * again: row events map the same few tables over and over. */
+struct map_slot {
+	uint64_t table_id;
+	unsigned loads;               /* catalog_loads() it was worked out under */
+	bool used;
+	uint16_t slen, nlen;
+	char names[MAP_NAME_MAX];     /* schema then name, as in the event */
+	struct inval_table *closure[CLOSURE_MAX];
+	unsigned n;
+};
+
+static struct follower F;
+static struct map_slot map_slots[MAP_SLOTS];
+static pthread_t thread;
+static bool started;
+static atomic_bool stopping;
+static _Atomic int sock_fd = -1;
+
+/* Status, shared with the admin and /metrics (under status_lock); the
+ * per-event counters are atomics of their own (no lock per event) and the
+ * position is formatted when read (from applied[], under pos_lock). */
+static pthread_mutex_t status_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct binlog_status status;
+static _Atomic int cur_state = BINLOG_OFF;
+static atomic_uint_fast64_t n_events, n_transactions;
+
+static int64_t wall_s(void)
+{
+	return (int64_t)time(NULL);
+}
+
+static void set_state(enum binlog_state st, const char *err)
+{
+	bool serve = st == BINLOG_STREAMING;
+
+	atomic_store(&cur_state, (int)st);
+	pthread_mutex_lock(&status_lock);
+	status.state = st;
+	if (err)
+		snprintf(status.error, sizeof(status.error), "%s", err);
+	if (st != BINLOG_STREAMING && st != BINLOG_BEHIND && st != BINLOG_CATCHING_UP)
+		status.lag_seconds = 0;
+	pthread_mutex_unlock(&status_lock);
+	inval_set_serving(serve, st == BINLOG_BEHIND ? WHY_BINLOG_BEHIND
+			  : st == BINLOG_CATCHING_UP ? WHY_BINLOG_CATCHING_UP
+			  : st == BINLOG_CONNECTING ? WHY_BINLOG_CONNECTING : WHY_BINLOG_DOWN);
+}
+
+const char *binlog_state_name(enum binlog_state s)
+{
+	switch (s) {
+	case BINLOG_CONNECTING: return "connecting";
+	case BINLOG_CATCHING_UP: return "catching up";
+	case BINLOG_STREAMING: return "streaming";
+	case BINLOG_BEHIND: return "behind";
+	case BINLOG_DOWN: return "down";
+	default: return "off";
+	}
+}
+
+/* ---- positions -------------------------------------------------------------- */
+
+static void format_pos(const struct gtid *g, unsigned n, char *out, size_t cap)
+{
+	size_t o = 0;
+
+	out[0] = 0;
+	for (unsigned i = 0; i < n && o < cap; i++)
+		o += (size_t)snprintf(out + o, cap - o, "%s%u-%u-%llu", i ? "," : "", g[i].domain,
+				      g[i].server, (unsigned long long)g[i].seq);
+}
+
+/* "d-s-n,d-s-n" into g; the count, or -1 on a malformed list. */
+static int parse_pos(const char *s, struct gtid *g, unsigned cap)
+{
+	unsigned n = 0;
+
+	while (s && *s) {
+		unsigned long d, sv;
+		unsigned long long q;
+		int used = 0;
+
+		if (n == cap || sscanf(s, "%lu-%lu-%llu%n", &d, &sv, &q, &used) != 3)
+			return -1;
+		g[n++] = (struct gtid){ (uint32_t)d, (uint32_t)sv, q };
+		s += used;
+		while (*s == ',' || *s == ' ' || *s == '\n')
+			s++;
+	}
+	return (int)n;
+}
+
+static void pos_set(struct gtid *g, unsigned *n, const struct gtid *v)
+{
+	for (unsigned i = 0; i < *n; i++)
+		if (g[i].domain == v->domain) {
+			g[i] = *v;
+			return;
+		}
+	if (*n < MAX_DOMAINS)
+		g[(*n)++] = *v;
+}
+
+/* Has the follower applied everything up to the target position? */
+static bool caught_up(void)
+{
+	for (unsigned i = 0; i < F.ntarget; i++) {
+		bool found = false;
+
+		for (unsigned k = 0; k < F.npos; k++)
+			if (F.pos[k].domain == F.target[i].domain && F.pos[k].seq >= F.target[i].seq)
+				found = true;
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+/* The applied position, shared with the barrier thread. */
+static pthread_mutex_t pos_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t pos_cond;
+static struct gtid applied[MAX_DOMAINS];
+static unsigned napplied;
+
+static void publish_pos(void)
+{
+	pthread_mutex_lock(&pos_lock);
+	memcpy(applied, F.pos, sizeof(applied));
+	napplied = F.npos;
+	pthread_cond_broadcast(&pos_cond);
+	pthread_mutex_unlock(&pos_lock);
+}
+
+/* Does the applied position cover target? pos_lock held. */
+static bool covers(const struct gtid *target, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		bool found = false;
+
+		for (unsigned k = 0; k < napplied; k++)
+			if (applied[k].domain == target[i].domain && applied[k].seq >= target[i].seq)
+				found = true;
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+/* ---- the transaction's tables ------------------------------------------------- */
+
+static void trx_add(struct inval_table *t)
+{
+	for (unsigned i = 0; i < F.ntables; i++)
+		if (F.tables[i] == t)
+			return;
+	if (F.ntables == TRX_TABLES)
+		F.trx_all = true;
+	else
+		F.tables[F.ntables++] = t;
+}
+
+/* A written table and what writes to it also change. */
+static void trx_add_closure(struct inval_table *const *also, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		trx_add(also[i]);
+	if (n == 0)
+		F.trx_all = true;  /* not even the table itself could be named */
+	else if (!catalog_ready())
+		F.trx_all = true;  /* a DDL since the catalog's last read may have added a
+				    * cascading key, whose changes a row binlog does not log */
+}
+
+static void trx_add_written(const char *schema, size_t slen, const char *name, size_t nlen)
+{
+	struct inval_table *also[CLOSURE_MAX];
+	unsigned n = 0;
+	bool opaque = false;
+
+	catalog_write_closure(schema, slen, name, nlen, also, CLOSURE_MAX, &n, &opaque);
+	trx_add_closure(also, n);
+}
+
+/* A table map's table: its closure from map_slots, worked out once per
+ * table id and catalog read. */
+static void trx_add_mapped(uint64_t id, const MARIADB_STRING *db, const MARIADB_STRING *tbl)
+{
+	struct map_slot *m = &map_slots[id % MAP_SLOTS];
+	unsigned loads = catalog_loads();   /* before the closure: a newer read retires it */
+	bool opaque = false;
+
+	if (m->used && m->table_id == id && m->loads == loads && m->slen == db->length &&
+	    m->nlen == tbl->length && memcmp(m->names, db->str, db->length) == 0 &&
+	    memcmp(m->names + db->length, tbl->str, tbl->length) == 0) {
+		trx_add_closure(m->closure, m->n);
+		return;
+	}
+	if (db->length + tbl->length > MAP_NAME_MAX) {
+		trx_add_written(db->str, db->length, tbl->str, tbl->length);
+		return;
+	}
+	m->used = false;
+	m->n = 0;
+	catalog_write_closure(db->str, db->length, tbl->str, tbl->length, m->closure, CLOSURE_MAX,
+			      &m->n, &opaque);
+	trx_add_closure(m->closure, m->n);
+	m->table_id = id;
+	m->loads = loads;
+	m->slen = (uint16_t)db->length;
+	m->nlen = (uint16_t)tbl->length;
+	memcpy(m->names, db->str, db->length);
+	memcpy(m->names + db->length, tbl->str, tbl->length);
+	m->used = true;
+}
+
+static void trx_begin(const struct gtid *g, bool standalone)
+{
+	F.in_trx = true;
+	F.standalone = standalone;
+	F.trx = *g;
+	F.ntables = 0;
+	F.trx_all = false;
+}
+
+static void trx_end(void)
+{
+	int settle = __atomic_load_n(&g_config.binlog_settle_ms, __ATOMIC_RELAXED);
+
+	for (unsigned i = 0; i < F.ntables; i++)
+		inval_bump(F.tables[i], INVAL_SRC_BINLOG, settle);
+	if (F.trx_all)
+		inval_all(INVAL_SRC_BINLOG);
+	if (F.in_trx)
+		pos_set(F.pos, &F.npos, &F.trx);
+	F.in_trx = false;
+	F.ntables = 0;
+	F.trx_all = false;
+	atomic_fetch_add_explicit(&n_transactions, 1, memory_order_relaxed);
+	publish_pos();
+}
+
+/* ---- events -------------------------------------------------------------------- */
+
+static void on_table_map(const MARIADB_RPL_EVENT *ev)
+{
+	const struct st_mariadb_rpl_table_map_event *tm = &ev->event.table_map;
+
+	/* a table map precedes the row events of each table the transaction
+	 * changed: its tables are the transaction's (the row events add none) */
+	trx_add_mapped(tm->table_id, &tm->database, &tm->table);
+}
+
+static bool word_is(const MARIADB_STRING *s, const char *w)
+{
+	size_t n = strlen(w);
+
+	return s->length == n && strncasecmp(s->str, w, n) == 0;
+}
+
+/* The tables a statement of the binlog writes, into the transaction. */
+static void query_tables(const struct sql_tables *t, const char *schema, size_t slen,
+			 const MARIADB_STRING *stmt)
+{
+	if ((t->flags & SQL_TABLES_UNKNOWN) || t->kind == SQL_STMT_OPAQUE ||
+	    (stmt->length >= 9 && strncasecmp(stmt->str, "XA COMMIT", 9) == 0)) {
+		F.trx_all = true;  /* (an XA transaction's row events came before XA PREPARE) */
+		return;
+	}
+	if (t->kind != SQL_STMT_WRITE && t->kind != SQL_STMT_DDL)
+		return;
+	for (unsigned i = 0; i < t->n; i++) {
+		const struct sql_table_ref *r = &t->refs[i];
+
+		if (!(r->flags & SQL_TREF_WRITE))
+			continue;
+		if (r->schema)
+			trx_add_written(r->schema, r->schema_len, r->name, r->name_len);
+		else if (slen)
+			trx_add_written(schema, slen, r->name, r->name_len);
+		else
+			F.trx_all = true;
+	}
+}
+
+static void on_query(const MARIADB_RPL_EVENT *ev)
+{
+	const struct st_mariadb_rpl_query_event *q = &ev->event.query;
+	struct sql_tables t;
+	char schema[256];
+	size_t slen = q->database.length < sizeof(schema) ? q->database.length : 0;
+
+	if (word_is(&q->statement, "BEGIN"))
+		return;
+	if (word_is(&q->statement, "COMMIT") || word_is(&q->statement, "ROLLBACK")) {
+		trx_end();
+		return;
+	}
+	memcpy(schema, q->database.str, slen);
+	schema[slen] = 0;
+	if (grants_text_changes_privileges(q->statement.str, q->statement.length))
+		grants_invalidate("a privilege change in the binlog");
+	sql_tables(q->statement.str, q->statement.length, &t);
+	/* a session's temporary table (statement format) changes nothing shared */
+	if (!(t.flags & SQL_TABLES_TEMPORARY)) {
+		if (t.flags & SQL_TABLES_CATALOG)
+			catalog_changed();
+		query_tables(&t, schema, slen, &q->statement);
+	}
+	if (!F.in_trx || F.standalone)
+		trx_end();
+}
+
+static void on_event(const MARIADB_RPL_EVENT *ev)
+{
+	switch (ev->event_type) {
+	case GTID_EVENT: {
+		struct gtid g = { ev->event.gtid.domain_id, ev->server_id, ev->event.gtid.sequence_nr };
+
+		if (F.in_trx)
+			trx_end();  /* an unterminated group: apply what it had */
+		trx_begin(&g, (ev->event.gtid.flags & FL_STANDALONE) != 0);
+		break;
+	}
+	case TABLE_MAP_EVENT:
+		on_table_map(ev);
+		break;
+	case QUERY_EVENT:
+	case QUERY_COMPRESSED_EVENT:
+		on_query(ev);
+		break;
+	case XID_EVENT:
+		trx_end();
+		break;
+	default:
+		break;  /* rows (their tables came with TABLE_MAP), rotate, heartbeat, ... */
+	}
+}
+
+/* ---- connection ----------------------------------------------------------------- */
+
+static const char *login_user(void)
+{
+	return g_config.binlog_user[0] ? g_config.binlog_user : g_config.upstream_user.name;
+}
+
+static const char *login_password(void)
+{
+	return g_config.binlog_user[0] ? g_config.binlog_password : g_config.upstream_user.password;
+}
+
+uint32_t binlog_server_id(void)
+{
+	char host[256] = "";
+	uint64_t h;
+
+	if (g_config.binlog_server_id > 0)
+		return (uint32_t)g_config.binlog_server_id;
+	gethostname(host, sizeof(host) - 1);
+	h = spooky_hash64(host, strlen(host), g_config.n_listen ? g_config.listen[0].port : 3307);
+	return 0x40000000u + (uint32_t)(h % 0x3fffffffu);
+}
+
+static MYSQL *connect_login(char *err, size_t cap)
+{
+	MYSQL *m = mysql_init(NULL);
+	unsigned timeout = READ_TIMEOUT_S;
+
+	if (!m) {
+		snprintf(err, cap, "out of memory");
+		return NULL;
+	}
+	upstream_set_common_options(m);
+	mysql_options(m, MYSQL_OPT_READ_TIMEOUT, &timeout);
+	mysql_options(m, MYSQL_OPT_WRITE_TIMEOUT, &timeout);
+	if (!mysql_real_connect(m, g_config.upstream_host, login_user(), login_password(), NULL,
+				g_config.upstream_port, NULL, 0)) {
+		snprintf(err, cap, "%s", mysql_error(m));
+		mysql_close(m);
+		return NULL;
+	}
+	return m;
+}
+
+/* One-row, one-column query into out. */
+static int query_value(MYSQL *m, const char *sql, char *out, size_t cap)
+{
+	MYSQL_RES *res;
+	MYSQL_ROW r;
+
+	out[0] = 0;
+	if (mysql_query(m, sql) || !(res = mysql_store_result(m)))
+		return -1;
+	if ((r = mysql_fetch_row(res)) && r[0])
+		snprintf(out, cap, "%s", r[0]);
+	mysql_free_result(res);
+	return 0;
+}
+
+/* The session variables a MariaDB replica sets before COM_BINLOG_DUMP. */
+static int prepare_dump(MYSQL *m, const char *pos, char *err, size_t cap)
+{
+	char sql[512];
+	const char *stmts[] = {
+		"SET @master_binlog_checksum = @@global.binlog_checksum",
+		"SET @mariadb_slave_capability = 4",
+		"SET @master_heartbeat_period = " BINLOG_HEARTBEAT_NS,
+		"SET @slave_gtid_strict_mode = 0",
+		"SET @slave_gtid_ignore_duplicates = 0",
+		sql,
+	};
+
+	snprintf(sql, sizeof(sql), "SET @slave_connect_state = '%s'", pos);
+	for (size_t i = 0; i < sizeof(stmts) / sizeof(stmts[0]); i++)
+		if (mysql_query(m, stmts[i])) {
+			snprintf(err, cap, "%s: %s", stmts[i], mysql_error(m));
+			return -1;
+		}
+	return 0;
+}
+
+static MARIADB_RPL *open_dump(MYSQL *m, unsigned flags, char *err, size_t cap)
+{
+	MARIADB_RPL *rpl = mariadb_rpl_init(m);
+
+	if (!rpl) {
+		snprintf(err, cap, "mariadb_rpl_init: %s", mysql_error(m));
+		return NULL;
+	}
+	mariadb_rpl_optionsv(rpl, MARIADB_RPL_SERVER_ID, binlog_server_id());
+	mariadb_rpl_optionsv(rpl, MARIADB_RPL_FLAGS, flags);
+	mariadb_rpl_optionsv(rpl, MARIADB_RPL_FILENAME, "", (size_t)0);
+	mariadb_rpl_optionsv(rpl, MARIADB_RPL_START, (unsigned long)4);
+	if (mariadb_rpl_open(rpl)) {
+		snprintf(err, cap, "%s", mysql_error(m));
+		mariadb_rpl_close(rpl);
+		return NULL;
+	}
+	return rpl;
+}
+
+/* ---- the start-up check ------------------------------------------------------------ */
+
+/* Is the upstream a replica (a replica needs log_slave_updates)? -1: the
+ * login may not ask. */
+static int is_replica(MYSQL *m)
+{
+	MYSQL_RES *res;
+	int rows;
+
+	if (mysql_query(m, "SHOW ALL SLAVES STATUS") || !(res = mysql_store_result(m)))
+		return -1;
+	rows = (int)mysql_num_rows(res);
+	mysql_free_result(res);
+	return rows > 0;
+}
+
+/* Open a dump at the server's current position that ends at once: proves
+ * the privilege and that the position can be read from. */
+static int try_dump(MYSQL *m, char *why, size_t cap)
+{
+	char pos[1024], err[512];
+	MARIADB_RPL *rpl;
+	MARIADB_RPL_EVENT *ev;
+
+	if (query_value(m, "SELECT @@gtid_binlog_pos", pos, sizeof(pos)) < 0 ||
+	    prepare_dump(m, pos, err, sizeof(err)) < 0) {
+		snprintf(why, cap, "cannot prepare a binlog dump: %s", mysql_error(m));
+		return 1;
+	}
+	rpl = open_dump(m, MARIADB_RPL_BINLOG_DUMP_NON_BLOCK, err, sizeof(err));
+	if (!rpl) {
+		snprintf(why, cap, "cannot read the binlog: %s", err);
+		return 1;
+	}
+	while ((ev = mariadb_rpl_fetch(rpl, NULL)))
+		mariadb_free_rpl_event(ev);
+	if (mysql_errno(m)) {
+		snprintf(why, cap, "cannot read the binlog as '%s': %s%s", login_user(), mysql_error(m),
+			 mysql_errno(m) == ER_SPECIFIC_ACCESS_DENIED_ERROR ||
+			 mysql_errno(m) == ER_ACCESS_DENIED_ERROR ?
+			 " (the login needs REPLICATION SLAVE: GRANT REPLICATION SLAVE ON *.* TO ...)" : "");
+		mariadb_rpl_close(rpl);
+		return 1;
+	}
+	mariadb_rpl_close(rpl);
+	return 0;
+}
+
+int binlog_check(char *why, size_t cap)
+{
+	char err[512], v[256];
+	MYSQL *m = connect_login(err, sizeof(err));
+	int rc = 0, replica;
+
+	if (!m) {
+		snprintf(why, cap, "cannot connect as '%s': %s", login_user(), err);
+		return -1;
+	}
+	if (!strstr(mysql_get_server_info(m), "MariaDB")) {
+		snprintf(why, cap, "the upstream is not MariaDB (binlog invalidation resumes by "
+			 "MariaDB GTID)");
+		rc = 1;
+	} else if (query_value(m, "SELECT @@log_bin", v, sizeof(v)) < 0 || strcmp(v, "1") != 0) {
+		snprintf(why, cap, "the upstream's binlog is off (log_bin = OFF): start it with "
+			 "--log-bin");
+		rc = 1;
+	} else if ((replica = is_replica(m)) > 0 &&
+		   (query_value(m, "SELECT @@log_slave_updates", v, sizeof(v)) < 0 || strcmp(v, "1") != 0)) {
+		snprintf(why, cap, "the upstream is a replica with log_slave_updates = OFF: what it "
+			 "replicates is not in its binlog (set log_slave_updates = ON)");
+		rc = 1;
+	} else {
+		rc = try_dump(m, why, cap);
+		if (rc == 0 && replica < 0)
+			snprintf(why, cap, "binlog readable (whether the upstream is a replica could not "
+				 "be checked: the login lacks SLAVE MONITOR)");
+		else if (rc == 0)
+			snprintf(why, cap, "the upstream's binlog is on and '%s' may read it", login_user());
+	}
+	mysql_close(m);
+	return rc;
+}
+
+/* ---- read-your-writes barrier ------------------------------------------------------ */
+
+#define BARRIER_BATCH 256
+#define BARRIER_WAIT_S 5
+
+struct barrier_req {
+	struct worker *w;
+	uint32_t client_id, gen;
+};
+
+static pthread_mutex_t bar_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t bar_cond;
+static struct store_waiter *bar_pending;
+static pthread_t bar_thread;
+static bool bar_started;
+static void (*bar_wake)(struct worker *w, uint32_t client_id, uint32_t gen);
+
+void binlog_set_wake(void (*wake)(struct worker *w, uint32_t client_id, uint32_t gen))
+{
+	bar_wake = wake;
+}
+
+int binlog_barrier(struct store_waiter *w)
+{
+	if (!bar_started || atomic_load(&cur_state) != BINLOG_STREAMING)
+		return -1;
+	pthread_mutex_lock(&bar_lock);
+	w->next = bar_pending;
+	bar_pending = w;
+	pthread_cond_signal(&bar_cond);
+	pthread_mutex_unlock(&bar_lock);
+	return 0;
+}
+
+void binlog_barrier_cancel(struct store_waiter *w)
+{
+	pthread_mutex_lock(&bar_lock);
+	for (struct store_waiter **p = &bar_pending; *p; p = &(*p)->next)
+		if (*p == w) {
+			*p = w->next;
+			break;
+		}
+	pthread_mutex_unlock(&bar_lock);
+}
+
+/* Take up to BARRIER_BATCH requests (copies: the sessions may go away). */
+static unsigned take_batch(struct barrier_req *out)
+{
+	unsigned n = 0;
+	struct timespec until;
+
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += 1;
+	pthread_mutex_lock(&bar_lock);
+	while (!bar_pending && !atomic_load(&stopping) &&
+	       pthread_cond_timedwait(&bar_cond, &bar_lock, &until) == 0)
+		;
+	while (bar_pending && n < BARRIER_BATCH) {
+		struct store_waiter *w = bar_pending;
+
+		bar_pending = w->next;
+		out[n++] = (struct barrier_req){ w->w, w->client_id, w->gen };
+	}
+	pthread_mutex_unlock(&bar_lock);
+	return n;
+}
+
+/* Wait until the follower covers target (or BARRIER_WAIT_S pass). */
+static bool wait_covered(const struct gtid *target, unsigned n)
+{
+	struct timespec until;
+	bool ok;
+
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += BARRIER_WAIT_S;
+	pthread_mutex_lock(&pos_lock);
+	while (!(ok = covers(target, n)) && !atomic_load(&stopping) &&
+	       pthread_cond_timedwait(&pos_cond, &pos_lock, &until) == 0)
+		;
+	pthread_mutex_unlock(&pos_lock);
+	return ok;
+}
+
+static void *barrier_main(void *arg)
+{
+	static struct barrier_req batch[BARRIER_BATCH];
+	MYSQL *m = NULL;
+
+	(void)arg;
+	pthread_setname_np(pthread_self(), "shoal-barrier");
+	mysql_thread_init();
+	while (!atomic_load(&stopping)) {
+		struct gtid target[MAX_DOMAINS];
+		char pos[1024], err[256];
+		unsigned n = take_batch(batch);
+		int nt;
+
+		if (n == 0)
+			continue;
+		if (!m)
+			m = connect_login(err, sizeof(err));
+		if (!m || query_value(m, "SELECT @@gtid_binlog_pos", pos, sizeof(pos)) < 0 ||
+		    (nt = parse_pos(pos, target, MAX_DOMAINS)) < 0) {
+			if (m)
+				mysql_close(m);
+			m = NULL;
+			continue;   /* no wake-ups: the sessions time out and flush */
+		}
+		if (!wait_covered(target, (unsigned)nt))
+			continue;
+		for (unsigned i = 0; i < n; i++)
+			if (bar_wake)
+				bar_wake(batch[i].w, batch[i].client_id, batch[i].gen);
+	}
+	if (m)
+		mysql_close(m);
+	mysql_thread_end();
+	return NULL;
+}
+
+static void cond_init_mono(pthread_cond_t *c)
+{
+	pthread_condattr_t ca;
+
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(c, &ca);
+	pthread_condattr_destroy(&ca);
+}
+
+/* ---- the thread ------------------------------------------------------------------ */
+
+static pthread_mutex_t sock_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void close_conn(void)
+{
+	if (F.rpl) {
+		mariadb_rpl_close(F.rpl);
+		F.rpl = NULL;
+	}
+	pthread_mutex_lock(&sock_lock);
+	atomic_store(&sock_fd, -1);
+	pthread_mutex_unlock(&sock_lock);
+	if (F.m) {
+		mysql_close(F.m);
+		F.m = NULL;
+	}
+	F.in_trx = false;
+	F.ntables = 0;
+	F.trx_all = false;
+}
+
+/* Connect and open the dump at the follower's position. 0, or -1. */
+static int start_stream(char *err, size_t cap)
+{
+	char target[1024], pos[1024];
+	int n;
+
+	F.m = connect_login(err, cap);
+	if (!F.m)
+		return -1;
+	pthread_mutex_lock(&sock_lock);
+	atomic_store(&sock_fd, mysql_get_socket(F.m));
+	pthread_mutex_unlock(&sock_lock);
+	if (query_value(F.m, "SELECT @@gtid_binlog_pos", target, sizeof(target)) < 0 ||
+	    (n = parse_pos(target, F.target, MAX_DOMAINS)) < 0) {
+		snprintf(err, cap, "cannot read the server's GTID position: %s", mysql_error(F.m));
+		return -1;
+	}
+	F.ntarget = (unsigned)n;
+	if (F.fresh) {
+		memcpy(F.pos, F.target, sizeof(F.pos));
+		F.npos = F.ntarget;
+		F.fresh = false;
+		publish_pos();
+	}
+	format_pos(F.pos, F.npos, pos, sizeof(pos));
+	if (prepare_dump(F.m, pos, err, cap) < 0)
+		return -1;
+	F.rpl = open_dump(F.m, 0, err, cap);
+	if (!F.rpl)
+		return -1;
+	log_info("binlog: following %s:%u from GTID position '%s' as server id %u",
+		 g_config.upstream_host, g_config.upstream_port, pos, binlog_server_id());
+	return 0;
+}
+
+static bool is_transaction_event(const MARIADB_RPL_EVENT *ev)
+{
+	if (ev->flags & LOG_EVENT_ARTIFICIAL_F)
+		return false;
+	switch (ev->event_type) {
+	case GTID_EVENT: case QUERY_EVENT: case QUERY_COMPRESSED_EVENT: case XID_EVENT:
+	case TABLE_MAP_EVENT:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void update_state(bool heartbeat, const MARIADB_RPL_EVENT *ev)
+{
+	double lag = 0;
+	enum binlog_state st;
+
+	if (!heartbeat && !is_transaction_event(ev)) {
+		atomic_fetch_add_explicit(&n_events, 1, memory_order_relaxed);
+		if (caught_up() && atomic_load(&cur_state) == BINLOG_CATCHING_UP)
+			set_state(BINLOG_STREAMING, NULL);
+		return;
+	}
+
+	/* the lag is measured on transactions: the events that open a dump (the
+	 * binlog's format description, GTID list, ...) carry old times */
+	if (!heartbeat && ev->timestamp && is_transaction_event(ev)) {
+		int64_t d = wall_s() - (int64_t)ev->timestamp;
+
+		lag = d > 0 ? (double)d : 0;
+	}
+	if (!heartbeat && !caught_up())
+		st = BINLOG_CATCHING_UP;
+	else if (lag * 1000 > __atomic_load_n(&g_config.binlog_max_lag_ms, __ATOMIC_RELAXED))
+		st = BINLOG_BEHIND;
+	else
+		st = BINLOG_STREAMING;
+	atomic_fetch_add_explicit(&n_events, 1, memory_order_relaxed);
+	/* whole seconds, so the lock is rarely taken; only this thread writes
+	 * lag_seconds (set_state too), so it may read it without the lock */
+	if (lag != status.lag_seconds) {
+		pthread_mutex_lock(&status_lock);
+		status.lag_seconds = lag;
+		pthread_mutex_unlock(&status_lock);
+	}
+	if ((int)st != atomic_load(&cur_state))
+		set_state(st, NULL);
+}
+
+/* How a stream ended. */
+enum stream_end {
+	STREAM_LOST,        /* the connection: resume from the position */
+	STREAM_GONE,        /* the server's binlogs no longer have the position */
+	STREAM_UNREADABLE,  /* an event the connector cannot parse (it fails on
+			     * a statement-format LOAD DATA's Begin_load_query,
+			     * for one): resuming would fail on it again */
+};
+
+/* Read events until the stream ends. */
+static enum stream_end stream(char *err, size_t cap)
+{
+	MARIADB_RPL_EVENT *ev = NULL;
+	unsigned code;
+
+	set_state(caught_up() ? BINLOG_STREAMING : BINLOG_CATCHING_UP, "");
+	/* one event structure for the whole stream: mariadb_rpl_fetch() clears
+	 * and refills the one it is given, instead of allocating a new one (and
+	 * its arena) that is freed after each event; when it returns NULL it
+	 * has freed the one it was given */
+	while (!atomic_load(&stopping) && (ev = mariadb_rpl_fetch(F.rpl, ev))) {
+		bool hb = ev->event_type == HEARTBEAT_LOG_EVENT;
+
+		if (!hb)
+			on_event(ev);
+		update_state(hb, ev);
+	}
+	if (ev)
+		mariadb_free_rpl_event(ev);   /* stopping */
+	code = mysql_errno(F.m);
+	if (code)
+		snprintf(err, cap, "%s (%u)", mysql_error(F.m), code);
+	else if (mariadb_rpl_errno(F.rpl))
+		snprintf(err, cap, "%s", mariadb_rpl_error(F.rpl));
+	else
+		snprintf(err, cap, "the server ended the binlog stream");
+	if (code == ER_MASTER_FATAL_ERROR_READING_BINLOG)
+		return STREAM_GONE;
+	return code == CR_BINLOG_ERROR ? STREAM_UNREADABLE : STREAM_LOST;
+}
+
+/* The stream cannot go on where it is: the whole cache is flushed (what
+ * was written meanwhile is not known), and the follower goes on after the
+ * transaction it could not read, or from the server's current position. */
+static void skip_ahead(enum stream_end end)
+{
+	inval_all(INVAL_SRC_FLUSH);
+	if (end == STREAM_UNREADABLE && F.in_trx) {
+		pos_set(F.pos, &F.npos, &F.trx);
+		publish_pos();
+	} else {
+		F.fresh = true;
+	}
+	F.in_trx = false;
+	F.ntables = 0;
+	F.trx_all = false;
+}
+
+static const char *end_reason(enum stream_end end)
+{
+	switch (end) {
+	case STREAM_GONE:
+		return "; the position is gone from the server's binlogs: the whole cache is flushed "
+		       "and the follower starts from the server's current position";
+	case STREAM_UNREADABLE:
+		return "; an event cannot be read: the whole cache is flushed and the follower goes on "
+		       "after its transaction";
+	default:
+		return "; reconnecting";
+	}
+}
+
+static void pause_s(int secs)
+{
+	for (int i = 0; i < secs * 10 && !atomic_load(&stopping); i++)
+		usleep(100000);
+}
+
+static void *follower_main(void *arg)
+{
+	int backoff = 1;
+
+	(void)arg;
+	pthread_setname_np(pthread_self(), "shoal-binlog");
+	mysql_thread_init();
+	F.fresh = true;
+	while (!atomic_load(&stopping)) {
+		char err[512] = "";
+		enum stream_end end = STREAM_LOST;
+
+		if (start_stream(err, sizeof(err)) == 0) {
+			backoff = 1;
+			end = stream(err, sizeof(err));
+		}
+		close_conn();
+		if (atomic_load(&stopping))
+			break;
+		set_state(BINLOG_DOWN, err);
+		log_warn("binlog: stream lost: %s%s", err, end_reason(end));
+		pthread_mutex_lock(&status_lock);
+		status.reconnects++;
+		status.resume_failures += end != STREAM_LOST;
+		pthread_mutex_unlock(&status_lock);
+		if (end != STREAM_LOST)
+			skip_ahead(end);
+		if (end == STREAM_UNREADABLE)
+			continue;   /* at once: the server is there */
+		pause_s(backoff);
+		backoff = backoff < 5 ? backoff + 1 : 5;
+	}
+	close_conn();
+	mysql_thread_end();
+	return NULL;
+}
+
+/* binlog_demand() may start the follower from any worker; binlog_stop()
+ * closes the door. A start that fails (no thread) stays deferred and is
+ * tried again at a demand at least a second later: until then nothing
+ * filled is served (the stream is not up). */
+static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool deferred, closed;
+static time_t start_failed_at;
+
+void binlog_defer(void)
+{
+	pthread_mutex_lock(&start_lock);
+	deferred = true;
+	pthread_mutex_unlock(&start_lock);
+	inval_set_serving(false, WHY_BINLOG_NOT_STARTED);
+}
+
+void binlog_demand(void)
+{
+	if (!__atomic_load_n(&deferred, __ATOMIC_ACQUIRE))
+		return;
+	pthread_mutex_lock(&start_lock);
+	if (deferred && !closed && (!start_failed_at || time(NULL) != start_failed_at)) {
+		log_info("binlog: something is cached now: starting the follower");
+		if (binlog_start() < 0) {
+			start_failed_at = time(NULL);
+			log_error("cannot start the binlog follower (thread: %s): tried again at a "
+				  "cacheable read in a later second", strerror(errno));
+		} else {
+			deferred = false;
+		}
+	}
+	pthread_mutex_unlock(&start_lock);
+}
+
+int binlog_start(void)
+{
+	memset(&F, 0, sizeof(F));
+	atomic_store(&stopping, false);
+	cond_init_mono(&pos_cond);
+	cond_init_mono(&bar_cond);
+	set_state(BINLOG_CONNECTING, "");
+	if ((errno = pthread_create(&thread, NULL, follower_main, NULL)) != 0)
+		return -1;
+	started = true;
+	if (pthread_create(&bar_thread, NULL, barrier_main, NULL) != 0)
+		return 0;   /* no barrier: statements whose writes are unknown flush instead */
+	bar_started = true;
+	return 0;
+}
+
+void binlog_stop(void)
+{
+	pthread_mutex_lock(&start_lock);
+	closed = true;
+	deferred = false;
+	pthread_mutex_unlock(&start_lock);
+	if (!started)
+		return;
+	atomic_store(&stopping, true);
+	pthread_mutex_lock(&sock_lock);
+	if (atomic_load(&sock_fd) >= 0)
+		shutdown(atomic_load(&sock_fd), SHUT_RDWR);
+	pthread_mutex_unlock(&sock_lock);
+	pthread_join(thread, NULL);
+	started = false;
+	if (bar_started) {
+		pthread_mutex_lock(&bar_lock);
+		pthread_cond_signal(&bar_cond);
+		pthread_mutex_unlock(&bar_lock);
+		pthread_mutex_lock(&pos_lock);
+		pthread_cond_broadcast(&pos_cond);
+		pthread_mutex_unlock(&pos_lock);
+		pthread_join(bar_thread, NULL);
+		bar_started = false;
+	}
+	atomic_store(&cur_state, BINLOG_OFF);
+}
+
+void binlog_get_status(struct binlog_status *out)
+{
+	pthread_mutex_lock(&status_lock);
+	*out = status;
+	out->state = (enum binlog_state)atomic_load(&cur_state);
+	pthread_mutex_unlock(&status_lock);
+	out->events = atomic_load_explicit(&n_events, memory_order_relaxed);
+	out->transactions = atomic_load_explicit(&n_transactions, memory_order_relaxed);
+	pthread_mutex_lock(&pos_lock);
+	format_pos(applied, napplied, out->position, sizeof(out->position));
+	pthread_mutex_unlock(&pos_lock);
+}
+

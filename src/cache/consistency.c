@@ -1,0 +1,199 @@
+/*
+ * consistency.c: choosing the invalidation mode and starting what it needs
+ * (see consistency.h).
+ */
+#include "cache/consistency.h"
+
+#include "cache/binlog.h"
+#include "cache/catalog.h"
+#include "cache/inval.h"
+#include "cache/registry.h"
+#include "config/config.h"
+#include "base/log.h"
+#include "proto/metrics.h"
+#include "cache/store.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+/* Binlog invalidation keeps entries current: the TTL is a safety net and
+ * refreshes would only re-read unchanged data. Unless set, an hour and no
+ * refresh (a refresh age of the maximum is never below the TTL). */
+static void binlog_defaults(void)
+{
+	if (!config_is_set(&g_config, "cache_ttl_ms"))
+		g_config.cache_ttl_ms = 3600000;
+	if (!config_is_set(&g_config, "cache_refresh_ms"))
+		g_config.cache_refresh_ms = 86400000;
+}
+
+static enum inval_mode choose(void)
+{
+	char why[512];
+	int rc;
+
+	switch (g_config.invalidation) {
+	case INVALIDATION_TTL:
+		log_info("invalidation: ttl (set by invalidation): cached results live their TTL, "
+			 "writes do not invalidate them");
+		return INVAL_TTL;
+	case INVALIDATION_WRITES:
+		log_info("invalidation: writes (set by invalidation): writes through this node "
+			 "invalidate; writes made elsewhere are seen at the TTL");
+		return INVAL_WRITES;
+	case INVALIDATION_BINLOG:
+		rc = binlog_check(why, sizeof(why));
+		if (rc > 0) {
+			log_error("invalidation = binlog is not possible: %s", why);
+			return (enum inval_mode)-1;
+		}
+		if (rc < 0)
+			log_warn("invalidation: binlog (set by invalidation); the upstream could not be "
+				 "checked (%s): nothing is served from the cache until the binlog stream is "
+				 "up", why);
+		else
+			log_info("invalidation: binlog (set by invalidation): %s", why);
+		return INVAL_BINLOG;
+	default:
+		break;
+	}
+	rc = binlog_check(why, sizeof(why));
+	if (rc == 0) {
+		log_info("invalidation: binlog (auto): %s", why);
+		return INVAL_BINLOG;
+	}
+	log_warn("invalidation: writes (auto): binlog invalidation is not possible: %s; writes "
+		 "made elsewhere than through this node are seen at the TTL (%d ms)", why,
+		 g_config.cache_ttl_ms);
+	return INVAL_WRITES;
+}
+
+int consistency_start(void)
+{
+	enum inval_mode m = choose();
+
+	if ((int)m < 0)
+		return 2;
+	inval_set_mode(m);
+	if (m == INVAL_BINLOG)
+		binlog_defaults();
+	if (catalog_start() < 0) {
+		log_error("cannot start the catalog reader");
+		return 1;
+	}
+	if (m == INVAL_BINLOG && !registry_may_cache()) {
+		log_info("binlog: the follower starts when something is cached");
+		binlog_defer();
+	} else if (m == INVAL_BINLOG && binlog_start() < 0) {
+		log_error("cannot start the binlog follower");
+		return 1;
+	}
+	log_info("cache: ttl %d ms, %s", g_config.cache_ttl_ms,
+		 g_config.cache_refresh_ms >= g_config.cache_ttl_ms ? "no refresh" : "refresh before expiry");
+	return 0;
+}
+
+void consistency_stop(void)
+{
+	binlog_stop();
+	catalog_stop();
+}
+
+/* ---- figures ------------------------------------------------------------------ */
+
+static void fig(struct consist_figure *f, const char *title, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void fig(struct consist_figure *f, const char *title, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	f->title = title;
+	f->name = name;
+	va_start(ap, fmt);
+	vsnprintf(f->value, sizeof(f->value), fmt, ap);
+	va_end(ap);
+}
+
+size_t consistency_figures(struct consist_figure out[CONSIST_FIGURES])
+{
+	struct binlog_status b;
+	size_t n = 0;
+
+	binlog_get_status(&b);
+	fig(&out[n++], "Invalidation", "Invalidation_mode", "%s", inval_mode_name(inval_mode()));
+	fig(&out[n++], "Cache Serving", "Cache_serving", "%s",
+	    inval_serving() ? "yes" : inval_not_serving_reason()->text);
+	fig(&out[n++], "Binlog Stream", "Binlog_stream", "%s", binlog_state_name(b.state));
+	fig(&out[n++], "Binlog Lag Seconds", "Binlog_lag_seconds", "%.0f", b.lag_seconds);
+	fig(&out[n++], "Binlog Position", "Binlog_position", "%s", b.position);
+	fig(&out[n++], "Binlog Transactions", "Binlog_transactions", "%llu", (unsigned long long)b.transactions);
+	fig(&out[n++], "Binlog Reconnects", "Binlog_reconnects", "%llu", (unsigned long long)b.reconnects);
+	fig(&out[n++], "Binlog Error", "Binlog_error", "%s", b.error);
+	fig(&out[n++], "Invalidations Write", "Invalidations_write", "%llu",
+	    (unsigned long long)inval_count(INVAL_SRC_WRITE));
+	fig(&out[n++], "Invalidations Binlog", "Invalidations_binlog", "%llu",
+	    (unsigned long long)inval_count(INVAL_SRC_BINLOG));
+	fig(&out[n++], "Cache Flushes", "Invalidations_flush", "%llu",
+	    (unsigned long long)inval_count(INVAL_SRC_FLUSH));
+	fig(&out[n++], "Entries Invalidated", "Cache_entries_invalidated", "%llu",
+	    (unsigned long long)inval_dropped());
+	fig(&out[n++], "Fills Discarded", "Cache_fills_discarded", "%llu",
+	    (unsigned long long)store_fills_discarded());
+	return n;
+}
+
+/* ---- /metrics ------------------------------------------------------------------ */
+
+static int counter(struct pbuf *out, const char *name, const char *help, uint64_t v)
+{
+	if (metrics_family(out, name, "counter", help) < 0 ||
+	    metrics_sample_u64(out, name, NULL, 0, v) < 0)
+		return -1;
+	return 0;
+}
+
+int consistency_metrics_render(struct pbuf *out)
+{
+	static const enum inval_source src[] = { INVAL_SRC_WRITE, INVAL_SRC_BINLOG, INVAL_SRC_FLUSH };
+	static const enum binlog_state states[] = { BINLOG_OFF, BINLOG_CONNECTING, BINLOG_CATCHING_UP,
+						    BINLOG_STREAMING, BINLOG_BEHIND, BINLOG_DOWN };
+	struct binlog_status b;
+	int rc = 0;
+
+	binlog_get_status(&b);
+	rc |= metrics_family(out, "shoal_invalidations_total", "counter",
+			     "Table invalidations by source: write (a write relayed by this node), binlog "
+			     "(the upstream's binlog), flush (the whole cache at once).");
+	for (size_t i = 0; i < sizeof(src) / sizeof(src[0]); i++) {
+		struct metrics_label l = { "source", inval_source_name(src[i]) };
+
+		rc |= metrics_sample_u64(out, "shoal_invalidations_total", &l, 1, inval_count(src[i]));
+	}
+	rc |= counter(out, "shoal_cache_invalidated_entries_total",
+		      "Entries dropped because a table they read was invalidated.", inval_dropped());
+	rc |= counter(out, "shoal_cache_fills_discarded_total",
+		      "Results not stored because a table they read was written while the query ran.",
+		      store_fills_discarded());
+	rc |= metrics_family(out, "shoal_binlog_lag_seconds", "gauge",
+			     "How far the binlog follower is behind its upstream (0 when caught up).");
+	rc |= metrics_sample(out, "shoal_binlog_lag_seconds", NULL, 0, b.lag_seconds);
+	rc |= metrics_family(out, "shoal_binlog_state", "gauge",
+			     "The binlog stream's state: 1 for the current one.");
+	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++) {
+		struct metrics_label l = { "state", binlog_state_name(states[i]) };
+
+		rc |= metrics_sample_u64(out, "shoal_binlog_state", &l, 1, b.state == states[i]);
+	}
+	rc |= metrics_family(out, "shoal_cache_serving", "gauge",
+			     "1 while cached results may be served (in binlog mode: the stream is up and "
+			     "caught up).");
+	rc |= metrics_sample_u64(out, "shoal_cache_serving", NULL, 0, inval_serving());
+	rc |= counter(out, "shoal_binlog_transactions_total", "Transactions applied from the binlog.",
+		      b.transactions);
+	rc |= counter(out, "shoal_binlog_reconnects_total", "Times the binlog stream was lost.",
+		      b.reconnects);
+	rc |= counter(out, "shoal_binlog_resume_failures_total",
+		      "Times the binlog could not be resumed from the follower's GTID position, or "
+		      "held an event that cannot be read (the cache was flushed).", b.resume_failures);
+	return rc ? -1 : 0;
+}

@@ -1,0 +1,224 @@
+/*
+ * client.h: one client session, owned by one worker for its whole life: the
+ * session core. client.c runs its command phase, login.c its connection
+ * phase, idle.c its idle timeout, mux.c what it keeps on upstream
+ * connections, pool.c lends it those connections. The cache (src/cache/)
+ * stands below: the core asks cache_command() what to do with a command
+ * and does it (see cache/session.h); the cache never calls back.
+ *
+ * States (explicit, see docs/architecture.md):
+ *   CS_HANDSHAKE     greeting sent, waiting for the handshake response
+ *                    (or an SSL request)
+ *   CS_TLS_ACCEPT    TLS handshake in progress
+ *   CS_AUTH_SWITCH   auth-switch request sent, waiting for the new token
+ *   CS_AUTH_SHA2     caching_sha2 full auth: waiting for the cleartext
+ *                    password (TLS) or a public-key request / RSA blob
+ *   CS_CONNECTING    waiting for a pooled upstream connection (being opened,
+ *                    or queued while the pool is exhausted)
+ *   CS_READY         waiting for the next command
+ *   CS_RELAYING      a client's command is upstream; its answer is relayed
+ *   CS_INTERNAL      a command of the node's own is upstream (upcmd_send;
+ *                    its kind in c->upcmd says what for and where its answer
+ *                    goes): a sync step, the settings query, a grant check,
+ *                    or a background refresh (during which the session still
+ *                    answers hits)
+ *   CS_WAITING       waiting for another session to load the same cache key
+ *   CS_CLOSING       flushing a last error (or, when draining, the last
+ *                    answer), then closing
+ * login.c drives the first five; client.c the command phase.
+ */
+#ifndef SHOAL_CLIENT_H
+#define SHOAL_CLIENT_H
+
+#include <ev.h>
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "proto/auth.h"
+#include "proto/handshake.h"
+#include "proto/relay.h"
+#include "proto/sbuf.h"
+#include "session/sessvars.h"
+#include "upstream/upstream.h"
+#include "cache/session.h"
+#include "session/stmts.h"
+
+struct worker;
+struct ident;
+
+/* A session's state. Changed only by client_set_state(), which checks the
+ * move against the table in client.c (client_moves) and traces it at debug
+ * level; a move the table does not allow is logged as an error. */
+enum client_state {
+	CS_HANDSHAKE,   /* greeting sent (or COM_CHANGE_USER read): the login's
+			 * response is awaited */
+	CS_TLS_ACCEPT,  /* the client asked for TLS: the handshake runs */
+	CS_AUTH_SWITCH, /* an auth switch request sent: its answer is awaited */
+	CS_AUTH_SHA2,   /* caching_sha2's fast or full authentication runs */
+	CS_CONNECTING,  /* an upstream connection is being borrowed or opened: for
+			 * the login (login_pending) or for the front command */
+	CS_READY,       /* between commands: the next command is read */
+	CS_RELAYING,    /* the front command is upstream; its answer is relayed */
+	CS_INTERNAL,    /* the node's own command (c->upcmd) is upstream on the
+			 * session's connection; the client's command waits */
+	CS_WAITING,     /* parked: another session loads the key (the cache's
+			 * WAIT), with the wait timer running */
+	CS_CLOSING,     /* the last output is flushed, then the session is freed;
+			 * no state follows */
+};
+#define CS_COUNT (CS_CLOSING + 1)
+
+struct client;
+/* Change c's state (the one way to): see enum client_state. */
+void client_set_state(struct client *c, enum client_state to);
+/* The state's name, for logs. */
+const char *client_state_name(enum client_state s);
+
+/* The node's own commands on a session's upstream connection (CS_INTERNAL):
+ * what each is for, and so where its answer goes when it is complete. */
+enum upcmd_kind {
+	UPCMD_NONE,
+	UPCMD_SYNC_DB,        /* COM_INIT_DB bringing the connection to the session's schema: mux_sync_done */
+	UPCMD_SYNC_SET,       /* SET NAMES / @@session...: mux_sync_done */
+	UPCMD_SYNC_PREPARE,   /* the front execute's statement prepared there: mux_sync_done */
+	UPCMD_SYNC_FOUND_ROWS, /* FOUND_ROWS() brought to the session's: mux_sync_done */
+	UPCMD_SETTINGS,       /* the cache's settings query: cache_settings_done */
+	UPCMD_REFRESH,        /* a cache entry's background refresh: cache_refresh_done */
+	UPCMD_GRANT_CHECK,    /* the user's grant verdict (a PREPARE as the user): cache_grant_check_done */
+};
+
+struct client {
+	struct worker *w;
+	struct client *prev, *next;   /* the worker's list */
+	uint32_t id;                  /* connection id shown to the client */
+	struct sbuf io;
+	ev_io watcher;
+	ev_timer timer;               /* handshake timeout, then the idle timeout (idle.c) */
+	ev_tstamp idle_since;         /* last event while waiting for a command */
+	enum client_state st;
+	char peer[64];                /* client IP as text */
+
+	/* login */
+	uint8_t nonce[AUTH_NONCE_LEN];
+	uint8_t seq;                  /* next sequence id during login */
+	uint32_t caps;                /* negotiated */
+	uint16_t collation;
+	char user[HS_USER_MAX];
+	char db[HS_DB_MAX];
+	struct ident *ident;          /* whom the session acts as upstream (ident.h) */
+	bool is_monitor;
+	bool changing_user;           /* login states entered from CMD_CHANGE_USER */
+	bool login_pending;           /* CS_CONNECTING for a login: OK follows */
+	bool tls_done;
+	bool ext_offered;             /* MariaDB extended metadata offered */
+	bool sha2_full_requested;
+
+	/* command phase */
+	struct upstream *up;
+	bool up_lost;                 /* serve-stale: the upstream connection was lost and
+				       * its session state with it; cache answers only */
+	bool drained;                 /* closed by the drain at an idle point */
+	struct relay relay;
+	bool upstream_eof_seen;
+	bool cont_packets;            /* the client's command continues (16 MiB+) */
+	bool infile_cont;             /* LOAD DATA LOCAL: the last file packet was a full one */
+	uint64_t cont_total;
+
+	/* internal commands (upcmd_send) */
+	enum upcmd_kind upcmd;        /* the one upstream, in CS_INTERNAL */
+	struct pbuf scratch;          /* its answer */
+	uint16_t server_status;       /* status flags of the last upstream answer */
+	uint64_t cmd_start_us;        /* when the command upstream was sent */
+
+	/* cache (cache/session.h), and the core's side of its waits */
+	struct cache_session cs;
+	ev_timer wait_timer;          /* CS_WAITING: how long at most */
+	struct client *wait_prev, *wait_next; /* the worker's waiting list */
+
+	/* multiplexing (mux.c, pool.c) */
+	struct sess_state sv;         /* the session's upstream state */
+	unsigned globals_gen;         /* sv_globals_gen() when it logged in (or reset) */
+	void *kill_entry;             /* its entry in the KILL session table (kill.h) */
+	unsigned kill_gen;            /* kill_generation() when the front command was sent */
+	struct sv_delta *delta;       /* what the forwarded statement changes */
+	unsigned cur_sv;              /* SV_* flags of the forwarded statement */
+	bool pin_forever, pin_lock;
+	/* FOUND_ROWS() as the session reads it (mux.c): the rows of its last
+	 * result set, known unless that was several; fr_gen numbers the answer,
+	 * and a connection stamped with another is brought to it first */
+	uint64_t fr_rows;
+	uint32_t fr_gen;
+	bool fr_known;
+	bool profiling;               /* the session named profiling (SV_PROFILING): the
+				       * node neither caches for it nor runs a statement
+				       * of its own on its connection */
+	uint8_t sticky;               /* keep the connection for the next command */
+	bool pinned_counted;          /* counted in the upstream_pinned gauge */
+	bool pass_pending;            /* the cache let the front command pass: forward it once up */
+	bool retried;                 /* the front command was resent once already */
+	uint32_t held;                /* forwarded bytes still at the front of the input (retry) */
+	struct stmt_table stmts;      /* the session's prepared statements (stmts.h) */
+	uint32_t next_stmt_id;        /* client-visible statement ids */
+	uint32_t prep_id;             /* id given to the COM_STMT_PREPARE in flight */
+	uint32_t fwd_stmt_id;         /* the statement of the forwarded EXECUTE or FETCH */
+	struct client *pq_next;       /* the pool's queue or grant list */
+	bool pq_queued, pq_granted;
+	ev_timer pool_timer;
+};
+
+/* Inside a transaction: the upstream's last status says so, or autocommit
+ * is off. */
+static inline bool client_in_txn(const struct client *c)
+{
+	return status_in_txn(c->server_status);
+}
+
+/* The node drains: close the session now if it is idle (worker thread). */
+void client_drain(struct client *c);
+
+/* A coalescing wake-up arrived for session client_id (ignored if stale). */
+void client_wake(struct worker *w, uint32_t client_id, uint32_t gen);
+/* A KILL for session id of worker w (its thread): KILL QUERY has the
+ * upstream kill its running command, KILL CONNECTION also ends it. */
+void client_kill(struct worker *w, uint32_t id, bool query_only);
+
+/* The one way to send a command of the node's own upstream, on c->up (which
+ * must be free): a packet cmd + payload. The session enters CS_INTERNAL with
+ * c->upcmd = kind; the answer is collected in c->scratch and, when
+ * complete, handed on by kind (see enum upcmd_kind), and the session goes
+ * back to CS_READY. false: out of memory, nothing sent. */
+bool upcmd_send(struct client *c, uint8_t cmd, const void *payload, size_t len, enum upcmd_kind kind);
+
+/* Take ownership of an accepted socket on worker w. */
+void client_accept(struct worker *w, int fd, const struct sockaddr_storage *peer);
+/* Close and free. */
+void client_close(struct client *c, const char *why);
+
+/* Update the socket watcher (read always, write when output is pending). */
+void client_arm(struct client *c);
+/* Flush output now; false if the connection broke (then it is closed). */
+bool client_flush(struct client *c);
+
+/* login.c */
+void login_start(struct client *c);
+/* Handle one packet in a login state. */
+void login_packet(struct client *c, const uint8_t *pl, uint32_t len, uint8_t seq);
+void login_tls_step(struct client *c);
+/* CMD_CHANGE_USER from the command phase. */
+void login_change_user(struct client *c, const uint8_t *pl, uint32_t len);
+
+/* client.c: called by login.c once the user is authenticated. */
+void client_authenticated(struct client *c);
+
+/* client.c, for pool.c: the connection in c->up is ready for the session's
+ * use, or could not be opened (c->up holds the error until pool_discard),
+ * or the wait timed out (c->up is NULL). */
+void client_pool_ready(struct client *c);
+void client_pool_failed(struct client *c);
+void client_pool_timeout(struct client *c);
+/* client.c, for pool.c: socket events of a connection in use by c. */
+void client_upstream_io(struct client *c);
+
+#endif

@@ -1,0 +1,432 @@
+/*
+ * login.c: the connection phase of a client session: greeting, optional TLS
+ * upgrade, authentication (mysql_native_password, caching_sha2_password with
+ * fast and full auth, auth switch), and the same checks for CMD_CHANGE_USER.
+ * On success it builds the session's upstream identity (ident.h: whom it
+ * acts as upstream, counted against the user's max_connections) and hands
+ * over to client_authenticated(). See client.h for the states.
+ */
+#include <openssl/err.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "upstream/users.h"
+#include "proto/authfail.h"
+#include "core/client.h"
+#include "config/config.h"
+#include "upstream/ident.h"
+#include "core/infile.h"
+#include "base/log.h"
+#include "base/stats.h"
+#include "core/worker.h"
+
+/* Users that completed a caching_sha2 full authentication since start: only
+ * they may use the fast path, as with MySQL's own cache. Login path only. */
+#define SHA2_CACHE_MAX 256
+static pthread_mutex_t sha2_lock = PTHREAD_MUTEX_INITIALIZER;
+static char sha2_cached[SHA2_CACHE_MAX][HS_USER_MAX];
+static int sha2_n;
+
+static bool sha2_is_cached(const char *user)
+{
+	bool found = false;
+
+	pthread_mutex_lock(&sha2_lock);
+	for (int i = 0; i < sha2_n && !found; i++)
+		found = strcmp(sha2_cached[i], user) == 0;
+	pthread_mutex_unlock(&sha2_lock);
+	return found;
+}
+
+static void sha2_remember(const char *user)
+{
+	if (sha2_is_cached(user))
+		return;
+	pthread_mutex_lock(&sha2_lock);
+	if (sha2_n < SHA2_CACHE_MAX)
+		snprintf(sha2_cached[sha2_n++], HS_USER_MAX, "%s", user);
+	pthread_mutex_unlock(&sha2_lock);
+}
+
+static const char *configured_plugin(void)
+{
+	return g_config.auth_plugin == AUTH_CACHING_SHA2 ? PLUGIN_SHA2 : PLUGIN_NATIVE;
+}
+
+/* Send the next login packet from the server: uses c->seq, then expects the
+ * client's reply with the following id. */
+static uint8_t next_seq(struct client *c)
+{
+	uint8_t s = c->seq;
+
+	c->seq = (uint8_t)(s + 1);
+	return s;
+}
+
+/* End the session once pending output is written (the caller closes). */
+static void abort_login(struct client *c, const char *why)
+{
+	log_debug("client %u (%s): %s", c->id, c->peer, why);
+	client_set_state(c, CS_CLOSING);
+}
+
+static void fail_and_close(struct client *c, uint16_t code, const char *state, const char *msg)
+{
+	pkt_put_err(&c->io.out, next_seq(c), code, state, msg);
+	client_set_state(c, CS_CLOSING);
+}
+
+/* The one answer to a failed login, for unknown users and wrong passwords
+ * alike (no user enumeration). */
+static void deny(struct client *c, bool used_password)
+{
+	char msg[HS_USER_MAX + 128];
+
+	snprintf(msg, sizeof(msg), "Access denied for user '%s'@'%s' (using password: %s)",
+		 c->user, c->peer, used_password ? "YES" : "NO");
+	fail_and_close(c, ERR_ACCESS_DENIED_ERROR, "28000", msg);
+}
+
+/*
+ * The failed-login delay (authfail.h). The session is parked in
+ * CS_CONNECTING with no upstream, where nothing reads its input, and its
+ * timer (the handshake timer until now) is reused in two steps: a zero
+ * timeout first, which runs after the current event handler has re-armed
+ * the socket, and stops the socket watcher so that the client's further
+ * bytes stay in the kernel; then the delay, after which the ERR is sent as
+ * it would have been at once. Nothing blocks the worker's loop.
+ */
+static void deny_late(struct ev_loop *loop, ev_timer *t, bool used_password)
+{
+	struct client *c = t->data;
+
+	(void)loop;
+	deny(c, used_password);
+	if (client_flush(c))
+		client_arm(c);
+}
+
+static void on_deny_pw(struct ev_loop *l, ev_timer *t, int rev)
+{
+	(void)rev;
+	deny_late(l, t, true);
+}
+
+static void on_deny_nopw(struct ev_loop *l, ev_timer *t, int rev)
+{
+	(void)rev;
+	deny_late(l, t, false);
+}
+
+static void hold(struct ev_loop *loop, ev_timer *t, bool used_password)
+{
+	struct client *c = t->data;
+
+	ev_io_stop(loop, &c->watcher);
+	ev_timer_stop(loop, t);
+	ev_set_cb(t, used_password ? on_deny_pw : on_deny_nopw);
+	ev_timer_set(t, g_config.auth_failure_delay_ms / 1000.0, 0.);
+	ev_timer_start(loop, t);
+}
+
+static void on_hold_pw(struct ev_loop *l, ev_timer *t, int rev)
+{
+	(void)rev;
+	hold(l, t, true);
+}
+
+static void on_hold_nopw(struct ev_loop *l, ev_timer *t, int rev)
+{
+	(void)rev;
+	hold(l, t, false);
+}
+
+static void access_denied(struct client *c, bool used_password)
+{
+	STAT_INC(auth_failures);
+	log_info("access denied for user '%s' from %s", c->user, c->peer);
+	if (!authfail_record(c->peer)) {
+		deny(c, used_password);
+		return;
+	}
+	STAT_INC(auth_failures_delayed);
+	ev_timer_stop(c->w->loop, &c->timer);
+	ev_set_cb(&c->timer, used_password ? on_hold_pw : on_hold_nopw);
+	ev_timer_set(&c->timer, 0., 0.);
+	ev_timer_start(c->w->loop, &c->timer);
+	client_set_state(c, CS_CONNECTING);
+}
+
+void login_start(struct client *c)
+{
+	char version[160];
+	uint8_t collation;
+	uint32_t caps = SHOAL_SERVER_CAPS | infile_caps();
+
+	if (auth_make_nonce(c->nonce) < 0) {
+		abort_login(c, "no randomness");
+		return;
+	}
+	/* the upstream's version exactly (MariaDB's "5.5.5-" included): clients
+	 * choose their SQL by it; Shoal's own is in the admin, /health, the log */
+	upstream_info(version, sizeof(version), &collation);
+	if (c->w->tls && g_config.tls_mode != TLS_MODE_DISABLED)
+		caps |= CAP_SSL;
+	/* Before a MariaDB upstream, offer MariaDB clients its extended column
+	 * metadata (JSON, UUID, INET6, geometry type names), as it would */
+	c->ext_offered = strstr(version, "MariaDB") != NULL;
+	if (c->ext_offered)
+		caps &= ~CAP_LONG_PASSWORD;
+	if (hs_put_greeting(&c->io.out, c->id, version, c->nonce, caps, collation, configured_plugin(),
+			    c->ext_offered ? MCAP_EXTENDED_METADATA : 0) < 0) {
+		abort_login(c, "out of memory");
+		return;
+	}
+	c->seq = 1;
+	client_set_state(c, CS_HANDSHAKE);
+}
+
+/* Full auth for caching_sha2: ask for the password. */
+static void sha2_request_full(struct client *c)
+{
+	static const uint8_t perform_full = 0x04;
+
+	hs_put_more_data(&c->io.out, next_seq(c), &perform_full, 1);
+	client_set_state(c, CS_AUTH_SHA2);
+}
+
+/* The schema a login starts in: the one it asked for, else the user's
+ * default_schema. A login acting upstream as the upstream_db_url user (that
+ * user itself, or any login with shared_upstream_user) starts in the URL's
+ * database, as with Readyset; any other starts where it would directly, in
+ * none (the URL's database may not be its to use). */
+static void choose_schema(struct client *c, const struct users_login *l)
+{
+	bool url_user = !l->is_monitor &&
+			(g_config.shared_upstream_user || strcmp(c->user, g_config.upstream_user.name) == 0);
+
+	if (c->db[0])
+		return;
+	if (l->default_schema[0])
+		snprintf(c->db, sizeof(c->db), "%s", l->default_schema);
+	else if (url_user)
+		snprintf(c->db, sizeof(c->db), "%s", g_config.upstream_db);
+}
+
+/* The password is right: the session gets its identity (l is consumed). */
+static void succeed(struct client *c, struct users_login *l)
+{
+	struct ident *id = NULL;
+	char msg[HS_USER_MAX + 128];
+	int max = l->max_connections;
+
+	authfail_clear(c->peer);
+	c->is_monitor = l->is_monitor;
+	choose_schema(c, l);
+	switch (ident_create(&id, c->user, l)) {
+	case IDENT_OK:
+		break;
+	case IDENT_TOO_MANY:
+		STAT_INC(user_connections_refused);
+		log_info("user '%s' from %s refused: max_connections=%d reached", c->user, c->peer, max);
+		snprintf(msg, sizeof(msg), "Too many connections for user '%s' (max_connections=%d)",
+			 c->user, max);
+		fail_and_close(c, ERR_CON_COUNT_ERROR, "08004", msg);
+		return;
+	default:
+		abort_login(c, "out of memory");
+		return;
+	}
+	ident_destroy(&c->ident); /* COM_CHANGE_USER: the previous login's */
+	c->ident = id;
+	client_authenticated(c);
+}
+
+/* Check a token made for the configured plugin with c->nonce. */
+static void check_token(struct client *c, const uint8_t *tok, size_t len)
+{
+	struct users_login l;
+	bool known;
+	static const uint8_t fast_ok = 0x03;
+
+	if (g_config.auth_plugin == AUTH_NATIVE_PASSWORD) {
+		/* the runtime user store: configured users plus the admin's */
+		if (users_login_native(c->user, c->nonce, tok, len, &l))
+			succeed(c, &l);
+		else
+			access_denied(c, len > 0);
+		return;
+	}
+	/* caching_sha2 checks the password itself: users whose clear password
+	 * the node has (the configured ones) */
+	known = users_login_clear(c->user, &l);
+	if (known && l.cred == USERS_CRED_NONE && len == 0) {
+		succeed(c, &l);
+		return;
+	}
+	if (!known || !sha2_is_cached(c->user)) {
+		/* same exchange for unknown users: no enumeration */
+		users_login_clear_secrets(&l);
+		sha2_request_full(c);
+		return;
+	}
+	if (auth_sha2_check(l.clear, c->nonce, tok, len)) {
+		hs_put_more_data(&c->io.out, next_seq(c), &fast_ok, 1);
+		succeed(c, &l);
+	} else {
+		users_login_clear_secrets(&l);
+		access_denied(c, len > 0);
+	}
+}
+
+/* After a handshake response or CMD_CHANGE_USER: the plugin it used. */
+static void authenticate(struct client *c, const struct hs_response *r)
+{
+	const char *want = configured_plugin();
+	bool same = strcmp(r->plugin, want) == 0 ||
+		    (r->plugin[0] == 0 && g_config.auth_plugin == AUTH_NATIVE_PASSWORD);
+
+	snprintf(c->user, sizeof(c->user), "%s", r->user);
+	if (same) {
+		check_token(c, r->auth, r->auth_len);
+		return;
+	}
+	if (!(c->caps & CAP_PLUGIN_AUTH)) {
+		fail_and_close(c, ERR_NOT_SUPPORTED_AUTH_MODE, "08004",
+			       "Client does not support authentication protocol requested by server");
+		return;
+	}
+	hs_put_auth_switch(&c->io.out, next_seq(c), want, c->nonce);
+	client_set_state(c, CS_AUTH_SWITCH);
+}
+
+static void on_handshake_response(struct client *c, const uint8_t *pl, uint32_t len)
+{
+	struct hs_response r;
+
+	if (hs_is_ssl_request(pl, len)) {
+		if (!c->w->tls || g_config.tls_mode == TLS_MODE_DISABLED || c->tls_done) {
+			abort_login(c, "unexpected SSL request");
+			return;
+		}
+		c->io.ssl = SSL_new(c->w->tls);
+		if (!c->io.ssl || SSL_set_fd(c->io.ssl, c->io.fd) != 1) {
+			abort_login(c, "cannot start TLS");
+			return;
+		}
+		client_set_state(c, CS_TLS_ACCEPT);
+		login_tls_step(c);
+		return;
+	}
+	if (hs_parse_response(pl, len, &r) < 0) {
+		STAT_INC(protocol_errors);
+		fail_and_close(c, ERR_HANDSHAKE_ERROR, "08S01", "Bad handshake");
+		return;
+	}
+	if (g_config.tls_mode == TLS_MODE_REQUIRED && !c->tls_done) {
+		fail_and_close(c, ERR_SECURE_TRANSPORT_REQUIRED, "HY000",
+			       "Connections using insecure transport are prohibited: this server requires TLS");
+		return;
+	}
+	c->caps = r.caps & (SHOAL_SERVER_CAPS | CAP_SSL | infile_caps());
+	if (c->ext_offered && (r.ext_caps & MCAP_EXTENDED_METADATA))
+		c->caps |= CAP_X_EXT_METADATA;
+	c->collation = r.collation;
+	/* no schema asked for: chosen once the user is known (choose_schema) */
+	snprintf(c->db, sizeof(c->db), "%s", r.has_db ? r.db : "");
+	authenticate(c, &r);
+}
+
+static void on_sha2_full(struct client *c, const uint8_t *pl, uint32_t len)
+{
+	struct users_login l;
+	bool known, good;
+	size_t pem_len;
+	const char *pem;
+
+	if (!c->tls_done && len == 1 && pl[0] == 0x02) {
+		pem = auth_rsa_public_pem(&pem_len);
+		hs_put_more_data(&c->io.out, next_seq(c), pem, pem_len);
+		return;
+	}
+	known = users_login_clear(c->user, &l);
+	if (c->tls_done)
+		good = known && auth_cleartext_check(l.clear, pl, len);
+	else
+		good = known && auth_rsa_check(l.clear, c->nonce, pl, len);
+	if (!good) {
+		users_login_clear_secrets(&l);
+		access_denied(c, true);
+		return;
+	}
+	sha2_remember(c->user);
+	succeed(c, &l);
+}
+
+void login_packet(struct client *c, const uint8_t *pl, uint32_t len, uint8_t seq)
+{
+	if (seq != c->seq) {
+		STAT_INC(protocol_errors);
+		fail_and_close(c, ERR_NET_PACKETS_OUT_OF_ORDER, "08S01", "Got packets out of order");
+		return;
+	}
+	c->seq = (uint8_t)(seq + 1);
+	switch (c->st) {
+	case CS_HANDSHAKE:
+		on_handshake_response(c, pl, len);
+		break;
+	case CS_AUTH_SWITCH:
+		check_token(c, pl, len);
+		break;
+	case CS_AUTH_SHA2:
+		on_sha2_full(c, pl, len);
+		break;
+	default:
+		abort_login(c, "unexpected login packet");
+		break;
+	}
+}
+
+void login_tls_step(struct client *c)
+{
+	int rc;
+
+	ERR_clear_error();
+	rc = SSL_accept(c->io.ssl);
+	if (rc == 1) {
+		c->tls_done = true;
+		client_set_state(c, CS_HANDSHAKE);
+		return;
+	}
+	switch (SSL_get_error(c->io.ssl, rc)) {
+	case SSL_ERROR_WANT_READ:
+		c->io.ssl_want_write = false;
+		return;
+	case SSL_ERROR_WANT_WRITE:
+		c->io.ssl_want_write = true;
+		return;
+	default:
+		ERR_clear_error();
+		STAT_INC(protocol_errors);
+		abort_login(c, "TLS handshake failed");
+	}
+}
+
+void login_change_user(struct client *c, const uint8_t *pl, uint32_t len)
+{
+	struct hs_response r;
+
+	c->seq = 1;
+	if (hs_parse_change_user(pl, len, c->caps, &r) < 0) {
+		STAT_INC(protocol_errors);
+		fail_and_close(c, ERR_HANDSHAKE_ERROR, "08S01", "Bad handshake");
+		return;
+	}
+	c->changing_user = true;
+	if (r.collation)
+		c->collation = r.collation;
+	/* no schema asked for: chosen once the user is known (choose_schema) */
+	snprintf(c->db, sizeof(c->db), "%s", r.has_db ? r.db : "");
+	authenticate(c, &r);
+}

@@ -1,0 +1,149 @@
+/*
+ * monitor.c: matching and answering the load balancers' health-check
+ * queries (see monitor.h). A query is normalised into a small stack buffer
+ * (lowercase, whitespace runs as one space, trimmed) and compared with the
+ * known texts; queries that do not start with 's' or are longer than any
+ * known text are rejected after looking at a few bytes.
+ */
+#include "core/monitor.h"
+
+#include <ctype.h>
+#include <stdbool.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cache/commands.h"
+#include "proto/packet.h"
+#include "proto/resultset.h"
+
+#define NORM_MAX 80 /* longer than the longest known text */
+
+static const struct {
+	const char *text;
+	enum monitor_query kind;
+} known[] = {
+	{ "select @@global.read_only read_only", MQ_READ_ONLY },
+	{ "select @@global.innodb_read_only read_only", MQ_READ_ONLY },
+	{ "select @@global.super_read_only read_only", MQ_READ_ONLY },
+	{ "select @@global.read_only&@@global.innodb_read_only read_only", MQ_READ_ONLY },
+	{ "select @@global.read_only|@@global.innodb_read_only read_only", MQ_READ_ONLY },
+	{ "show slave status", MQ_SLAVE_STATUS },
+	{ "show replica status", MQ_REPLICA_STATUS },
+	{ "show readyset status", MQ_READYSET_STATUS },
+	{ "show shoal status", MQ_SHOAL_STATUS },
+};
+
+/* Cheap first look: "show ..." or "select" + spaces + "@@". */
+static bool might_be_monitor(const char *q, size_t n)
+{
+	size_t i = 6;
+
+	if (n >= 4 && strncasecmp(q, "show", 4) == 0)
+		return true;
+	if (n < 8 || strncasecmp(q, "select", 6) != 0)
+		return false;
+	while (i < n && isspace((unsigned char)q[i]))
+		i++;
+	return i > 6 && i + 1 < n && q[i] == '@' && q[i + 1] == '@';
+}
+
+/* Normalise q into out[NORM_MAX]; its length, or -1 if too long. */
+static int normalise(const char *q, size_t n, char *out)
+{
+	const char *end = q + n;
+	int len = 0;
+
+	while (q < end && isspace((unsigned char)*q))
+		q++;
+	while (end > q && (isspace((unsigned char)end[-1]) || end[-1] == ';'))
+		end--;
+	while (q < end) {
+		if (isspace((unsigned char)*q)) {
+			while (q < end && isspace((unsigned char)*q))
+				q++;
+			if (len >= NORM_MAX)
+				return -1;
+			out[len++] = ' ';
+			continue;
+		}
+		if (len >= NORM_MAX)
+			return -1;
+		out[len++] = (char)tolower((unsigned char)*q++);
+	}
+	return len;
+}
+
+enum monitor_query monitor_match(const char *q, size_t n)
+{
+	char norm[NORM_MAX];
+	size_t i = 0;
+	int len;
+
+	while (i < n && i < 8 && isspace((unsigned char)q[i]))
+		i++;
+	if (i >= n || (q[i] != 's' && q[i] != 'S') || n > 4 * NORM_MAX)
+		return MQ_NONE;
+	if (!might_be_monitor(q + i, n - i))
+		return MQ_NONE; /* every other SELECT: no normalising on the hit path */
+	len = normalise(q, n, norm);
+	if (len < 0)
+		return MQ_NONE;
+	for (size_t k = 0; k < sizeof(known) / sizeof(known[0]); k++)
+		if (strlen(known[k].text) == (size_t)len && memcmp(known[k].text, norm, (size_t)len) == 0)
+			return known[k].kind;
+	return MQ_NONE;
+}
+
+static void answer_read_only(const struct cache_reply *r)
+{
+	struct rs_writer w;
+
+	rs_begin(&w, r->out, 1, r->caps, 1);
+	rs_column(&w, "read_only", RS_TYPE_LONGLONG);
+	rs_row_begin(&w);
+	rs_cell_str(&w, "1");
+	rs_row_end(&w);
+	if (rs_end(&w, r->status) < 0)
+		pkt_put_errf(r->out, 1, ERR_UNKNOWN_ERROR, "HY000", "Out of memory");
+}
+
+/* No rows: the node is not a replica. A few of the usual columns, so that
+ * clients reading them by name find them. */
+static void answer_replica_status(const struct cache_reply *r, bool replica)
+{
+	static const char *const slave[] = { "Slave_IO_State", "Master_Host", "Master_User",
+		"Master_Port", "Slave_IO_Running", "Slave_SQL_Running", "Seconds_Behind_Master" };
+	static const char *const repl[] = { "Replica_IO_State", "Source_Host", "Source_User",
+		"Source_Port", "Replica_IO_Running", "Replica_SQL_Running", "Seconds_Behind_Source" };
+	uint8_t seq = 1;
+
+	if (rs_put_table(r->out, &seq, r->caps, r->status, 7, replica ? repl : slave, 0, NULL) < 0)
+		pkt_put_errf(r->out, 1, ERR_UNKNOWN_ERROR, "HY000", "Out of memory");
+}
+
+bool monitor_answer(struct pbuf *out, uint32_t caps, uint16_t status, const uint8_t *pl, uint32_t len)
+{
+	enum monitor_query kind = monitor_match((const char *)pl + 1, len - 1);
+	struct cache_reply r;
+
+	if (kind == MQ_NONE)
+		return false; /* every other query: nothing more on the hit path */
+	/* the answers carry the session's status bits, not a statement's */
+	r = (struct cache_reply){ .out = out, .caps = caps, .status = status & SESSION_STATUS_BITS };
+	switch (kind) {
+	case MQ_READ_ONLY:
+		answer_read_only(&r);
+		return true;
+	case MQ_SLAVE_STATUS:
+	case MQ_REPLICA_STATUS:
+		answer_replica_status(&r, kind == MQ_REPLICA_STATUS);
+		return true;
+	case MQ_READYSET_STATUS:
+	case MQ_SHOAL_STATUS:
+		r.status = status; /* as SHOW ... STATUS through the cache SQL */
+		cache_status_answer(&r, kind == MQ_READYSET_STATUS);
+		return true;
+	default:
+		return false;
+	}
+}

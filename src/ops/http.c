@@ -1,0 +1,274 @@
+/*
+ * http.c: the HTTP endpoint (see http.h). It owns the libmicrohttpd daemon,
+ * whose one internal thread accepts and answers every request, and the
+ * /health threshold. Routes: /metrics, /health, /ready; GET and HEAD only
+ * (libmicrohttpd leaves the body out for HEAD). Bodies are built from
+ * g_stats, health and metrics providers only: no configuration value is
+ * ever written into a response.
+ */
+#include "ops/http.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <microhttpd.h>
+
+#include "cache/binlog.h"
+#include "cache/inval.h"
+#include "base/health.h"
+#include "core/listener.h"
+#include "base/log.h"
+#include "proto/metrics.h"
+#include "proto/packet.h"
+#include "base/stats.h"
+#include "upstream/upstream.h"
+
+#ifndef SHOAL_VERSION
+#define SHOAL_VERSION "unknown"
+#endif
+
+#define CT_TEXT "text/plain; charset=utf-8"
+#define CT_METRICS "text/plain; version=0.0.4; charset=utf-8"
+#define CT_JSON "application/json"
+
+static struct MHD_Daemon *daemon_;
+static atomic_int down_after_ms = HTTP_DEFAULT_DOWN_AFTER_MS;
+static atomic_bool starting; /* libmicrohttpd messages are errors only while starting */
+
+enum route { ROUTE_NONE, ROUTE_METRICS, ROUTE_HEALTH, ROUTE_READY };
+
+void http_set_down_after_ms(int ms)
+{
+	atomic_store(&down_after_ms, ms < 0 ? 0 : ms);
+}
+
+/* Queue a response with a copy of body. */
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status, const char *ctype,
+			     const char *body, size_t len)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	r = MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
+	if (!r)
+		return MHD_NO;
+	if (MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, ctype) == MHD_NO ||
+	    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store") == MHD_NO ||
+	    (status == MHD_HTTP_METHOD_NOT_ALLOWED &&
+	     MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD") == MHD_NO)) {
+		MHD_destroy_response(r);
+		return MHD_NO;
+	}
+	ret = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result reply_text(struct MHD_Connection *c, unsigned int status, const char *text)
+{
+	return reply(c, status, CT_TEXT, text, strlen(text));
+}
+
+static enum MHD_Result serve_metrics(struct MHD_Connection *c)
+{
+	struct pbuf b = { 0 };
+	enum MHD_Result ret;
+
+	if (metrics_render(&b) < 0) {
+		pbuf_free(&b);
+		log_warn("http: cannot render /metrics");
+		return reply_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal error\n");
+	}
+	ret = reply(c, MHD_HTTP_OK, CT_METRICS, (const char *)b.data, b.len);
+	pbuf_free(&b);
+	return ret;
+}
+
+static enum MHD_Result serve_health(struct MHD_Connection *c)
+{
+	char why[32];
+	bool serving = health_serving(atomic_load(&down_after_ms), why, sizeof(why));
+	double down = (double)(int64_t)(health_upstream_down_seconds() * 1000.0 + 0.5) / 1000.0;
+	uint64_t conns = STAT_GET(client_connections);
+	struct binlog_status bl;
+	enum MHD_Result ret;
+	char up_version[160];
+	uint8_t collation;
+	json_t *o;
+	char *s;
+
+	if (conns > (uint64_t)INT64_MAX) /* a racing inc/dec pair may wrap */
+		conns = 0;
+	binlog_get_status(&bl);
+	upstream_info(up_version, sizeof(up_version), &collation);
+	o = json_pack("{s:s, s:s, s:s, s:s, s:f, s:b, s:I, s:s, s:b, s:s, s:f}", "status", why,
+		      "version", SHOAL_VERSION, "upstream_version", up_version,
+		      "upstream", health_upstream_up() ? "up" : "down",
+		      "upstream_down_seconds", down, "draining", (int)health_draining(),
+		      "client_connections", (json_int_t)conns,
+		      "invalidation", inval_mode_name(inval_mode()), "cache_serving", (int)inval_serving(),
+		      "binlog", binlog_state_name(bl.state), "binlog_lag_seconds", bl.lag_seconds);
+	s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12)) : NULL;
+	json_decref(o);
+	if (!s)
+		return reply_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal error\n");
+	ret = reply(c, serving ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE, CT_JSON, s, strlen(s));
+	free(s);
+	return ret;
+}
+
+static enum MHD_Result serve_ready(struct MHD_Connection *c)
+{
+	char why[32], body[64];
+
+	if (health_serving(atomic_load(&down_after_ms), why, sizeof(why)))
+		return reply_text(c, MHD_HTTP_OK, "ready\n");
+	snprintf(body, sizeof(body), "not ready: %s\n", why);
+	return reply_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, body);
+}
+
+static enum route route_of(const char *url)
+{
+	if (!url)
+		return ROUTE_NONE;
+	if (strcmp(url, "/metrics") == 0)
+		return ROUTE_METRICS;
+	if (strcmp(url, "/health") == 0)
+		return ROUTE_HEALTH;
+	if (strcmp(url, "/ready") == 0)
+		return ROUTE_READY;
+	return ROUTE_NONE;
+}
+
+/* Called first when a request's headers are in, then for each piece of its
+ * body, then once more at its end. A refusal (404, 405) is queued on the
+ * first call: libmicrohttpd then answers without reading any body and
+ * closes. A GET or HEAD of a known path is answered on the last call, so
+ * that the connection can be kept alive; any body it has is dropped. */
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+				  const char *method, const char *version, const char *upload_data,
+				  size_t *upload_data_size, void **req_cls)
+{
+	enum route r = route_of(url);
+
+	if (r == ROUTE_NONE)
+		return reply_text(c, MHD_HTTP_NOT_FOUND, "not found\n");
+	if (!method || (strcmp(method, MHD_HTTP_METHOD_GET) != 0 &&
+			strcmp(method, MHD_HTTP_METHOD_HEAD) != 0))
+		return reply_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed\n");
+	if (*req_cls == NULL) {
+		*req_cls = c; /* any non-NULL marker: headers seen */
+		return MHD_YES;
+	}
+	if (*upload_data_size != 0) {
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
+	switch (r) {
+	case ROUTE_METRICS:
+		return serve_metrics(c);
+	case ROUTE_HEALTH:
+		return serve_health(c);
+	case ROUTE_READY:
+		return serve_ready(c);
+	default:
+		return MHD_NO;
+	}
+}
+
+/* libmicrohttpd's messages are mostly about bad clients: debug level, but
+ * errors while the daemon starts. */
+static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char msg[512];
+	size_t n;
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	n = strlen(msg);
+	while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == '\r'))
+		msg[--n] = '\0';
+	if (atomic_load(&starting))
+		log_error("http: %s", msg);
+	else
+		log_debug("http: %s", msg);
+}
+
+/* Start the daemon on fd with every signal blocked, so that its thread
+ * (which inherits the mask) never takes the node's signals. */
+static struct MHD_Daemon *start_daemon(int fd, unsigned int flags)
+{
+	struct MHD_Daemon *d;
+	sigset_t all, old;
+	int rc;
+
+	sigfillset(&all);
+	rc = pthread_sigmask(SIG_BLOCK, &all, &old);
+	if (rc != 0) {
+		log_error("http: pthread_sigmask: %s", strerror(rc));
+		return NULL;
+	}
+	atomic_store(&starting, true);
+	d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, NULL,
+			     MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL,
+			     MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
+			     MHD_OPTION_CONNECTION_LIMIT, (unsigned int)64,
+			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)10,
+			     MHD_OPTION_END);
+	atomic_store(&starting, false);
+	rc = pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0)
+		log_error("http: pthread_sigmask: %s", strerror(rc));
+	return d;
+}
+
+int http_start(const struct shoal_addr *addr, char *err, size_t errlen)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	unsigned int flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
+	int fd;
+
+	if (addr->port == 0)
+		return 0;
+	if (daemon_) {
+		snprintf(err, errlen, "the HTTP endpoint is already running");
+		return -1;
+	}
+	fd = listen_socket(addr, err, errlen);
+	if (fd < 0)
+		return -1;
+	if (getsockname(fd, (struct sockaddr *)&ss, &sl) < 0) {
+		snprintf(err, errlen, "getsockname: %s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (ss.ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	daemon_ = start_daemon(fd, flags);
+	if (!daemon_) {
+		snprintf(err, errlen, "cannot start the HTTP server on %s:%u", addr->host, addr->port);
+		close(fd);
+		return -1;
+	}
+	log_info("metrics and health on http://%s%s%s:%u/", strchr(addr->host, ':') ? "[" : "",
+		 addr->host, strchr(addr->host, ':') ? "]" : "", addr->port);
+	return 0;
+}
+
+void http_stop(void)
+{
+	if (!daemon_)
+		return;
+	MHD_stop_daemon(daemon_);
+	daemon_ = NULL;
+}

@@ -1,0 +1,50 @@
+/*
+ * sbuf.h: buffered non-blocking socket I/O for one connection, plain or TLS
+ * (OpenSSL on the same fd). Input accumulates in `in` from in_pos on; output
+ * queued in `out` is written from out_pos on. The owner drives it from its
+ * libev watchers: sbuf never registers events itself, it reports what it
+ * needs (want_write) and the caller arms watchers accordingly.
+ */
+#ifndef SHOAL_SBUF_H
+#define SHOAL_SBUF_H
+
+#include <openssl/ssl.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto/packet.h"
+
+enum sbuf_io { SBUF_OK = 1, SBUF_AGAIN = 0, SBUF_EOF = -1, SBUF_ERROR = -2 };
+
+struct sbuf {
+	int fd;
+	SSL *ssl;
+	struct pbuf in;
+	size_t in_pos;
+	struct pbuf out;
+	size_t out_pos;
+	bool ssl_want_write; /* TLS needs the socket writable to make progress */
+};
+
+void sbuf_init(struct sbuf *s, int fd);
+/* Close the fd, free TLS state and buffers. */
+void sbuf_close(struct sbuf *s);
+/* Read what is available, at most max bytes in this call. */
+enum sbuf_io sbuf_read(struct sbuf *s, size_t max);
+/* Write queued output. SBUF_OK when all is written, SBUF_AGAIN if some is left. */
+enum sbuf_io sbuf_flush(struct sbuf *s);
+static inline size_t sbuf_in_len(const struct sbuf *s) { return s->in.len - s->in_pos; }
+static inline const uint8_t *sbuf_in_ptr(const struct sbuf *s) { return s->in.data + s->in_pos; }
+static inline size_t sbuf_out_pending(const struct sbuf *s) { return s->out.len - s->out_pos; }
+void sbuf_in_consume(struct sbuf *s, size_t n);
+/* Give back memory of idle buffers. */
+void sbuf_shrink(struct sbuf *s);
+
+/* If a whole packet is at the front of the input, return 1 and its payload
+ * length and sequence id; 0 if more bytes are needed. */
+int sbuf_packet_ready(const struct sbuf *s, uint32_t *len, uint8_t *seq);
+/* Header only (length and seq) once 4 bytes are in: 1 or 0. */
+int sbuf_header_ready(const struct sbuf *s, uint32_t *len, uint8_t *seq);
+
+#endif

@@ -1,0 +1,742 @@
+/*
+ * sessvars.c: session state for multiplexing (see sessvars.h): a small SQL
+ * scanner that reads what a statement does to the session (SET, USE, and
+ * the statements that pin a session to its upstream connection), the state
+ * records themselves, and the SET statement that brings a pooled connection
+ * to a session's state.
+ */
+#include "session/sessvars.h"
+
+#include <stdatomic.h>
+
+#include <ctype.h>
+#include <mysql.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* ---- scanner ----------------------------------------------------------- */
+
+enum tk { TK_END, TK_WORD, TK_USERVAR, TK_SYSVAR, TK_STRING, TK_NUMBER, TK_PUNCT };
+
+struct tok {
+	enum tk t;
+	const char *p;     /* the token's text in the query */
+	size_t n;
+	char c;            /* TK_PUNCT: the character (':' for ":=") */
+};
+
+struct scan {
+	const char *q;
+	size_t n, pos;
+	bool in_exec;      /* inside a executable comment */
+};
+
+static bool ident_char(unsigned char ch)
+{
+	return isalnum(ch) || ch == '_' || ch == '$' || ch >= 0x80;
+}
+
+/* Skip spaces and comments. Executable comments' content is code. */
+static void skip_space(struct scan *s)
+{
+	while (s->pos < s->n) {
+		const char *q = s->q + s->pos;
+		size_t left = s->n - s->pos;
+
+		if (isspace((unsigned char)q[0])) {
+			s->pos++;
+		} else if (left >= 2 && q[0] == '/' && q[1] == '*' && left >= 3 && q[2] == '!') {
+			s->pos += 3;
+			while (s->pos < s->n && isdigit((unsigned char)s->q[s->pos]))
+				s->pos++;
+			s->in_exec = true;
+		} else if (left >= 3 && q[0] == '/' && q[1] == '*' && q[2] == 'M' && left >= 4 && q[3] == '!') {
+			s->pos += 4;
+			while (s->pos < s->n && isdigit((unsigned char)s->q[s->pos]))
+				s->pos++;
+			s->in_exec = true;
+		} else if (left >= 2 && q[0] == '/' && q[1] == '*') {
+			const char *e = memmem(q + 2, left - 2, "*/", 2);
+
+			s->pos = e ? (size_t)(e - s->q) + 2 : s->n;
+		} else if (s->in_exec && left >= 2 && q[0] == '*' && q[1] == '/') {
+			s->pos += 2;
+			s->in_exec = false;
+		} else if (q[0] == '#' || (left >= 3 && q[0] == '-' && q[1] == '-' &&
+					   (isspace((unsigned char)q[2]) || iscntrl((unsigned char)q[2])))) {
+			const char *e = memchr(q, '\n', left);
+
+			s->pos = e ? (size_t)(e - s->q) + 1 : s->n;
+		} else {
+			break;
+		}
+	}
+}
+
+/* A quoted run starting at pos (the quote char included). */
+static size_t quoted_len(const char *q, size_t n, size_t pos)
+{
+	char quote = q[pos];
+	size_t i = pos + 1;
+
+	while (i < n) {
+		if (q[i] == '\\' && quote != '`' && i + 1 < n) {
+			i += 2;
+			continue;
+		}
+		if (q[i] == quote) {
+			if (i + 1 < n && q[i + 1] == quote) {
+				i += 2;
+				continue;
+			}
+			return i + 1 - pos;
+		}
+		i++;
+	}
+	return n - pos;
+}
+
+static void next(struct scan *s, struct tok *t)
+{
+	const char *q;
+	size_t i;
+
+	skip_space(s);
+	t->p = s->q + s->pos;
+	t->n = 0;
+	t->c = 0;
+	if (s->pos >= s->n) {
+		t->t = TK_END;
+		return;
+	}
+	q = s->q;
+	i = s->pos;
+	if (q[i] == '\'' || q[i] == '"') {
+		t->t = TK_STRING;
+		t->n = quoted_len(q, s->n, i);
+	} else if (q[i] == '`') {
+		t->t = TK_WORD;
+		t->n = quoted_len(q, s->n, i);
+	} else if (q[i] == '@') {
+		size_t j = i + 1;
+
+		t->t = TK_USERVAR;
+		if (j < s->n && q[j] == '@') {
+			t->t = TK_SYSVAR;
+			j++;
+		}
+		if (j < s->n && (q[j] == '\'' || q[j] == '"' || q[j] == '`'))
+			j += quoted_len(q, s->n, j);
+		else
+			while (j < s->n && (ident_char((unsigned char)q[j]) || q[j] == '.'))
+				j++;
+		t->n = j - i;
+	} else if (isdigit((unsigned char)q[i]) || (q[i] == '.' && i + 1 < s->n && isdigit((unsigned char)q[i + 1]))) {
+		size_t j = i;
+
+		t->t = TK_NUMBER;
+		while (j < s->n && (isalnum((unsigned char)q[j]) || q[j] == '.'))
+			j++;
+		t->n = j - i;
+	} else if (ident_char((unsigned char)q[i])) {
+		size_t j = i;
+
+		t->t = TK_WORD;
+		while (j < s->n && ident_char((unsigned char)q[j]))
+			j++;
+		t->n = j - i;
+	} else {
+		t->t = TK_PUNCT;
+		t->c = q[i];
+		t->n = 1;
+		if (q[i] == ':' && i + 1 < s->n && q[i + 1] == '=')
+			t->n = 2;
+	}
+	s->pos += t->n;
+}
+
+static bool word_is(const struct tok *t, const char *w)
+{
+	return t->t == TK_WORD && t->n == strlen(w) && strncasecmp(t->p, w, t->n) == 0;
+}
+
+static bool punct_is(const struct tok *t, char c, size_t n)
+{
+	return t->t == TK_PUNCT && t->c == c && t->n == n;
+}
+
+/* An identifier's text: backquotes removed. false if it does not fit. */
+static bool ident_text(const struct tok *t, char *out, size_t cap)
+{
+	const char *p = t->p;
+	size_t n = t->n, o = 0;
+
+	if (n >= 2 && p[0] == '`') {
+		for (size_t i = 1; i + 1 < n; i++) {
+			if (p[i] == '`' && p[i + 1] == '`')
+				i++;
+			if (o + 1 >= cap)
+				return false;
+			out[o++] = p[i];
+		}
+	} else {
+		if (n >= cap)
+			return false;
+		memcpy(out, p, n);
+		o = n;
+	}
+	out[o] = 0;
+	return o > 0;
+}
+
+/* ---- SET --------------------------------------------------------------- */
+
+struct set_ctx {
+	struct scan *s;
+	struct sv_delta *d;
+	bool mariadb;
+	bool global_set;      /* a GLOBAL (or PERSIST) variable is assigned */
+};
+
+static bool add_var(struct sv_delta *d, const char *name, size_t nlen, const char *val, size_t vlen)
+{
+	if (d->n >= sizeof(d->vars) / sizeof(d->vars[0]) || nlen >= SV_NAME_MAX || vlen >= SV_VALUE_MAX)
+		return false;
+	for (size_t i = 0; i < nlen; i++) {
+		if (!isalnum((unsigned char)name[i]) && name[i] != '_')
+			return false;
+		d->vars[d->n].name[i] = (char)tolower((unsigned char)name[i]);
+	}
+	d->vars[d->n].name[nlen] = 0;
+	memcpy(d->vars[d->n].value, val, vlen);
+	d->vars[d->n].value[vlen] = 0;
+	d->n++;
+	return true;
+}
+
+/* One literal value: a string, a (signed) number, or a bare word. */
+static bool read_value(struct scan *s, struct tok *t, const char **v, size_t *vn)
+{
+	next(s, t);
+	*v = t->p;
+	if (punct_is(t, '-', 1) || punct_is(t, '+', 1)) {
+		next(s, t);
+		if (t->t != TK_NUMBER)
+			return false;
+		*vn = (size_t)(t->p + t->n - *v);
+		return true;
+	}
+	if (t->t != TK_STRING && t->t != TK_NUMBER && !(t->t == TK_WORD && t->p[0] != '`'))
+		return false;
+	*vn = t->n;
+	return true;
+}
+
+/* SET [SESSION] TRANSACTION characteristic[, ...] */
+static bool read_txn(struct set_ctx *x, struct tok *t, bool global)
+{
+	const char *iso = x->mariadb ? "tx_isolation" : "transaction_isolation";
+	const char *ro = x->mariadb ? "tx_read_only" : "transaction_read_only";
+
+	for (;;) {
+		const char *v = NULL;
+
+		next(x->s, t);
+		if (word_is(t, "ISOLATION")) {
+			next(x->s, t);
+			if (!word_is(t, "LEVEL"))
+				return false;
+			next(x->s, t);
+			if (word_is(t, "SERIALIZABLE")) {
+				v = "'SERIALIZABLE'";
+			} else if (word_is(t, "REPEATABLE")) {
+				v = "'REPEATABLE-READ'";
+				next(x->s, t);
+			} else if (word_is(t, "READ")) {
+				next(x->s, t);
+				v = word_is(t, "COMMITTED") ? "'READ-COMMITTED'" : "'READ-UNCOMMITTED'";
+			} else {
+				return false;
+			}
+			if (!global && !add_var(x->d, iso, strlen(iso), v, strlen(v)))
+				return false;
+		} else if (word_is(t, "READ")) {
+			next(x->s, t);
+			if (!word_is(t, "ONLY") && !word_is(t, "WRITE"))
+				return false;
+			v = word_is(t, "ONLY") ? "1" : "0";
+			if (!global && !add_var(x->d, ro, strlen(ro), v, 1))
+				return false;
+		} else {
+			return false;
+		}
+		next(x->s, t);
+		if (!punct_is(t, ',', 1))
+			return true;
+	}
+}
+
+/* SET NAMES cs [COLLATE c] | SET CHARACTER SET cs: the text kept. */
+static bool read_names(struct set_ctx *x, struct tok *t, const char *what)
+{
+	const char *start;
+	int n;
+
+	next(x->s, t);
+	start = t->p;
+	if (t->t != TK_WORD && t->t != TK_STRING)
+		return false;
+	next(x->s, t);
+	if (word_is(t, "COLLATE")) {
+		next(x->s, t);
+		if (t->t != TK_WORD && t->t != TK_STRING)
+			return false;
+		next(x->s, t);
+	}
+	n = snprintf(x->d->names, sizeof(x->d->names), "%s %.*s", what,
+		     (int)(t->p - start), start);
+	if (n < 0 || (size_t)n >= sizeof(x->d->names))
+		return false;
+	while (n > 0 && isspace((unsigned char)x->d->names[n - 1]))
+		x->d->names[--n] = 0;
+	x->d->set_names = true;
+	return true;
+}
+
+/* A variable's name and scope from a word or @@ token. */
+static bool var_name(struct set_ctx *x, struct tok *t, bool *global, char *name, size_t cap)
+{
+	const char *p = t->p;
+	size_t n = t->n;
+
+	if (t->t == TK_SYSVAR) {
+		p += 2;
+		n -= 2;
+		if (n > 7 && strncasecmp(p, "global.", 7) == 0) {
+			*global = true;
+			p += 7;
+			n -= 7;
+		} else if (n > 8 && strncasecmp(p, "session.", 8) == 0) {
+			p += 8;
+			n -= 8;
+		} else if (n > 6 && strncasecmp(p, "local.", 6) == 0) {
+			p += 6;
+			n -= 6;
+		}
+		if (n == 0 || n >= cap || memchr(p, '.', n) || p[0] == '`')
+			return false;
+		memcpy(name, p, n);
+		name[n] = 0;
+		return true;
+	}
+	(void)x;
+	if (t->t != TK_WORD || t->p[0] == '`' || n >= cap)
+		return false;
+	memcpy(name, p, n);
+	name[n] = 0;
+	return true;
+}
+
+static const char *const refused_names[] = {
+	"password", "role", "default", "names", "character", "charset", "statement",
+	/* no DEFAULT to go back to: a connection that had them set could not
+	 * be brought to another session's state */
+	"rand_seed1", "rand_seed2", "last_insert_id", "identity", NULL,
+};
+
+/* One assignment of a SET list. 1 more follow, 0 end, -1 pin. */
+static int read_assignment(struct set_ctx *x, struct tok *t)
+{
+	bool global = false, session = false;
+	char name[SV_NAME_MAX];
+	const char *v;
+	size_t vn;
+
+	next(x->s, t);
+	if (word_is(t, "GLOBAL") || word_is(t, "PERSIST") || word_is(t, "PERSIST_ONLY")) {
+		global = true;
+		x->global_set = true;
+		next(x->s, t);
+	} else if (word_is(t, "SESSION") || word_is(t, "LOCAL")) {
+		session = true;
+		next(x->s, t);
+	}
+	if (word_is(t, "TRANSACTION")) {
+		/* without a scope: the next transaction only, not recorded */
+		if (!global && !session)
+			return -1;
+		return read_txn(x, t, global) && (t->t == TK_END || punct_is(t, ';', 1)) ? 0 : -1;
+	}
+	if (word_is(t, "NAMES") || word_is(t, "CHARSET") || word_is(t, "CHARACTER")) {
+		if (word_is(t, "CHARACTER")) {
+			next(x->s, t);
+			if (!word_is(t, "SET"))
+				return -1;
+		}
+		if (!read_names(x, t, word_is(t, "NAMES") ? "NAMES" : "CHARACTER SET"))
+			return -1;
+	} else {
+		if (!var_name(x, t, &global, name, sizeof(name)))
+			return -1;
+		x->global_set |= global;
+		for (int i = 0; refused_names[i]; i++)
+			if (strcasecmp(name, refused_names[i]) == 0)
+				return -1;
+		next(x->s, t);
+		if (!punct_is(t, '=', 1) && !punct_is(t, ':', 2))
+			return -1;
+		if (!read_value(x->s, t, &v, &vn))
+			return -1;
+		if (t->t == TK_WORD && t->n == 7 && strncasecmp(t->p, "DEFAULT", 7) == 0)
+			vn = 0;
+		if (!global && !add_var(x->d, name, strlen(name), v, vn))
+			return -1;
+		next(x->s, t);
+	}
+	if (punct_is(t, ',', 1))
+		return 1;
+	return t->t == TK_END || punct_is(t, ';', 1) ? 0 : -1;
+}
+
+static unsigned classify_set(struct scan *s, struct sv_delta *d, bool mariadb)
+{
+	struct set_ctx x = { .s = s, .d = d, .mariadb = mariadb };
+	struct scan peek = *s;
+	struct tok t;
+	int r;
+
+	next(&peek, &t);
+	if (word_is(&t, "STATEMENT"))
+		return 0; /* SET STATEMENT ... FOR: for that statement only */
+	do {
+		r = read_assignment(&x, &t);
+	} while (r > 0);
+	if (r < 0)
+		return SV_PIN_FOREVER | (x.global_set ? SV_GLOBAL : 0);
+	return (d->n || d->set_names ? SV_CHANGES : 0) | (x.global_set ? SV_GLOBAL : 0);
+}
+
+/* ---- classification ---------------------------------------------------- */
+
+static unsigned classify_use(struct scan *s, struct sv_delta *d)
+{
+	struct tok t;
+
+	next(s, &t);
+	if (t.t != TK_WORD || !ident_text(&t, d->db, sizeof(d->db)))
+		return SV_PIN_FOREVER;
+	next(s, &t);
+	if (t.t != TK_END && !punct_is(&t, ';', 1))
+		return SV_PIN_FOREVER;
+	d->set_db = true;
+	return SV_CHANGES;
+}
+
+/* profiling, @@profiling, @@session.profiling (and profiling_history_size):
+ * the connection's statement history, which a session cannot take along. */
+static bool names_profiling(const struct tok *t)
+{
+	const char *p = t->p;
+	size_t n = t->n;
+
+	if (t->t == TK_SYSVAR) {
+		const char *dot = memchr(p, '.', n);
+
+		if (dot) {
+			n -= (size_t)(dot + 1 - p);
+			p = dot + 1;
+		} else {
+			p += 2;
+			n -= 2;
+		}
+	} else if (t->t != TK_WORD) {
+		return false;
+	}
+	return n >= 9 && strncasecmp(p, "profiling", 9) == 0 &&
+	       (n == 9 || (n == 22 && strncasecmp(p + 9, "_history_size", 13) == 0));
+}
+
+/* Flags from a scan of the whole statement (anything may hide anywhere). */
+static unsigned scan_body(struct scan *s)
+{
+	unsigned f = 0;
+	struct tok t, prev = { .t = TK_END };
+
+	for (next(s, &t); t.t != TK_END; prev = t, next(s, &t)) {
+		if (punct_is(&t, ';', 1)) {
+			struct scan peek = *s;
+			struct tok n2;
+
+			next(&peek, &n2);
+			if (n2.t != TK_END)
+				f |= SV_PIN_FOREVER;   /* several statements */
+		} else if (punct_is(&t, ':', 2)) {
+			f |= SV_PIN_FOREVER;           /* @v := ... */
+		} else if (t.t == TK_USERVAR && word_is(&prev, "INTO")) {
+			f |= SV_PIN_FOREVER;           /* ... INTO @v */
+		} else if (word_is(&t, "GET_LOCK") || word_is(&t, "TEMPORARY")) {
+			f |= SV_PIN_FOREVER;
+		} else if (names_profiling(&t)) {
+			f |= SV_PIN_FOREVER | SV_PROFILING;
+		} else if (word_is(&t, "SQL_CALC_FOUND_ROWS")) {
+			f |= SV_STICKY_NEXT;
+		}
+	}
+	return f;
+}
+
+static bool flush_locks(struct scan *s)
+{
+	struct tok t;
+
+	for (next(s, &t); t.t != TK_END; next(s, &t))
+		if (word_is(&t, "LOCK") || word_is(&t, "EXPORT"))
+			return true;
+	return false;
+}
+
+unsigned sv_classify(const char *q, size_t n, struct sv_delta *d, bool mariadb)
+{
+	struct scan s = { .q = q, .n = n }, body;
+	struct tok t;
+	unsigned f;
+
+	memset(d, 0, sizeof(*d));
+	next(&s, &t);
+	while (punct_is(&t, '(', 1))
+		next(&s, &t);
+	body = s;
+	f = scan_body(&body);
+	if (t.t != TK_WORD)
+		return f;
+	if (word_is(&t, "SET"))
+		return f | (f & SV_PIN_FOREVER ? 0 : classify_set(&s, d, mariadb));
+	if (word_is(&t, "USE"))
+		return f | classify_use(&s, d);
+	if (word_is(&t, "LOCK"))
+		return f | SV_PIN_LOCK;
+	if (word_is(&t, "UNLOCK"))
+		return f | SV_UNLOCK;
+	if (word_is(&t, "FLUSH"))
+		return f | (flush_locks(&s) ? SV_PIN_LOCK : 0);
+	if (word_is(&t, "PREPARE") || word_is(&t, "EXECUTE") || word_is(&t, "DEALLOCATE") ||
+	    word_is(&t, "CALL") || word_is(&t, "XA") || word_is(&t, "HANDLER"))
+		return f | SV_PIN_FOREVER;
+	return f;
+}
+
+/* ---- state records ----------------------------------------------------- */
+
+/* The variables SET NAMES / SET CHARACTER SET set. */
+static const char *const names_vars[] = { "character_set_client", "character_set_results",
+	"character_set_connection", "collation_connection", NULL };
+
+void sv_init(struct sess_state *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+void sv_free(struct sess_state *s)
+{
+	free(s->vars);
+	sv_init(s);
+}
+
+int sv_copy(struct sess_state *dst, const struct sess_state *src)
+{
+	struct sv_var *v = NULL;
+
+	if (src->n_vars) {
+		v = malloc(src->n_vars * sizeof(*v));
+		if (!v)
+			return -1;
+		memcpy(v, src->vars, src->n_vars * sizeof(*v));
+	}
+	free(dst->vars);
+	memcpy(dst->db, src->db, sizeof(dst->db));
+	memcpy(dst->names, src->names, sizeof(dst->names));
+	dst->n_vars = src->n_vars;
+	dst->vars = v;
+	return 0;
+}
+
+void sv_names_from_collation(struct sess_state *s, uint16_t collation)
+{
+	const MARIADB_CHARSET_INFO *cs = collation ? mariadb_get_charset_by_nr(collation) : NULL;
+
+	s->names[0] = 0;
+	if (cs)
+		snprintf(s->names, sizeof(s->names), "NAMES %s COLLATE %s", cs->csname, cs->name);
+}
+
+static struct sv_var *find_var(const struct sess_state *s, const char *name)
+{
+	for (uint16_t i = 0; i < s->n_vars; i++)
+		if (strcmp(s->vars[i].name, name) == 0)
+			return &s->vars[i];
+	return NULL;
+}
+
+static void drop_var(struct sess_state *s, const char *name)
+{
+	struct sv_var *v = find_var(s, name);
+
+	if (v)
+		*v = s->vars[--s->n_vars];
+}
+
+static int set_var(struct sess_state *s, const char *name, const char *value)
+{
+	struct sv_var *v = find_var(s, name);
+
+	if (!value[0]) {
+		drop_var(s, name);
+		return 0;
+	}
+	if (!v) {
+		struct sv_var *n;
+
+		if (s->n_vars >= SV_VARS_MAX)
+			return -1;
+		n = realloc(s->vars, (s->n_vars + 1u) * sizeof(*n));
+		if (!n)
+			return -1;
+		s->vars = n;
+		v = &s->vars[s->n_vars++];
+		snprintf(v->name, sizeof(v->name), "%s", name);
+	}
+	snprintf(v->value, sizeof(v->value), "%s", value);
+	return 0;
+}
+
+int sv_apply(struct sess_state *s, const struct sv_delta *d)
+{
+
+	if (d->set_db)
+		snprintf(s->db, sizeof(s->db), "%s", d->db);
+	if (d->set_names) {
+		snprintf(s->names, sizeof(s->names), "%s", d->names);
+		for (int i = 0; names_vars[i]; i++)
+			drop_var(s, names_vars[i]);
+	}
+	for (uint16_t i = 0; i < d->n; i++)
+		if (set_var(s, d->vars[i].name, d->vars[i].value) < 0)
+			return -1;
+	return 0;
+}
+
+bool sv_equal(const struct sess_state *a, const struct sess_state *b)
+{
+	if (strcmp(a->db, b->db) || strcmp(a->names, b->names) || a->n_vars != b->n_vars)
+		return false;
+	for (uint16_t i = 0; i < a->n_vars; i++) {
+		const struct sv_var *v = find_var(b, a->vars[i].name);
+
+		if (!v || strcmp(v->value, a->vars[i].value))
+			return false;
+	}
+	return true;
+}
+
+/* Bumped each time a statement that set a global variable succeeded
+ * through the node: a relaxed atomic, read at every login and every
+ * connection's opening. */
+static atomic_uint globals_gen;
+
+unsigned sv_globals_gen(void)
+{
+	return atomic_load_explicit(&globals_gen, memory_order_relaxed);
+}
+
+void sv_globals_changed(void)
+{
+	atomic_fetch_add_explicit(&globals_gen, 1, memory_order_relaxed);
+}
+
+int sv_serialize(const struct sess_state *s, struct pbuf *out)
+{
+	const char *last = "";
+	int rc = pbuf_append(out, s->db, strlen(s->db) + 1);
+
+	rc |= pbuf_append(out, s->names, strlen(s->names) + 1);
+	/* selection in name order: few variables, no allocation */
+	for (uint16_t k = 0; k < s->n_vars && rc == 0; k++) {
+		const struct sv_var *next = NULL;
+
+		for (uint16_t i = 0; i < s->n_vars; i++)
+			if (strcmp(s->vars[i].name, last) > 0 && (!next || strcmp(s->vars[i].name, next->name) < 0))
+				next = &s->vars[i];
+		if (!next)
+			break;
+		rc |= pbuf_append(out, next->name, strlen(next->name) + 1);
+		rc |= pbuf_append(out, next->value, strlen(next->value) + 1);
+		last = next->name;
+	}
+	return rc ? -1 : 0;
+}
+
+static int put_assignment(struct pbuf *sql, bool *first, const char *what, const char *value)
+{
+	const char *sep = *first ? "SET " : ", ";
+	int rc = pbuf_append(sql, sep, strlen(sep));
+
+	*first = false;
+	if (value) {
+		rc |= pbuf_append(sql, "@@session.", 10);
+		rc |= pbuf_append(sql, what, strlen(what));
+		rc |= pbuf_append(sql, " = ", 3);
+		rc |= pbuf_append(sql, value, strlen(value));
+	} else {
+		rc |= pbuf_append(sql, what, strlen(what));
+	}
+	return rc;
+}
+
+static bool is_names_var(const char *name)
+{
+	for (int i = 0; names_vars[i]; i++)
+		if (strcmp(name, names_vars[i]) == 0)
+			return true;
+	return false;
+}
+
+/* SET NAMES is needed: the character set differs, or a variable it sets
+ * must go back to what NAMES gave (DEFAULT would be the server's global
+ * value, not the session's handshake character set). */
+static bool names_needed(const struct sess_state *have, const struct sess_state *want)
+{
+	if (!want->names[0])
+		return false;
+	if (strcmp(have->names, want->names))
+		return true;
+	for (uint16_t i = 0; i < have->n_vars; i++)
+		if (is_names_var(have->vars[i].name) && !find_var(want, have->vars[i].name))
+			return true;
+	return false;
+}
+
+int sv_sync_sql(const struct sess_state *have, const struct sess_state *want,
+		bool *init_db, struct pbuf *sql)
+{
+	bool first = true, names = names_needed(have, want);
+	int rc = 0;
+
+	sql->len = 0;
+	if (want->db[0] == 0 && have->db[0])
+		return -1;
+	*init_db = strcmp(have->db, want->db) != 0;
+	if (names)
+		rc |= put_assignment(sql, &first, want->names, NULL);
+	for (uint16_t i = 0; i < want->n_vars; i++) {
+		const struct sv_var *h = find_var(have, want->vars[i].name);
+
+		if (!h || strcmp(h->value, want->vars[i].value) || (names && is_names_var(h->name)))
+			rc |= put_assignment(sql, &first, want->vars[i].name, want->vars[i].value);
+	}
+	for (uint16_t i = 0; i < have->n_vars; i++)
+		if (!find_var(want, have->vars[i].name) && !(names && is_names_var(have->vars[i].name)))
+			rc |= put_assignment(sql, &first, have->vars[i].name, "DEFAULT");
+	return rc ? -1 : 0;
+}

@@ -109,17 +109,22 @@ static const char *stmt_cmd_name(uint8_t cmd)
 	}
 }
 
-/* COM_STMT_BULK_EXECUTE refused as MariaDB refuses it, checking in its
- * order: a packet too short for the id and flags, a session that did not
- * negotiate bulk operations; then an unknown id (local_stmt). true: the
- * error is queued. */
-static bool bulk_refused(struct client *c, uint32_t len)
+/* Before MariaDB: an execute too short for its id, flags and iteration
+ * count, or a bulk execute too short for its id and flags, gets MariaDB's
+ * ERR 1835 whatever the id; then a bulk execute of a session that did not
+ * negotiate bulk operations its ERR 1295, whatever the id. (Then an
+ * unknown id: local_stmt.) true: the error is queued. */
+static bool refused_as_mariadb(struct client *c, uint8_t cmd, uint32_t len)
 {
-	if (len < 7) {
+	uint32_t need = cmd == CMD_STMT_EXECUTE ? 10 : cmd == CMD_STMT_BULK_EXECUTE ? 7 : 0;
+
+	if (!upstream_mariadb())
+		return false;
+	if (len < need) {
 		pkt_put_errf(&c->io.out, 1, ERR_MALFORMED_PACKET, "HY000", "Malformed communication packet");
 		return true;
 	}
-	if (!(c->caps & CAP_X_BULK)) {
+	if (cmd == CMD_STMT_BULK_EXECUTE && !(c->caps & CAP_X_BULK)) {
 		pkt_put_errf(&c->io.out, 1, ERR_UNSUPPORTED_PS, "HY000",
 			     "This command is not supported in the prepared statement protocol yet");
 		return true;
@@ -138,10 +143,10 @@ static bool local_stmt(struct client *c, const uint8_t *pl, uint32_t len)
 
 	if (cmd == CMD_STMT_CLOSE)
 		return true; /* the session forgot it; connections keep theirs */
-	if (cmd == CMD_STMT_BULK_EXECUTE && !upstream_mariadb())
-		return false; /* not MariaDB's command: the server's own answer */
-	if (cmd == CMD_STMT_BULK_EXECUTE && bulk_refused(c, len))
+	if (refused_as_mariadb(c, cmd, len))
 		return true;
+	if (cmd == CMD_STMT_BULK_EXECUTE && !upstream_mariadb())
+		return false; /* not the server's command: its own answer */
 	if (!s) {
 		if (cmd != CMD_STMT_SEND_LONG_DATA)
 			pkt_put_errf(&c->io.out, 1, ERR_UNKNOWN_STMT_HANDLER, "HY000",

@@ -7,7 +7,9 @@
 #    negotiated, with extended metadata alone and with no extension:
 #    COM_STMT_BULK_EXECUTE by id and by 0xffffffff, RETURNING, without types,
 #    refused (a SELECT, an unknown id, too short, not negotiated), and the
-#    "last statement" id after a failed PREPARE and after closes.
+#    "last statement" id after a failed PREPARE and after closes; and a bulk
+#    execute without types on another upstream connection than the one
+#    that saw them (that one killed from MariaDB's side).
 #  - with Connector/C (lib/bulk_client.c, compiled here): array binding
 #    (column-wise and row-wise, NULL / DEFAULT / IGNORE / IGNORE_ROW
 #    indicators, an execute without types resent, a duplicate key, an
@@ -23,10 +25,10 @@ set -uo pipefail
 
 if fake_mode; then skip_all "bulk: compares a node with MariaDB (SHOAL_FAKE_DIRECT=1)"; fi
 
-# nodes start (2); raw: 2 greeting + 3 capability sets; Connector/C: compiles,
+# nodes start (2); raw: 2 greeting + moved + 3 capability sets; Connector/C: compiles,
 # direct run sane, node, cache node + it served hits; binlog MariaDB, its
 # node, direct run there, node + it served hits
-plan 17
+plan 18
 work="$BUILD_TEST/t68"
 rm -rf "$work"
 mkdir -p "$work/nc"

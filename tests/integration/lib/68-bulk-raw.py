@@ -8,16 +8,22 @@ command sequence both ways: COM_STMT_BULK_EXECUTE by id and by 0xffffffff
 (the last statement prepared), a RETURNING's rows, a bulk execute without
 types, a SELECT (refused), an unknown id, packets too short; 0xffffffff after
 a PREPARE that failed, after COM_STMT_CLOSE of it and of another statement;
-COM_STMT_EXECUTE and COM_STMT_RESET of 0xffffffff. Every answer is compared
-(statement ids in PREPARE answers masked: the node hands out its own).
+COM_STMT_EXECUTE and COM_STMT_RESET of 0xffffffff, executes too short. Every
+answer is compared (statement ids in PREPARE answers masked: the node hands
+out its own). And a bulk execute without types after the upstream
+connection that ran the one with types was killed (MDB_SOCK: root): the
+node puts in the types, as MariaDB kept them.
 """
 import os
 import struct
+import subprocess
+import time
 
 import rawmysql as r
 from taplib import ok, diag
 
 DPORT, VPORT = int(os.environ["MDB_PORT"]), int(os.environ["PORT"])
+SOCK = os.environ["MDB_SOCK"]
 BULK, EXT_META = 1 << 2, 1 << 3
 COM_STMT_BULK_EXECUTE = 0xFA
 LAST = 0xFFFFFFFF
@@ -100,6 +106,8 @@ def scenario(port, ext, table):
     run("bulk of an unknown id", COM_STMT_BULK_EXECUTE, bulk(777777, [(1, "x")]))
     run("bulk of 5 bytes", COM_STMT_BULK_EXECUTE, struct.pack("<IB", ins, 0))
     run("bulk of 0 bytes", COM_STMT_BULK_EXECUTE, b"")
+    run("execute of 8 bytes", r.COM_STMT_EXECUTE, execute(ins)[:8])
+    run("execute of 3 bytes", r.COM_STMT_EXECUTE, b"\x01\x02\x03")
     run("a PREPARE that fails", r.COM_STMT_PREPARE, "INSERT INTO nosuch68 VALUES (?)", kind="prepare")
     run("bulk of the last after it", COM_STMT_BULK_EXECUTE, bulk(LAST, [(5, "five")]))
     run("execute of the last after it", r.COM_STMT_EXECUTE, execute(LAST))
@@ -136,6 +144,54 @@ def masked(steps, ids):
     return out
 
 
+def root(sql):
+    return subprocess.run(["mariadb", "--no-defaults", "--socket=" + SOCK, "-uroot", "-N", "-e", sql],
+                          capture_output=True, text=True, check=True).stdout.split()
+
+
+def conn_id(c):
+    """The upstream's CONNECTION_ID() (one row, one column; the row is the
+    packet before the last)."""
+    row = c.query("SELECT CONNECTION_ID()")[-2][1]
+    return int(row[1:1 + row[0]])
+
+
+def moved(port, kill):
+    """A bulk execute with types, then one without (the server keeps the
+    types of the last execute); with kill, the upstream connection that ran
+    the first is killed in between, so that the second runs on a connection
+    that has never seen them. Returns the two answers and whether the
+    connection changed."""
+    c, _ = login(port, BULK | EXT_META)
+    c.query("DROP TABLE IF EXISTS t68mv")
+    c.query("CREATE TABLE t68mv (a INT, b VARCHAR(10))")
+    pkts = c.command(r.COM_STMT_PREPARE, "INSERT INTO t68mv VALUES (?, ?)", kind="prepare")
+    sid = struct.unpack_from("<I", pkts[0][1], 1)[0]
+    first = answer(c.command(COM_STMT_BULK_EXECUTE, bulk(sid, [(1, "a"), (2, "b")])))
+    before = conn_id(c)
+    if kill:
+        root("KILL %d" % before)
+        for _ in range(100):  # until the server has let it go
+            if str(before) not in root("SELECT id FROM information_schema.processlist"):
+                break
+            time.sleep(0.05)
+    second = answer(c.command(COM_STMT_BULK_EXECUTE, bulk(sid, [(3, "c")], types=False)))
+    after = conn_id(c)
+    rows = answer(c.query("SELECT * FROM t68mv ORDER BY a"))
+    c.query("DROP TABLE t68mv")
+    c.close()
+    return [first, second, rows], before != after
+
+
+def moved_check():
+    d, _ = moved(DPORT, False)
+    v, changed = moved(VPORT, True)
+    ok(d == v and changed and d[1][0][:2] == ("OK", 1),
+       "a bulk execute without types on another upstream connection than the one that had them "
+       "(killed): the types of the last execute are put in, the same answers as MariaDB's",
+       "direct %r" % (d,), "node   %r" % (v,), "connection changed: %r" % changed)
+
+
 def greeting_checks():
     _, gd = login(DPORT, 0)
     _, gv = login(VPORT, 0)
@@ -148,6 +204,7 @@ def greeting_checks():
 
 def main():
     greeting_checks()
+    moved_check()
     for ext, what in ((BULK | EXT_META, "bulk and extended metadata"), (EXT_META, "extended metadata only"),
                       (0, "no extension (CLIENT_MYSQL)")):
         d, dids = scenario(DPORT, ext, "t68raw")

@@ -46,15 +46,7 @@ PORT=$node_PORT "$PY" "$TESTLIB/68-bulk-raw.py" || not_ok "68-bulk-raw.py crashe
 
 # ---- Connector/C: array binding and execute_direct
 client="$work/bulk_client"
-read -ra mdb_cflags <<<"$(mariadb_config --cflags)"
-read -ra mdb_libs <<<"$(mariadb_config --libs)"
-if cc -O2 -Wall -Wextra -Werror "${mdb_cflags[@]}" "$TESTLIB/bulk_client.c" -o "$client" \
-  "${mdb_libs[@]}" 2>"$work/cc.log"; then
-  ok "the Connector/C client compiles"
-else
-  diag_file "$work/cc.log"
-  not_ok "the Connector/C client compiles"
-fi
+capi_compile "$TESTLIB/bulk_client.c" "$client"
 rows=40
 "$client" 127.0.0.1 "$MDB_PORT" "$MDB_PORT" "$rows" >"$work/direct.out" 2>&1
 # the direct run itself: bulk offered, every step as MariaDB does it
@@ -110,18 +102,7 @@ cached() { # name metrics-port
 cached nc "$mport"
 
 # ---- AUTO_CACHE with binlog invalidation: a MariaDB with its binlog on
-BL_PORT=$(free_port)
-BL_PID=""
-stop_bl() { stop_mdb "$BL_PID"; }
-on_exit stop_bl
-if MARIADB_EXTRA_ARGS="--log-bin=binlog --binlog-format=ROW --server-id=1 --log-bin-trust-function-creators=1" \
-  "$SRCDIR/scripts/start-mariadb" "$work/bl" "$BL_PORT" >"$work/bl.start.out" 2>&1 </dev/null &&
-  BL_PID=$(cat "$work/bl/pid"); then
-  ok "a MariaDB with its binlog on (port $BL_PORT)"
-else
-  diag_file "$work/bl.start.out"
-  not_ok "a MariaDB with its binlog on"
-fi
+binlog_mdb "$work/bl"
 mkdir -p "$work/nb"
 bport=$(free_port)
 if shoal_start nb --upstream-db-url "mysql://app:pw@127.0.0.1:$BL_PORT/shoaltest" --auto-cache \

@@ -4,7 +4,8 @@
 # against MariaDB's own answers.
 #  - on the wire (lib/68-bulk-raw.py): the greeting (CLIENT_MYSQL clear, the
 #    extensions MariaDB offers that the node relays), then with bulk
-#    negotiated, with extended metadata alone and with no extension:
+#    negotiated (with and without CLIENT_DEPRECATE_EOF), with extended
+#    metadata alone and with no extension:
 #    COM_STMT_BULK_EXECUTE by id and by 0xffffffff, RETURNING, without types,
 #    refused (a SELECT, an unknown id, too short, not negotiated), and the
 #    "last statement" id after a failed PREPARE and after closes; and a bulk
@@ -25,10 +26,10 @@ set -uo pipefail
 
 if fake_mode; then skip_all "bulk: compares a node with MariaDB (SHOAL_FAKE_DIRECT=1)"; fi
 
-# nodes start (2); raw: 2 greeting + moved + 3 capability sets; Connector/C: compiles,
+# nodes start (2); raw: 2 greeting + moved + 4 capability sets; Connector/C: compiles,
 # direct run sane, node, cache node + it served hits; binlog MariaDB, its
 # node, direct run there, node + it served hits
-plan 18
+plan 19
 work="$BUILD_TEST/t68"
 rm -rf "$work"
 mkdir -p "$work/nc"

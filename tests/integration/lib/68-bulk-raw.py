@@ -3,7 +3,8 @@ MariaDB itself (68-bulk.t runs it; PORT is the node's, MDB_PORT MariaDB's).
 
 The greeting: CLIENT_MYSQL clear and the extended capabilities the node
 relays (bulk, extended metadata), those MariaDB offers. Then, with bulk
-negotiated, with extended metadata alone and with no extension, the same
+negotiated (with and without CLIENT_DEPRECATE_EOF), with extended metadata
+alone and with no extension, the same
 command sequence both ways: COM_STMT_BULK_EXECUTE by id and by 0xffffffff
 (the last statement prepared), a RETURNING's rows, a bulk execute without
 types, a SELECT (refused), an unknown id, packets too short; 0xffffffff after
@@ -30,10 +31,10 @@ LAST = 0xFFFFFFFF
 SEND_TYPES = 0x80
 
 
-def login(port, ext):
+def login(port, ext, caps=r.DEFAULT_CAPS):
     c = r.Conn("127.0.0.1", port)
     g = c.read_greeting()
-    res = c.login("app", "pw", db="shoaltest", ext_caps=ext)
+    res = c.login("app", "pw", db="shoaltest", caps=caps, ext_caps=ext)
     if res[0] != "ok":
         raise r.ProtocolError("login: %r" % (res,))
     return c, g
@@ -72,10 +73,10 @@ def execute(sid):
     return struct.pack("<IBI", sid, 0, 1)
 
 
-def scenario(port, ext, table):
+def scenario(port, ext, caps, table):
     """The command sequence; returns [(step, answer), ...] and the prepared
     ids (by step) so that messages naming them can be compared."""
-    c, _ = login(port, ext)
+    c, _ = login(port, ext, caps)
     steps = []
 
     def run(name, cmd, data=b"", kind="result"):
@@ -205,10 +206,12 @@ def greeting_checks():
 def main():
     greeting_checks()
     moved_check()
-    for ext, what in ((BULK | EXT_META, "bulk and extended metadata"), (EXT_META, "extended metadata only"),
-                      (0, "no extension (CLIENT_MYSQL)")):
-        d, dids = scenario(DPORT, ext, "t68raw")
-        v, vids = scenario(VPORT, ext, "t68raw")
+    for ext, caps, what in ((BULK | EXT_META, r.DEFAULT_CAPS, "bulk and extended metadata"),
+                            (BULK, r.BASE_CAPS, "bulk, classic EOF packets"),
+                            (EXT_META, r.DEFAULT_CAPS, "extended metadata only"),
+                            (0, r.DEFAULT_CAPS, "no extension (CLIENT_MYSQL)")):
+        d, dids = scenario(DPORT, ext, caps, "t68raw")
+        v, vids = scenario(VPORT, ext, caps, "t68raw")
         d, v = masked(d, dids), masked(v, vids)
         bad = [(a[0], a[1], b[1]) for a, b in zip(d, v) if a != b]
         want_bulk = ("OK", 3) if ext & BULK else ("ERR", 1295)

@@ -33,8 +33,11 @@ plan 19
 work="$BUILD_TEST/t68"
 rm -rf "$work"
 mkdir -p "$work/nc"
-shoal_start node || bail "node starts"
-ok "node starts (port $node_PORT)"
+if shoal_start node; then
+  ok "node starts (port $node_PORT)"
+else
+  bail "node starts (port $node_PORT)"
+fi
 mport=$(free_port)
 if shoal_start nc --auto-cache --cache-ttl-ms 3600000 --data-dir "$work/nc" --metrics-address "127.0.0.1:$mport"; then
   ok "AUTO_CACHE node starts (port $nc_PORT)"

@@ -100,6 +100,5 @@ int main(void)
 {
 	test_last();
 	test_bulk_note();
-	stmtreg_free_all();
 	return done_testing();
 }

@@ -969,6 +969,32 @@ static bool exec_key(struct cache_session *cs, const struct cache_ctx *x, const 
 	return true;
 }
 
+/* An execute that is not a cacheable read: what it writes is invalidated
+ * (consist.h) once it is answered. */
+static enum cache_step exec_write(struct cache_session *cs, const struct cache_ctx *x,
+				  const struct stmt_info *s)
+{
+	int kw = s->def ? atomic_load(&s->def->keyword) : SQL_KW_OTHER;
+
+	if (writes_step(cs, s->text, s->text_len, !s->def, x->db) == CSTEP_WAIT)
+		return CSTEP_WAIT;
+	note_statement(cs, kw, false);
+	return CSTEP_PASS;
+}
+
+/* COM_STMT_BULK_EXECUTE (MariaDB: the statement run once per row of
+ * parameters, an INSERT, UPDATE or DELETE of many rows): never answered
+ * from the cache, and never fills it (a RETURNING's rows included); it
+ * invalidates what it writes as an execute of the statement does. */
+static enum cache_step on_bulk(struct cache_session *cs, const struct cache_ctx *x)
+{
+	const struct stmt_info *s = x->stmts->cur;
+
+	if (cs->refresh)
+		return CSTEP_BLOCKED;
+	return s ? exec_write(cs, x, s) : CSTEP_PASS;
+}
+
 static enum cache_step on_execute(struct cache_session *cs, const struct cache_ctx *x,
 				  const uint8_t *pl, uint32_t len)
 {
@@ -988,12 +1014,8 @@ static enum cache_step on_execute(struct cache_session *cs, const struct cache_c
 		return step;
 	cs->cur_def = s->def;
 	kw = s->def ? atomic_load(&s->def->keyword) : SQL_KW_OTHER;
-	if (!s->def || !is_read_keyword(kw)) {
-		if (writes_step(cs, s->text, s->text_len, !s->def, x->db) == CSTEP_WAIT)
-			return CSTEP_WAIT;
-		note_statement(cs, kw, false);
-		return CSTEP_PASS;
-	}
+	if (!s->def || !is_read_keyword(kw))
+		return exec_write(cs, x, s);
 	step = verdict(cs, x, s->def, bypass);
 	if (step != CSTEP_SERVED) {
 		if (step == CSTEP_PASS)  /* it may call a stored function that writes */
@@ -1090,6 +1112,8 @@ enum cache_step cache_command(struct cache_session *cs, const struct cache_ctx *
 		return on_query(cs, x, pl, len);
 	if (cmd == CMD_STMT_EXECUTE)
 		return on_execute(cs, x, pl, len);
+	if (cmd == CMD_STMT_BULK_EXECUTE)
+		return on_bulk(cs, x);
 	if (cs->refresh)
 		return CSTEP_BLOCKED;
 	switch (cmd) {

@@ -839,7 +839,7 @@ static bool is_known_command(uint8_t cmd)
 	case CMD_DEBUG: case CMD_PING: case CMD_STMT_PREPARE: case CMD_STMT_EXECUTE:
 	case CMD_STMT_SEND_LONG_DATA: case CMD_STMT_CLOSE: case CMD_STMT_RESET:
 	case CMD_SET_OPTION: case CMD_STMT_FETCH: case CMD_RESET_CONNECTION:
-	case CMD_CREATE_DB: case CMD_DROP_DB:
+	case CMD_CREATE_DB: case CMD_DROP_DB: case CMD_STMT_BULK_EXECUTE:
 		return true;
 	default:
 		return false;

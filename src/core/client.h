@@ -112,7 +112,7 @@ struct client {
 	bool changing_user;           /* login states entered from CMD_CHANGE_USER */
 	bool login_pending;           /* CS_CONNECTING for a login: OK follows */
 	bool tls_done;
-	bool ext_offered;             /* MariaDB extended metadata offered */
+	uint32_t ext_caps_offered;    /* MariaDB extended capabilities offered (MCAP_*) */
 	bool sha2_full_requested;
 
 	/* command phase */

@@ -173,13 +173,18 @@ void login_start(struct client *c)
 	upstream_info(version, sizeof(version), &collation);
 	if (c->w->tls && g_config.tls_mode != TLS_MODE_DISABLED)
 		caps |= CAP_SSL;
-	/* Before a MariaDB upstream, offer MariaDB clients its extended column
-	 * metadata (JSON, UUID, INET6, geometry type names), as it would */
-	c->ext_offered = strstr(version, "MariaDB") != NULL;
-	if (c->ext_offered)
+	/* Before a MariaDB upstream, CLIENT_MYSQL is clear, as in its greeting,
+	 * and MariaDB clients are offered those of its extended capabilities
+	 * that the node relays: extended column metadata (JSON, UUID, INET6,
+	 * geometry type names) and bulk operations (array binding,
+	 * COM_STMT_BULK_EXECUTE), where the upstream offers them */
+	c->ext_caps_offered = 0;
+	if (strstr(version, "MariaDB")) {
 		caps &= ~CAP_LONG_PASSWORD;
+		c->ext_caps_offered = upstream_ext_caps() & MCAP_RELAYED;
+	}
 	if (hs_put_greeting(&c->io.out, c->id, version, c->nonce, caps, collation, configured_plugin(),
-			    c->ext_offered ? MCAP_EXTENDED_METADATA : 0) < 0) {
+			    c->ext_caps_offered) < 0) {
 		abort_login(c, "out of memory");
 		return;
 	}
@@ -330,8 +335,10 @@ static void on_handshake_response(struct client *c, const uint8_t *pl, uint32_t 
 		return;
 	}
 	c->caps = r.caps & (SHOAL_SERVER_CAPS | CAP_SSL | infile_caps());
-	if (c->ext_offered && (r.ext_caps & MCAP_EXTENDED_METADATA))
+	if (r.ext_caps & c->ext_caps_offered & MCAP_EXTENDED_METADATA)
 		c->caps |= CAP_X_EXT_METADATA;
+	if (r.ext_caps & c->ext_caps_offered & MCAP_STMT_BULK)
+		c->caps |= CAP_X_BULK;
 	c->collation = r.collation;
 	/* no schema asked for: chosen once the user is known (choose_schema) */
 	snprintf(c->db, sizeof(c->db), "%s", r.has_db ? r.db : "");

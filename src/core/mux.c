@@ -102,10 +102,34 @@ static const char *stmt_cmd_name(uint8_t cmd)
 {
 	switch (cmd) {
 	case CMD_STMT_EXECUTE: return "mysqld_stmt_execute";
+	case CMD_STMT_BULK_EXECUTE: return "mysqld_stmt_execute"; /* so MariaDB names it */
 	case CMD_STMT_FETCH: return "mysqld_stmt_fetch";
 	case CMD_STMT_RESET: return "mysqld_stmt_reset";
 	default: return "mysqld_stmt_send_long_data";
 	}
+}
+
+/* Before MariaDB: an execute too short for its id, flags and iteration
+ * count, or a bulk execute too short for its id and flags, gets MariaDB's
+ * ERR 1835 whatever the id; then a bulk execute of a session that did not
+ * negotiate bulk operations its ERR 1295, whatever the id. (Then an
+ * unknown id: local_stmt.) true: the error is queued. */
+static bool refused_as_mariadb(struct client *c, uint8_t cmd, uint32_t len)
+{
+	uint32_t need = cmd == CMD_STMT_EXECUTE ? 10 : cmd == CMD_STMT_BULK_EXECUTE ? 7 : 0;
+
+	if (!upstream_mariadb())
+		return false;
+	if (len < need) {
+		pkt_put_errf(&c->io.out, 1, ERR_MALFORMED_PACKET, "HY000", "Malformed communication packet");
+		return true;
+	}
+	if (cmd == CMD_STMT_BULK_EXECUTE && !(c->caps & CAP_X_BULK)) {
+		pkt_put_errf(&c->io.out, 1, ERR_UNSUPPORTED_PS, "HY000",
+			     "This command is not supported in the prepared statement protocol yet");
+		return true;
+	}
+	return false;
 }
 
 /* Statement commands: unknown ids, resets and fetches that need no
@@ -119,6 +143,10 @@ static bool local_stmt(struct client *c, const uint8_t *pl, uint32_t len)
 
 	if (cmd == CMD_STMT_CLOSE)
 		return true; /* the session forgot it; connections keep theirs */
+	if (refused_as_mariadb(c, cmd, len))
+		return true;
+	if (cmd == CMD_STMT_BULK_EXECUTE && !upstream_mariadb())
+		return false; /* not the server's command: its own answer */
 	if (!s) {
 		if (cmd != CMD_STMT_SEND_LONG_DATA)
 			pkt_put_errf(&c->io.out, 1, ERR_UNKNOWN_STMT_HANDLER, "HY000",
@@ -143,7 +171,7 @@ bool mux_local(struct client *c, const uint8_t *pl, uint32_t len)
 {
 	switch (pl[0]) {
 	case CMD_STMT_CLOSE: case CMD_STMT_RESET: case CMD_STMT_EXECUTE:
-	case CMD_STMT_SEND_LONG_DATA: case CMD_STMT_FETCH:
+	case CMD_STMT_SEND_LONG_DATA: case CMD_STMT_FETCH: case CMD_STMT_BULK_EXECUTE:
 		return local_stmt(c, pl, len);
 	case CMD_RESET_CONNECTION:
 		mux_reset(c);
@@ -169,7 +197,7 @@ void mux_note_command(struct client *c, const uint8_t *pl, uint32_t len)
 	c->cur_sv = 0;
 	if (pl[0] == CMD_QUERY) {
 		c->cur_sv = sv_classify((const char *)pl + 1, len - 1, &d, upstream_mariadb());
-	} else if (pl[0] == CMD_STMT_EXECUTE && len >= 5) {
+	} else if ((pl[0] == CMD_STMT_EXECUTE || pl[0] == CMD_STMT_BULK_EXECUTE) && len >= 5) {
 		/* a prepared SET, CREATE TEMPORARY TABLE, LOCK TABLES, ... does
 		 * to the session what the same text does in a COM_QUERY */
 		struct stmt_info *s = stmts_find(&c->stmts, rd_u32(pl + 1));
@@ -197,7 +225,8 @@ void mux_note_command(struct client *c, const uint8_t *pl, uint32_t len)
 	}
 	if (pl[0] == CMD_STMT_PREPARE)
 		c->prep_id = ++c->next_stmt_id;
-	c->fwd_stmt_id = (pl[0] == CMD_STMT_EXECUTE || pl[0] == CMD_STMT_FETCH) && len >= 5 ? rd_u32(pl + 1) : 0;
+	c->fwd_stmt_id = (pl[0] == CMD_STMT_EXECUTE || pl[0] == CMD_STMT_FETCH ||
+			  pl[0] == CMD_STMT_BULK_EXECUTE) && len >= 5 ? rd_u32(pl + 1) : 0;
 }
 
 /* COM_STMT_EXECUTE without types (new_params_bound 0): the types of the
@@ -231,6 +260,31 @@ static bool add_types(struct client *c, struct stmt_info *s, size_t at)
 	return true;
 }
 
+/* COM_STMT_BULK_EXECUTE without types (no STMT_BULK_FLAG_SEND_TYPES): the
+ * types of the statement's last execute are put in, as for an execute
+ * (the server refuses a bulk execute of a statement it has no types for).
+ * With types: they are kept (stmts_note_command did). */
+static bool add_bulk_types(struct client *c, const struct stmt_info *s, size_t at)
+{
+	struct pbuf *o = &c->up->io.out;
+	uint8_t *flags = o->data + at + PKT_HEADER_LEN + 5;
+	size_t extra = 2u * s->nparams, from = at + PKT_HEADER_LEN + 7;
+	uint32_t plen = rd_u24(o->data + at);
+
+	if (from > o->len || (rd_u16(flags) & 0x80) || !s->have_types || !s->types ||
+	    plen + extra >= PKT_MAX_PAYLOAD)
+		return true;
+	if (pbuf_reserve(o, extra) < 0)
+		return false;
+	flags = o->data + at + PKT_HEADER_LEN + 5; /* the buffer may have moved */
+	memmove(o->data + from + extra, o->data + from, o->len - from);
+	memcpy(o->data + from, s->types, extra);
+	wr_u16(flags, (uint16_t)(rd_u16(flags) | 0x80));
+	o->len += extra;
+	wr_u24(o->data + at, (uint32_t)(plen + extra));
+	return true;
+}
+
 bool mux_fix_forwarded(struct client *c, size_t at)
 {
 	struct pbuf *o = &c->up->io.out;
@@ -239,7 +293,7 @@ bool mux_fix_forwarded(struct client *c, size_t at)
 	uint32_t up_id;
 
 	if (cmd != CMD_STMT_EXECUTE && cmd != CMD_STMT_SEND_LONG_DATA && cmd != CMD_STMT_FETCH &&
-	    cmd != CMD_STMT_RESET)
+	    cmd != CMD_STMT_RESET && cmd != CMD_STMT_BULK_EXECUTE)
 		return true;
 	s = stmts_find(&c->stmts, rd_u32(o->data + at + PKT_HEADER_LEN + 1));
 	up_id = s ? upstream_stmt_id(c->up, s->serial) : 0;
@@ -248,6 +302,8 @@ bool mux_fix_forwarded(struct client *c, size_t at)
 	wr_u32(o->data + at + PKT_HEADER_LEN + 1, up_id);
 	if (cmd == CMD_STMT_EXECUTE && s->nparams)
 		return add_types(c, s, at);
+	if (cmd == CMD_STMT_BULK_EXECUTE && s->nparams)
+		return add_bulk_types(c, s, at);
 	return true;
 }
 
@@ -456,7 +512,8 @@ static struct stmt_info *stmt_needed(struct client *c)
 	if (c->login_pending || !sbuf_packet_ready(&c->io, &len, &seq) || len < 5)
 		return NULL;
 	pl = sbuf_in_ptr(&c->io) + PKT_HEADER_LEN;
-	if (pl[0] != CMD_STMT_EXECUTE && pl[0] != CMD_STMT_SEND_LONG_DATA)
+	if (pl[0] != CMD_STMT_EXECUTE && pl[0] != CMD_STMT_SEND_LONG_DATA &&
+	    pl[0] != CMD_STMT_BULK_EXECUTE)
 		return NULL;
 	s = stmts_find(&c->stmts, rd_u32(pl + 1));
 	if (!s || !s->text || upstream_stmt_id(c->up, s->serial))

@@ -28,7 +28,14 @@ enum {
 	CMD_STMT_SEND_LONG_DATA = 0x18, CMD_STMT_CLOSE = 0x19,
 	CMD_STMT_RESET = 0x1a, CMD_SET_OPTION = 0x1b, CMD_STMT_FETCH = 0x1c,
 	CMD_DAEMON = 0x1d, CMD_BINLOG_DUMP_GTID = 0x1e, CMD_RESET_CONNECTION = 0x1f,
+	/* MariaDB: a prepared statement run once per row of parameters */
+	CMD_STMT_BULK_EXECUTE = 0xfa,
 };
+
+/* A statement id in an execute (and in the other statement commands) that
+ * means the session's last successfully prepared statement (MariaDB: what
+ * mariadb_stmt_execute_direct sends right behind its PREPARE). */
+#define STMT_ID_LAST 0xffffffffu
 
 /* capability flags */
 #define CAP_LONG_PASSWORD        (1u << 0)
@@ -63,9 +70,17 @@ enum {
 #define MCAP_STMT_BULK           (1u << 2)
 #define MCAP_EXTENDED_METADATA   (1u << 3)
 #define MCAP_CACHE_METADATA      (1u << 4)
-/* Not a wire bit: marks, in a session's negotiated capabilities, a client
- * that negotiated MariaDB's extended metadata. */
+/* The extended capabilities the node relays, when the upstream offers them:
+ * extended metadata changes the column definitions, bulk allows
+ * COM_STMT_BULK_EXECUTE. (Progress reports and metadata caching are not
+ * offered: docs/architecture.md.) */
+#define MCAP_RELAYED             (MCAP_EXTENDED_METADATA | MCAP_STMT_BULK)
+/* Not wire bits: mark, in a session's negotiated capabilities (c->caps,
+ * whose bits 25-31 no client gets from the node), a client that negotiated
+ * MariaDB's extended metadata, or its bulk operations. */
 #define CAP_X_EXT_METADATA       (1u << 28)
+#define CAP_X_BULK               (1u << 29)
+#define CAP_X_MARIADB            (CAP_X_EXT_METADATA | CAP_X_BULK)
 
 /* status flags */
 #define ST_IN_TRANS          0x0001
@@ -98,6 +113,8 @@ static inline bool status_in_txn(uint16_t status)
 #define ERR_NET_PACKETS_OUT_OF_ORDER 1156
 #define ERR_UNKNOWN_ERROR        1105 /* ER_UNKNOWN_ERROR (HY000): out of memory, ... */
 #define ERR_UNKNOWN_STMT_HANDLER 1243
+#define ERR_UNSUPPORTED_PS       1295 /* ER_UNSUPPORTED_PS */
+#define ERR_MALFORMED_PACKET     1835 /* ER_MALFORMED_PACKET */
 #define ERR_STMT_HAS_NO_OPEN_CURSOR 1421
 #define ERR_NOT_SUPPORTED_AUTH_MODE 1251
 #define ERR_SECURE_TRANSPORT_REQUIRED 3159

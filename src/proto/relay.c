@@ -14,6 +14,7 @@ enum relay_kind relay_kind_of(uint8_t cmd)
 	switch (cmd) {
 	case CMD_QUERY:
 	case CMD_STMT_EXECUTE:
+	case CMD_STMT_BULK_EXECUTE: /* OK, ERR, or the rows of a RETURNING */
 	case CMD_PROCESS_INFO:
 		return RK_RESULT;
 	case CMD_STMT_FETCH:

@@ -38,7 +38,7 @@ enum relay_state {
 enum relay_kind {
 	RK_NONE,         /* no response expected */
 	RK_SINGLE,       /* one packet (OK, ERR, EOF or a string) */
-	RK_RESULT,       /* OK/ERR or result sets (CMD_QUERY, CMD_STMT_EXECUTE) */
+	RK_RESULT,       /* OK/ERR or result sets (CMD_QUERY, CMD_STMT_EXECUTE, _BULK_EXECUTE) */
 	RK_ROWS,         /* CMD_STMT_FETCH: rows then EOF */
 	RK_PREPARE,
 	RK_FIELDLIST,

@@ -12,6 +12,10 @@
 
 struct stmt_info *stmts_find(struct stmt_table *t, uint32_t id)
 {
+	if (id == STMT_ID_LAST)
+		id = t->last_id;
+	if (id == 0)
+		return NULL;
 	for (size_t i = 0; i < t->n; i++)
 		if (t->v[i].id == id)
 			return &t->v[i];
@@ -32,6 +36,8 @@ void stmts_forget(struct stmt_table *t, uint32_t id)
 
 	if (!s)
 		return;
+	if (s->id == t->last_id)
+		t->last_id = 0;
 	info_free(s);
 	*s = t->v[--t->n];
 	t->cur = NULL;
@@ -74,6 +80,7 @@ struct stmt_info *stmts_add(struct stmt_table *t, uint32_t id, uint16_t nparams,
 	sv_init(&s->ctx);
 	s->have_ctx = ctx && sv_copy(&s->ctx, ctx) == 0;
 	t->n++;
+	t->last_id = id;
 	return s;
 }
 
@@ -83,6 +90,7 @@ void stmts_clear(struct stmt_table *t)
 		info_free(&t->v[i]);
 	t->n = 0;
 	t->cur = NULL;
+	t->last_id = 0;
 }
 
 void stmts_free(struct stmt_table *t)
@@ -119,18 +127,40 @@ static void note_execute(struct stmt_table *t, const uint8_t *pl, uint32_t len)
 	}
 }
 
+/* COM_STMT_BULK_EXECUTE: [1] id, [5] flags, then the types when flags has
+ * STMT_BULK_FLAG_SEND_TYPES (2 bytes each, as an execute's), then the rows
+ * of parameters. */
+#define BULK_SEND_TYPES 0x80
+static void note_bulk(struct stmt_table *t, const uint8_t *pl, uint32_t len)
+{
+	struct stmt_info *s = len >= 7 ? stmts_find(t, rd_u32(pl + 1)) : NULL;
+
+	t->cur = s;
+	if (s && s->nparams && s->types && (rd_u16(pl + 5) & BULK_SEND_TYPES) &&
+	    len >= 7 + 2u * s->nparams) {
+		memcpy(s->types, pl + 7, 2u * s->nparams);
+		s->have_types = true;
+	}
+}
+
 void stmts_note_command(struct stmt_table *t, const uint8_t *pl, uint32_t len)
 {
 	struct stmt_info *s;
 
 	switch (pl[0]) {
 	case CMD_STMT_PREPARE:
+		/* the server forgets its last statement as a PREPARE starts,
+		 * and has a new one if it succeeds (stmts_add) */
+		t->last_id = 0;
 		t->prep_text.len = 0;
 		if (pbuf_append(&t->prep_text, pl + 1, len - 1) < 0)
 			t->prep_text.len = 0;
 		break;
 	case CMD_STMT_EXECUTE:
 		note_execute(t, pl, len);
+		break;
+	case CMD_STMT_BULK_EXECUTE:
+		note_bulk(t, pl, len);
 		break;
 	case CMD_STMT_CLOSE:
 		if (len >= 5)

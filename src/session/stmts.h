@@ -45,8 +45,12 @@ struct stmt_table {
 	size_t n, cap;
 	struct stmt_info *cur;        /* the statement of the last COM_STMT_EXECUTE */
 	struct pbuf prep_text;        /* text of the COM_STMT_PREPARE in flight */
+	uint32_t last_id;             /* the last PREPARE's statement, 0: it failed */
 };
 
+/* Statement id, or STMT_ID_LAST: the last statement prepared, as the
+ * server has it: none after a PREPARE that failed, or once that statement
+ * is closed. NULL: unknown. */
 struct stmt_info *stmts_find(struct stmt_table *t, uint32_t id);
 /* Add statement id (replacing one with the same id) from the PREPARE in
  * flight: its text (prep_text), the registry serial it holds (released when
@@ -63,8 +67,8 @@ void stmts_free(struct stmt_table *t);
 bool stmts_hold_conn(const struct stmt_table *t);
 /* Note what a command (a whole payload, command byte first) does to the
  * table before it is answered or forwarded: the PREPARE text, CLOSE,
- * SEND_LONG_DATA, RESET, RESET_CONNECTION; an EXECUTE becomes cur and its
- * parameter types, when sent, are kept. */
+ * SEND_LONG_DATA, RESET, RESET_CONNECTION; an EXECUTE or a BULK_EXECUTE
+ * becomes cur and its parameter types, when sent, are kept. */
 void stmts_note_command(struct stmt_table *t, const uint8_t *pl, uint32_t len);
 
 #endif

@@ -51,6 +51,7 @@ static uint8_t info_collation = 45;
 static bool info_known;
 static bool info_exact;    /* info_version is the greeting's own string */
 static atomic_int info_mariadb = -1;   /* -1 unknown, else 0/1: read per statement */
+static atomic_uint info_ext_caps = MCAP_RELAYED; /* the greeting's extended capabilities */
 
 /* Capabilities the node's upstream sessions always keep. */
 #define UP_BASE_CAPS (CAP_LONG_PASSWORD | CAP_LONG_FLAG | CAP_PROTOCOL_41 | CAP_CONNECT_WITH_DB | \
@@ -61,13 +62,25 @@ static atomic_int info_mariadb = -1;   /* -1 unknown, else 0/1: read per stateme
 	CAP_ODBC | CAP_IGNORE_SPACE | CAP_INTERACTIVE | CAP_MULTI_STATEMENTS | \
 	CAP_MULTI_RESULTS | CAP_PS_MULTI_RESULTS | CAP_SESSION_TRACK | CAP_LOCAL_FILES)
 
-/* The server version exactly as the upstream's greeting has it (p: the
- * payload, n its length): with MariaDB's "5.5.5-" prefix, which the
- * connector strips and clients read to tell MariaDB from MySQL. */
-static void note_greeting_version(const uint8_t *p, size_t n)
+/* Offset, in a greeting payload p of n bytes, of its capabilities' low
+ * half (after the version, thread id, scramble and filler); 0 if it has
+ * none: the extended capabilities are at that offset + 14. */
+static size_t greeting_caps_at(const uint8_t *p, size_t n)
 {
 	const uint8_t *nul = n > 1 && p[0] == 10 ? memchr(p + 1, 0, n - 1) : NULL;
-	size_t len = nul ? (size_t)(nul - (p + 1)) : 0;
+	size_t off = nul ? (size_t)(nul - p) + 1 + 4 + 8 + 1 : 0;
+
+	return off && off + 18 <= n ? off : 0;
+}
+
+/* The facts the node's greeting repeats, from the upstream's (p: the
+ * payload, n its length): the server version exactly, with MariaDB's
+ * "5.5.5-" prefix, which the connector strips and clients read to tell
+ * MariaDB from MySQL; and the MariaDB extended capabilities it offers. */
+static void note_greeting(const uint8_t *p, size_t n)
+{
+	const uint8_t *nul = n > 1 && p[0] == 10 ? memchr(p + 1, 0, n - 1) : NULL;
+	size_t len = nul ? (size_t)(nul - (p + 1)) : 0, off = greeting_caps_at(p, n);
 
 	if (!nul || len == 0 || len >= sizeof(info_version))
 		return;
@@ -76,39 +89,45 @@ static void note_greeting_version(const uint8_t *p, size_t n)
 	info_version[len] = '\0';
 	info_exact = true;
 	atomic_store(&info_mariadb, strstr(info_version, "MariaDB") != NULL);
+	/* CLIENT_MYSQL set: the filler is only filler, no extension offered */
+	atomic_store(&info_ext_caps, off && !(p[off] & CAP_LONG_PASSWORD) ? rd_u32(p + off + 14) : 0);
 	pthread_mutex_unlock(&info_lock);
 }
 
+/* The extended capabilities an upstream session keeps for a client that
+ * negotiated client_caps (CAP_X_* bits) with the node: those the client
+ * has, and progress reports (the relay drops them). Never metadata
+ * caching: an execute's answer then always carries its column
+ * definitions, the server's current ones, which the relay forwards as they
+ * come (docs/architecture.md); nor any extension the node does not know. */
+static uint32_t kept_ext_caps(uint32_t client_caps)
+{
+	return MCAP_PROGRESS | ((client_caps & CAP_X_EXT_METADATA) ? MCAP_EXTENDED_METADATA : 0) |
+	       ((client_caps & CAP_X_BULK) ? MCAP_STMT_BULK : 0);
+}
+
 /* Rewrite the capability bits of a greeting in place. With keep_ext the
- * MariaDB extended capabilities but metadata caching stay (the connector
- * then asks for all of those it supports: progress, bulk, extended
- * metadata), else CLIENT_MYSQL
- * is set and they are zeroed, so the connector asks for none. */
+ * MariaDB extended capabilities of kept_ext_caps() stay (the connector
+ * then asks for those it supports: progress, and the client's bulk and
+ * extended metadata), else CLIENT_MYSQL is set and they are zeroed, so the
+ * connector asks for none. */
 static bool patch_greeting(struct upstream *u, uint8_t *buf, size_t len)
 {
 	uint32_t want = u->want_caps;
 	uint8_t *p = buf + PKT_HEADER_LEN;
 	size_t n = rd_u24(buf), off;
-	uint8_t *nul;
 	uint32_t caps;
 
 	if (n > len - PKT_HEADER_LEN || n < 1 || p[0] != 10)
 		return false;
-	note_greeting_version(p, n);
-	nul = memchr(p + 1, 0, n - 1);
-	if (!nul)
-		return false;
-	off = (size_t)(nul - p) + 1 + 4 + 8 + 1; /* thread id, scramble, filler */
-	if (off + 18 > n)
+	note_greeting(p, n);
+	off = greeting_caps_at(p, n);
+	if (!off)
 		return false;
 	caps = rd_u16(p + off) | ((uint32_t)rd_u16(p + off + 5) << 16);
 	if (u->keep_ext && !(caps & CAP_LONG_PASSWORD)) {
-		uint32_t ext = rd_u32(p + off + 14);
+		uint32_t ext = rd_u32(p + off + 14) & kept_ext_caps(u->key);
 
-		/* no metadata caching: an execute's answer then always carries
-		 * its column definitions, the server's current ones, which the
-		 * relay forwards as they come (docs/architecture.md) */
-		ext &= ~(uint32_t)MCAP_CACHE_METADATA;
 		wr_u32(p + off + 14, ext);
 		u->progress = (ext & MCAP_PROGRESS) != 0;
 		caps &= want & ~CAP_LONG_PASSWORD;
@@ -129,7 +148,7 @@ static void greeting_hook(int mode, MYSQL *m, const uchar *buf, size_t len)
 	if (mode == 0 && tl_check_greeting && (ssize_t)len > PKT_HEADER_LEN &&
 	    rd_u24(buf) <= len - PKT_HEADER_LEN) {
 		tl_check_greeting = false; /* the check connection's first read */
-		note_greeting_version(buf + PKT_HEADER_LEN, rd_u24(buf));
+		note_greeting(buf + PKT_HEADER_LEN, rd_u24(buf));
 		return;
 	}
 	if (mode != 0 || !u || u->mysql != m || u->st != UP_CONNECTING)
@@ -158,6 +177,11 @@ bool upstream_mariadb(void)
 	int v = atomic_load_explicit(&info_mariadb, memory_order_relaxed);
 
 	return v != 0; /* unknown: MariaDB, the default greeting's kind */
+}
+
+uint32_t upstream_ext_caps(void)
+{
+	return atomic_load_explicit(&info_ext_caps, memory_order_relaxed);
 }
 
 void upstream_info(char *version, size_t cap, uint8_t *collation)
@@ -499,8 +523,8 @@ struct upstream *upstream_open(struct ev_loop *loop, const struct upstream_param
 	u->collation = p->collation;
 	u->check = p->check;
 	u->key = upstream_key(p->client_caps);
-	u->want_caps = u->key & ~CAP_X_EXT_METADATA;
-	u->keep_ext = (p->client_caps & CAP_X_EXT_METADATA) != 0;
+	u->want_caps = u->key & ~CAP_X_MARIADB;
+	u->keep_ext = (u->key & CAP_X_MARIADB) != 0;
 	if (p->db)
 		snprintf(u->db, sizeof(u->db), "%s", p->db);
 	sv_init(&u->sv);
@@ -574,7 +598,7 @@ uint32_t upstream_key(uint32_t client_caps)
 
 	if (!g_config.upstream_tls)
 		k &= ~CAP_SSL;
-	return k | (client_caps & CAP_X_EXT_METADATA);
+	return k | (client_caps & CAP_X_MARIADB);
 }
 
 uint32_t upstream_stmt_id(struct upstream *u, uint64_t serial)

@@ -149,6 +149,11 @@ void upstream_info(char *version, size_t cap, uint8_t *collation);
 /* The upstream is MariaDB (from the first connection; true until known).
  * Lock-free. */
 bool upstream_mariadb(void);
+/* The MariaDB extended capabilities the upstream's greeting offers (the
+ * upper 32 bits; 0 when it sets CLIENT_MYSQL). Until a greeting is seen:
+ * MCAP_RELAYED, what a MariaDB of the default greeting's version offers.
+ * Lock-free. */
+uint32_t upstream_ext_caps(void);
 /* The message for what the node refuses while the upstream is down:
  * "Shoal: upstream HOST:PORT unreachable for N s; <what>". Any thread. */
 void upstream_down_text(char *out, size_t cap, const char *what);

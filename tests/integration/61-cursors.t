@@ -159,15 +159,7 @@ done
 
 # ---- Connector/C: cursors, and long data with the stored rows checked
 client="$work/stmt_client"
-read -ra mdb_cflags <<<"$(mariadb_config --cflags)"
-read -ra mdb_libs <<<"$(mariadb_config --libs)"
-if cc -O2 -Wall -Wextra -Werror "${mdb_cflags[@]}" "$SRCDIR/tests/integration/lib/stmt_client.c" -o "$client" \
-  "${mdb_libs[@]}" 2>"$work/cc.log"; then
-  ok "the Connector/C client compiles"
-else
-  diag_file "$work/cc.log"
-  not_ok "the Connector/C client compiles"
-fi
+capi_compile "$SRCDIR/tests/integration/lib/stmt_client.c" "$client"
 "$client" 127.0.0.1 "$MDB_PORT" cursors >"$work/cursors.direct" 2>&1
 cursors_same() { # name port
   "$client" 127.0.0.1 "$2" cursors >"$work/cursors.$1" 2>&1
@@ -214,18 +206,7 @@ mdb -e "TRUNCATE t61ld"
 longdata "nc (writes mode)" "$nc_PORT" "$MDB_PORT" 0 "$rounds"
 
 # ---- AUTO_CACHE with binlog invalidation: a MariaDB with its binlog on
-BL_PORT=$(free_port)
-BL_PID=""
-stop_bl() { stop_mdb "$BL_PID"; }
-on_exit stop_bl
-if MARIADB_EXTRA_ARGS="--log-bin=binlog --binlog-format=ROW --server-id=1 --log-bin-trust-function-creators=1" \
-  "$SRCDIR/scripts/start-mariadb" "$work/bl" "$BL_PORT" >"$work/bl.start.out" 2>&1 </dev/null &&
-  BL_PID=$(cat "$work/bl/pid"); then
-  ok "a MariaDB with its binlog on (port $BL_PORT)"
-else
-  diag_file "$work/bl.start.out"
-  not_ok "a MariaDB with its binlog on"
-fi
+binlog_mdb "$work/bl"
 bl() { mariadb --no-defaults -h127.0.0.1 -P"$BL_PORT" -uapp -ppw shoaltest "$@"; }
 bl -e "CREATE TABLE t61 (id INT PRIMARY KEY, v VARCHAR(20));
        INSERT INTO t61 VALUES (1,'a'),(2,'b'),(3,'c'),(4,'d'),(5,'e');

@@ -37,6 +37,9 @@
 #     this). Where the count depends on the environment, compute it first.
 #   on_exit CMD         run CMD (eval'd) at exit, before the nodes are stopped
 #   load_types          (re)load tests/data/types.sql (table shoal_types), dropped at exit
+#   binlog_mdb DIR      a MariaDB of the test's own with its binlog on (one check;
+#                       sets BL_PORT, BL_PID; stopped at exit)
+#   capi_compile SRC BIN  compile a Connector/C test client (one check)
 #   free_port, port_free PORT, port_refuses PORT, fake_mode, is_pid X,
 #   pid_alive PID (a zombie is gone), wait_gone PID [SECONDS], stop_mdb PID
 #   $PY (Debian's python3), $TESTDIR, $TESTLIB (tests/integration/lib: the python
@@ -400,4 +403,37 @@ shoal_alive() {
 load_types() {
   mdb <"$DATADIR/types.sql" || return 1
   on_exit "mdb -e 'DROP TABLE IF EXISTS shoal_types'"
+}
+
+# ---------------------------------------------------------------- shared steps
+# binlog_mdb DIR: start a MariaDB of the test's own in DIR with its binlog on
+# (ROW format, log_bin_trust_function_creators as mtr sets it), stopped at
+# exit; one check, "a MariaDB with its binlog on". Sets BL_PORT and BL_PID.
+_stop_bl() { stop_mdb "$BL_PID"; }
+binlog_mdb() {
+  BL_PORT=$(free_port)
+  BL_PID=""
+  on_exit _stop_bl
+  if MARIADB_EXTRA_ARGS="--log-bin=binlog --binlog-format=ROW --server-id=1 --log-bin-trust-function-creators=1" \
+    "$SRCDIR/scripts/start-mariadb" "$1" "$BL_PORT" >"$1.start.out" 2>&1 </dev/null &&
+    BL_PID=$(cat "$1/pid"); then
+    ok "a MariaDB with its binlog on (port $BL_PORT)"
+  else
+    diag_file "$1.start.out"
+    not_ok "a MariaDB with its binlog on"
+  fi
+}
+
+# capi_compile SOURCE BINARY: compile a Connector/C test client
+# (tests/integration/lib/*.c); one check, "the Connector/C client compiles".
+capi_compile() {
+  local cflags libs
+  read -ra cflags <<<"$(mariadb_config --cflags)"
+  read -ra libs <<<"$(mariadb_config --libs)"
+  if cc -O2 -Wall -Wextra -Werror "${cflags[@]}" "$1" -o "$2" "${libs[@]}" 2>"$2.cc.log"; then
+    ok "the Connector/C client compiles ($(basename "$1"))"
+  else
+    diag_file "$2.cc.log"
+    not_ok "the Connector/C client compiles ($(basename "$1"))"
+  fi
 }

@@ -271,6 +271,7 @@ static void test_kinds(void)
 
 	is_int(relay_kind_of(CMD_QUERY), RK_RESULT, "kind CMD_QUERY");
 	is_int(relay_kind_of(CMD_STMT_EXECUTE), RK_RESULT, "kind CMD_STMT_EXECUTE");
+	is_int(relay_kind_of(CMD_STMT_BULK_EXECUTE), RK_RESULT, "kind CMD_STMT_BULK_EXECUTE");
 	is_int(relay_kind_of(CMD_PROCESS_INFO), RK_RESULT, "kind CMD_PROCESS_INFO");
 	is_int(relay_kind_of(CMD_STMT_FETCH), RK_ROWS, "kind CMD_STMT_FETCH");
 	is_int(relay_kind_of(CMD_STMT_PREPARE), RK_PREPARE, "kind CMD_STMT_PREPARE");

@@ -28,6 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capi_connect.h"
+
 #define VBUF 256
 
 struct cur {
@@ -40,17 +42,6 @@ struct cur {
 	my_bool vnull;
 	int done;
 };
-
-static MYSQL *connect_to(const char *host, unsigned port)
-{
-	MYSQL *m = mysql_init(NULL);
-
-	if (!m || !mysql_real_connect(m, host, "app", "pw", "shoaltest", port, NULL, 0)) {
-		fprintf(stderr, "connect %s:%u: %s\n", host, port, m ? mysql_error(m) : "no memory");
-		exit(1);
-	}
-	return m;
-}
 
 static void status_line(MYSQL *m, const char *what)
 {

@@ -1,0 +1,104 @@
+/*
+ * test_stmts.c: unit tests for src/stmts.c, a session's table of prepared
+ * statements: STMT_ID_LAST (0xffffffff, what mariadb_stmt_execute_direct
+ * sends behind its PREPARE) finds the last statement prepared, and none
+ * after a PREPARE that failed, after that statement's COM_STMT_CLOSE (by
+ * its id or by STMT_ID_LAST) or a reset; closing another statement keeps
+ * it (MariaDB's rules, checked against the server by 68-bulk.t); and
+ * COM_STMT_BULK_EXECUTE becomes the current statement and keeps the
+ * parameter types it sends.
+ */
+#include "session/stmts.h"
+#include "session/stmtreg.h"
+#include "tap.h"
+
+#include <stdlib.h>
+
+static uint8_t cmd[64];
+
+static uint32_t cmd_id(uint8_t c, uint32_t id)
+{
+	cmd[0] = c;
+	wr_u32(cmd + 1, id);
+	return 5;
+}
+
+/* A PREPARE of text, answered OK as statement id (0: it failed). */
+static void prepare(struct stmt_table *t, const char *text, uint32_t id, uint16_t nparams)
+{
+	size_t n = strlen(text);
+
+	cmd[0] = CMD_STMT_PREPARE;
+	memcpy(cmd + 1, text, n);
+	stmts_note_command(t, cmd, (uint32_t)(n + 1));
+	if (id)
+		stmts_add(t, id, nparams, stmtreg_unique(), NULL);
+}
+
+static void test_last(void)
+{
+	struct stmt_table t = {0};
+	struct stmt_info *s;
+
+	ok(stmts_find(&t, STMT_ID_LAST) == NULL, "empty table: no last statement");
+	prepare(&t, "SELECT 1", 1, 0);
+	s = stmts_find(&t, STMT_ID_LAST);
+	ok(s && s->id == 1, "after PREPARE: STMT_ID_LAST is it");
+	prepare(&t, "SELECT 2", 2, 0);
+	s = stmts_find(&t, STMT_ID_LAST);
+	ok(s && s->id == 2, "a second PREPARE: STMT_ID_LAST is the new one");
+	prepare(&t, "SELECT nosuch", 0, 0);
+	ok(stmts_find(&t, STMT_ID_LAST) == NULL, "a PREPARE that failed: no last statement");
+	ok(stmts_find(&t, 1) && stmts_find(&t, 2), "  the others are still known");
+	prepare(&t, "SELECT 4", 4, 0);
+	stmts_note_command(&t, cmd, cmd_id(CMD_STMT_CLOSE, 1));
+	s = stmts_find(&t, STMT_ID_LAST);
+	ok(s && s->id == 4, "closing another statement keeps the last");
+	stmts_note_command(&t, cmd, cmd_id(CMD_STMT_CLOSE, 4));
+	ok(stmts_find(&t, STMT_ID_LAST) == NULL, "closing the last one by its id: none");
+	prepare(&t, "SELECT 5", 5, 0);
+	stmts_note_command(&t, cmd, cmd_id(CMD_STMT_CLOSE, STMT_ID_LAST));
+	ok(stmts_find(&t, 5) == NULL && stmts_find(&t, STMT_ID_LAST) == NULL,
+	   "COM_STMT_CLOSE of STMT_ID_LAST closes the last statement");
+	ok(stmts_find(&t, 2) != NULL, "  and only it");
+	prepare(&t, "SELECT 6", 6, 0);
+	stmts_clear(&t);
+	ok(stmts_find(&t, STMT_ID_LAST) == NULL, "a reset: no last statement");
+	ok(stmts_find(&t, 0) == NULL, "id 0 is never a statement");
+	stmts_free(&t);
+}
+
+static void test_bulk_note(void)
+{
+	struct stmt_table t = {0};
+	struct stmt_info *s;
+
+	prepare(&t, "INSERT INTO t VALUES (?, ?)", 7, 2);
+	/* id, flags SEND_TYPES, types LONG and VAR_STRING (unsigned: 0x8000) */
+	cmd[0] = CMD_STMT_BULK_EXECUTE;
+	wr_u32(cmd + 1, STMT_ID_LAST);
+	wr_u16(cmd + 5, 0x80);
+	wr_u16(cmd + 7, 0x8003);
+	wr_u16(cmd + 9, 0x00fd);
+	cmd[11] = 1; /* a row: NULL, NULL */
+	cmd[12] = 1;
+	stmts_note_command(&t, cmd, 13);
+	s = stmts_find(&t, 7);
+	ok(s && t.cur == s, "a bulk execute of STMT_ID_LAST: the statement is current");
+	ok(s && s->have_types && rd_u16(s->types) == 0x8003 && rd_u16(s->types + 2) == 0x00fd,
+	   "  its parameter types are kept");
+	wr_u16(cmd + 5, 0);
+	wr_u16(cmd + 7, 0x0008);
+	stmts_note_command(&t, cmd, 13);
+	ok(s && rd_u16(s->types) == 0x8003, "a bulk execute without types keeps the last ones");
+	stmts_note_command(&t, cmd, 6);
+	ok(t.cur == NULL, "a bulk execute too short for its flags: no current statement");
+	stmts_free(&t);
+}
+
+int main(void)
+{
+	test_last();
+	test_bulk_note();
+	return done_testing();
+}

@@ -26,7 +26,7 @@ if fake_mode; then skip_all "cursors: compares a node with MariaDB (SHOAL_FAKE_D
 # node starts, 6 steps x 2 capability sets; cache node starts, 2 nodes x 2
 # capability sets (multi-cursor trace); Connector/C: compiles, cursors x 2
 # nodes, long data direct + 2 nodes; binlog MariaDB, its node, cursors, long data
-plan 28
+plan 29
 if shoal_start node; then
   ok "node starts (port $node_PORT)"
 else
@@ -173,6 +173,17 @@ cursors_same() { # name port
 }
 cursors_same node "$node_PORT"
 cursors_same nc "$nc_PORT"
+
+# the version as Connector/C sees it (issue #19: the 5.5.5- prefix tells it
+# MariaDB; without it the version check and mariadb_connection() differ)
+"$client" 127.0.0.1 "$MDB_PORT" version >"$work/version.direct" 2>&1
+"$client" 127.0.0.1 "$node_PORT" version >"$work/version.node" 2>&1
+if cmp -s "$work/version.direct" "$work/version.node" && grep -q "^mariadb 1$" "$work/version.node"; then
+  ok "Connector/C: server info, version number and mariadb_connection() the same as direct ($(head -n 1 "$work/version.node"))"
+else
+  diff "$work/version.direct" "$work/version.node" | diag_file /dev/stdin
+  not_ok "Connector/C: the version as direct"
+fi
 
 # longdata NAME PORT VERIFY_PORT BASE ROUNDS: three clients at once (ids
 # BASE+1000.., BASE+2000.., BASE+3000..); every round's INSERT answered, its

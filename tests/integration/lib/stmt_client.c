@@ -381,19 +381,36 @@ static int scenario_longdata(MYSQL *m, const char *host, long long first, unsign
 	return 0;
 }
 
+/* What Connector/C makes of the server's greeting: the version as the
+ * client API reports it (the 5.5.5- prefix stripped), its number, the raw
+ * greeting's string and whether the connection is taken for MariaDB. */
+static int scenario_version(MYSQL *m)
+{
+	const char *raw = NULL;
+
+	printf("server_info %s\n", mysql_get_server_info(m));
+	printf("server_version %lu\n", mysql_get_server_version(m));
+	if (mariadb_get_infov(m, MARIADB_CONNECTION_SERVER_VERSION, &raw) == 0 && raw)
+		printf("connection_server_version %s\n", raw);
+	printf("mariadb %d\n", mariadb_connection(m) ? 1 : 0);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	MYSQL *m;
 	int rc;
 
 	if (argc < 4 || (strcmp(argv[3], "longdata") == 0 && argc < 7)) {
-		fprintf(stderr, "usage: stmt_client HOST PORT cursors | longdata FIRST N VERIFY_PORT\n");
+		fprintf(stderr, "usage: stmt_client HOST PORT cursors | version | longdata FIRST N VERIFY_PORT\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	m = connect_to(argv[1], (unsigned)atoi(argv[2]));
 	if (strcmp(argv[3], "cursors") == 0)
 		rc = scenario_cursors(m);
+	else if (strcmp(argv[3], "version") == 0)
+		rc = scenario_version(m);
 	else
 		rc = scenario_longdata(m, argv[1], atoll(argv[4]), (unsigned)atoi(argv[5]),
 				       (unsigned)atoi(argv[6]));

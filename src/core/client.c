@@ -44,53 +44,14 @@ static atomic_uint next_conn_id = 1;
 
 static void process_input(struct client *c);
 
-/* ---- session states ---------------------------------------------------- */
-
-#define TO(s) (1u << (s))
-#define MID_COMMAND (TO(CS_CONNECTING) | TO(CS_READY) | TO(CS_RELAYING) | TO(CS_INTERNAL) | \
-		     TO(CS_WAITING) | TO(CS_CLOSING))
-#define LOGIN (TO(CS_HANDSHAKE) | TO(CS_AUTH_SWITCH) | TO(CS_AUTH_SHA2))
-
-/* The moves each state may make (bit i: to state i). Login states go on
- * to each other, to the upstream or to READY; a command's states go
- * among themselves; READY starts either (COM_CHANGE_USER logs in again);
- * CLOSING is the end. */
-static const uint16_t client_moves[CS_COUNT] = {
-	[CS_HANDSHAKE] = LOGIN | TO(CS_TLS_ACCEPT) | TO(CS_CONNECTING) | TO(CS_READY) | TO(CS_CLOSING),
-	[CS_TLS_ACCEPT] = TO(CS_TLS_ACCEPT) | TO(CS_HANDSHAKE) | TO(CS_CLOSING),
-	[CS_AUTH_SWITCH] = LOGIN | TO(CS_CONNECTING) | TO(CS_READY) | TO(CS_CLOSING),
-	[CS_AUTH_SHA2] = LOGIN | TO(CS_CONNECTING) | TO(CS_READY) | TO(CS_CLOSING),
-	[CS_CONNECTING] = MID_COMMAND,
-	[CS_READY] = MID_COMMAND | LOGIN,
-	[CS_RELAYING] = MID_COMMAND,
-	[CS_INTERNAL] = MID_COMMAND,
-	[CS_WAITING] = MID_COMMAND,
-	[CS_CLOSING] = TO(CS_CLOSING),
-};
-
-static const char *const client_state_names[CS_COUNT] = {
-	"HANDSHAKE", "TLS_ACCEPT", "AUTH_SWITCH", "AUTH_SHA2", "CONNECTING",
-	"READY", "RELAYING", "INTERNAL", "WAITING", "CLOSING",
-};
-
-const char *client_state_name(enum client_state s)
-{
-	return (unsigned)s < CS_COUNT ? client_state_names[s] : "?";
-}
-
 void client_set_state(struct client *c, enum client_state to)
 {
-	enum client_state from = c->st;
-
-	if (from == to)
-		return;
-	if (!(client_moves[from] & TO(to)))
-		log_error("client %u: %s -> %s is not an allowed session state transition", c->id,
-			  client_state_name(from), client_state_name(to));
-	else if (g_config.log_level >= LOG_LEVEL_DEBUG)
-		log_debug("client %u: %s -> %s", c->id, client_state_name(from), client_state_name(to));
-	c->st = to;
+	if (c->st != to) {
+		cstate_move(c->id, c->st, to);
+		c->st = to;
+	}
 }
+
 static void pump_upstream(struct client *c);
 static bool upstream_busy(const struct client *c);
 

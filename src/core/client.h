@@ -43,38 +43,15 @@
 #include "session/sessvars.h"
 #include "upstream/upstream.h"
 #include "cache/session.h"
+#include "core/cstate.h"
 #include "session/stmts.h"
 
 struct worker;
 struct ident;
 
-/* A session's state. Changed only by client_set_state(), which checks the
- * move against the table in client.c (client_moves) and traces it at debug
- * level; a move the table does not allow is logged as an error. */
-enum client_state {
-	CS_HANDSHAKE,   /* greeting sent (or COM_CHANGE_USER read): the login's
-			 * response is awaited */
-	CS_TLS_ACCEPT,  /* the client asked for TLS: the handshake runs */
-	CS_AUTH_SWITCH, /* an auth switch request sent: its answer is awaited */
-	CS_AUTH_SHA2,   /* caching_sha2's fast or full authentication runs */
-	CS_CONNECTING,  /* an upstream connection is being borrowed or opened: for
-			 * the login (login_pending) or for the front command */
-	CS_READY,       /* between commands: the next command is read */
-	CS_RELAYING,    /* the front command is upstream; its answer is relayed */
-	CS_INTERNAL,    /* the node's own command (c->upcmd) is upstream on the
-			 * session's connection; the client's command waits */
-	CS_WAITING,     /* parked: another session loads the key (the cache's
-			 * WAIT), with the wait timer running */
-	CS_CLOSING,     /* the last output is flushed, then the session is freed;
-			 * no state follows */
-};
-#define CS_COUNT (CS_CLOSING + 1)
-
 struct client;
-/* Change c's state (the one way to): see enum client_state. */
+/* Change c's state, the one way to (cstate.h: which moves are allowed). */
 void client_set_state(struct client *c, enum client_state to);
-/* The state's name, for logs. */
-const char *client_state_name(enum client_state s);
 
 /* The node's own commands on a session's upstream connection (CS_INTERNAL):
  * what each is for, and so where its answer goes when it is complete. */

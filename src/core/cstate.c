@@ -1,0 +1,52 @@
+/*
+ * cstate.c: the moves a session's state may make (see cstate.h), their
+ * check and their trace.
+ */
+#include "core/cstate.h"
+
+#include "base/log.h"
+#include "config/config.h"
+
+#define TO(s) (1u << (s))
+#define MID_COMMAND (TO(CS_CONNECTING) | TO(CS_READY) | TO(CS_RELAYING) | TO(CS_INTERNAL) | \
+		     TO(CS_WAITING) | TO(CS_CLOSING))
+#define LOGIN (TO(CS_HANDSHAKE) | TO(CS_AUTH_SWITCH) | TO(CS_AUTH_SHA2))
+
+/* The moves each state may make (bit i: to state i). Login states go on
+ * to each other, to the upstream or to READY; a command's states go
+ * among themselves; READY starts either (COM_CHANGE_USER logs in again);
+ * CLOSING is the end. */
+static const uint16_t client_moves[CS_COUNT] = {
+	[CS_HANDSHAKE] = LOGIN | TO(CS_TLS_ACCEPT) | TO(CS_CONNECTING) | TO(CS_READY) | TO(CS_CLOSING),
+	[CS_TLS_ACCEPT] = TO(CS_TLS_ACCEPT) | TO(CS_HANDSHAKE) | TO(CS_CLOSING),
+	[CS_AUTH_SWITCH] = LOGIN | TO(CS_CONNECTING) | TO(CS_READY) | TO(CS_CLOSING),
+	[CS_AUTH_SHA2] = LOGIN | TO(CS_CONNECTING) | TO(CS_READY) | TO(CS_CLOSING),
+	[CS_CONNECTING] = MID_COMMAND,
+	[CS_READY] = MID_COMMAND | LOGIN,
+	[CS_RELAYING] = MID_COMMAND,
+	[CS_INTERNAL] = MID_COMMAND,
+	[CS_WAITING] = MID_COMMAND,
+	[CS_CLOSING] = TO(CS_CLOSING),
+};
+
+static const char *const client_state_names[CS_COUNT] = {
+	"HANDSHAKE", "TLS_ACCEPT", "AUTH_SWITCH", "AUTH_SHA2", "CONNECTING",
+	"READY", "RELAYING", "INTERNAL", "WAITING", "CLOSING",
+};
+
+const char *client_state_name(enum client_state s)
+{
+	return (unsigned)s < CS_COUNT ? client_state_names[s] : "?";
+}
+
+bool cstate_move(uint32_t id, enum client_state from, enum client_state to)
+{
+	if (!(client_moves[from] & TO(to))) {
+		log_error("client %u: %s -> %s is not an allowed session state transition", id,
+			  client_state_name(from), client_state_name(to));
+		return false;
+	}
+	if (g_config.log_level >= LOG_LEVEL_DEBUG)
+		log_debug("client %u: %s -> %s", id, client_state_name(from), client_state_name(to));
+	return true;
+}

@@ -1,0 +1,43 @@
+/*
+ * cstate.h: a session's states (enum client_state, one comment each) and
+ * the one table of the moves between them. client_set_state() (client.c)
+ * is the one way to change a session's state: it asks cstate_move() first.
+ */
+#ifndef SHOAL_CORE_CSTATE_H
+#define SHOAL_CORE_CSTATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* A session's state. Changed only by client_set_state(), which checks the
+ * move against the table (cstate.c) and traces it at debug level; a move
+ * the table does not allow is logged as an error. */
+enum client_state {
+	CS_HANDSHAKE,   /* greeting sent (or COM_CHANGE_USER read): the login's
+			 * response is awaited */
+	CS_TLS_ACCEPT,  /* the client asked for TLS: the handshake runs */
+	CS_AUTH_SWITCH, /* an auth switch request sent: its answer is awaited */
+	CS_AUTH_SHA2,   /* caching_sha2's fast or full authentication runs */
+	CS_CONNECTING,  /* an upstream connection is being borrowed or opened: for
+			 * the login (login_pending) or for the front command */
+	CS_READY,       /* between commands: the next command is read */
+	CS_RELAYING,    /* the front command is upstream; its answer is relayed */
+	CS_INTERNAL,    /* the node's own command (c->upcmd) is upstream on the
+			 * session's connection; the client's command waits */
+	CS_WAITING,     /* parked: another session loads the key (the cache's
+			 * WAIT), with the wait timer running */
+	CS_CLOSING,     /* the last output is flushed, then the session is freed;
+			 * no state follows */
+};
+#define CS_COUNT (CS_CLOSING + 1)
+
+
+/* The state's name, for logs. */
+const char *client_state_name(enum client_state s);
+
+/* Session id's move from -> to: false (and logged as an error) when the
+ * table does not allow it; an allowed move is traced at debug level. The
+ * caller makes the move either way. */
+bool cstate_move(uint32_t id, enum client_state from, enum client_state to);
+
+#endif

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "cache/session.h"
+#include "compress.h"
 #include "config.h"
 #include "health.h"
 #include "ident.h"
@@ -191,7 +192,8 @@ void client_arm(struct client *c)
 
 	if (sbuf_out_pending(&c->io) > 0 || c->io.ssl_want_write)
 		ev |= EV_WRITE;
-	if (c->st == CS_RELAYING && !c->cont_packets && sbuf_in_len(&c->io) > CLIENT_READ_MAX)
+	if (c->st == CS_RELAYING && !c->cont_packets &&
+	    sbuf_in_len(&c->io) + sbuf_undecoded(&c->io) > CLIENT_READ_MAX)
 		ev &= ~EV_READ; /* the client pipelines: hold further input */
 	if (c->st == CS_RELAYING && c->up && infile_blocked(&c->relay, &c->up->io))
 		ev &= ~EV_READ; /* its file waits for the upstream */
@@ -358,6 +360,13 @@ static void upstream_lost(struct client *c, const char *why)
 static void login_done(struct client *c)
 {
 	pkt_put_ok(&c->io.out, c->seq, 0, 0, ST_AUTOCOMMIT, 0, c->caps);
+	/* as MariaDB: the login's OK is sent plain, compression starts with
+	 * the first command (a COM_CHANGE_USER's OK is compressed already) */
+	if ((c->caps & CAP_COMPRESS) && !c->io.z &&
+	    sbuf_compress_start(&c->io, compress_limit(g_config.max_allowed_packet)) < 0) {
+		log_warn("client %u (%s): out of memory for compression", c->id, c->peer);
+		c->st = CS_CLOSING;
+	}
 	c->login_pending = false;
 	c->changing_user = false;
 	ev_timer_stop(c->w->loop, &c->timer);
@@ -1204,7 +1213,7 @@ static bool in_login(const struct client *c)
  * transaction. */
 static bool drain_due(const struct client *c)
 {
-	return c->w->draining && c->st == CS_READY && sbuf_in_len(&c->io) == 0 &&
+	return c->w->draining && c->st == CS_READY && sbuf_in_len(&c->io) + sbuf_undecoded(&c->io) == 0 &&
 	       !c->cont_packets && !client_in_txn(c);
 }
 
@@ -1247,6 +1256,23 @@ static void maybe_release(struct client *c)
 	pool_release(c);
 }
 
+/* A compressed session: decode the frames read so far (sbuf_decode). false
+ * on a bad frame: its error is queued and the session ends. */
+static bool decode_input(struct client *c)
+{
+	const char *state, *msg;
+	uint16_t code;
+
+	if (sbuf_decode(&c->io) == 0)
+		return true;
+	sbuf_compress_error(&c->io, &code, &state, &msg);
+	log_debug("client %u (%s): bad compressed frame: %s", c->id, c->peer, msg);
+	STAT_INC(protocol_errors);
+	pkt_put_err(&c->io.out, 1, code, state, msg);
+	c->st = CS_CLOSING;
+	return false;
+}
+
 /* Consume as much buffered input as the state allows, then settle. */
 static void process_input(struct client *c)
 {
@@ -1256,6 +1282,8 @@ static void process_input(struct client *c)
 	for (;;) {
 		enum hc_result r;
 
+		if (c->io.z && !decode_input(c))
+			break;
 		if (in_login(c)) {
 			if (!login_input(c))
 				break;

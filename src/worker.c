@@ -14,6 +14,7 @@
 
 #include "cache/registry.h"
 #include "client.h"
+#include "compress.h"
 #include "listener.h"
 #include "log.h"
 #include "stats.h"
@@ -152,6 +153,7 @@ static void *worker_main(void *arg)
 	def_slot_idx = (unsigned)w->idx; /* its own counter slot (cache/registry.h) */
 	mysql_thread_init();
 	ev_run(w->loop, 0);
+	compress_thread_end();
 	mysql_thread_end();
 	return NULL;
 }

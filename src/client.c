@@ -192,8 +192,9 @@ void client_arm(struct client *c)
 
 	if (sbuf_out_pending(&c->io) > 0 || c->io.ssl_want_write)
 		ev |= EV_WRITE;
-	if (c->st == CS_RELAYING && !c->cont_packets &&
-	    sbuf_in_len(&c->io) + sbuf_undecoded(&c->io) > CLIENT_READ_MAX)
+	/* (compressed: frames are decoded as soon as they are whole, so what
+	 * is undecoded is one frame's part, which must be let in) */
+	if (c->st == CS_RELAYING && !c->cont_packets && sbuf_in_len(&c->io) > CLIENT_READ_MAX)
 		ev &= ~EV_READ; /* the client pipelines: hold further input */
 	if (c->st == CS_RELAYING && c->up && infile_blocked(&c->relay, &c->up->io))
 		ev &= ~EV_READ; /* its file waits for the upstream */
@@ -1256,6 +1257,31 @@ static void maybe_release(struct client *c)
 	pool_release(c);
 }
 
+/* LOAD DATA LOCAL: pass the client's file on. While the upstream takes
+ * what is queued at once, go on: the input may hold more than INFILE_HIGH
+ * (a compressed frame of the file is decoded whole), and nothing else
+ * would come back for it. false if the session is gone. */
+static bool pump_infile(struct client *c)
+{
+	enum sbuf_io r;
+
+	for (;;) {
+		if (infile_pump(&c->relay, &c->io, &c->up->io, &c->infile_cont) < 0) {
+			client_close(c, "out of memory");
+			return false;
+		}
+		if (!infile_active(c) || sbuf_in_len(&c->io) == 0 || !infile_blocked(&c->relay, &c->up->io))
+			return true;
+		r = sbuf_flush(&c->up->io);
+		if (r == SBUF_ERROR) {
+			upstream_lost(c, "write failed");
+			return false;
+		}
+		if (r != SBUF_OK)
+			return true; /* the upstream's watcher resumes (client_upstream_io) */
+	}
+}
+
 /* A compressed session: decode the frames read so far (sbuf_decode). false
  * on a bad frame: its error is queued and the session ends. */
 static bool decode_input(struct client *c)
@@ -1294,10 +1320,8 @@ static void process_input(struct client *c)
 		if (c->st == CS_RELAYING && c->cont_packets && !forward_continuation(c))
 			return;
 		if (infile_active(c)) {
-			if (infile_pump(&c->relay, &c->io, &c->up->io, &c->infile_cont) < 0) {
-				client_close(c, "out of memory");
+			if (!pump_infile(c))
 				return;
-			}
 			break;
 		}
 		if ((c->st != CS_READY && !hits_only(c)) || !sbuf_header_ready(&c->io, &len, &seq))

@@ -163,6 +163,10 @@ int compress_decode(struct compress_state *z, struct pbuf *plain, size_t plain_f
 		if (clen > z->max_len || ulen > z->max_len)
 			return fail(z, ERR_NET_PACKET_TOO_LARGE,
 				    "Got a packet bigger than 'max_allowed_packet' bytes");
+		/* a command's frames start at 0; within one, ids run on from
+		 * the last frame either side sent (as MariaDB checks them) */
+		if (h[3] != 0 && h[3] != z->seq)
+			return fail(z, ERR_NET_PACKETS_OUT_OF_ORDER, "Got packets out of order");
 		if (avail < COMPRESS_HEADER_LEN + (size_t)clen)
 			break;
 		if (ulen == 0) {

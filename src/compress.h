@@ -43,7 +43,8 @@ uint32_t compress_limit(uint32_t max_allowed_packet);
  * less than plain_limit bytes from plain_from on. Returns the number of
  * frames decoded, or -1 with err_code and err_msg set (a declared length
  * over max_len, a payload that does not inflate to its declared length).
- * The sequence id to send next follows the client's: its frame's id + 1. */
+ * The sequence id to send next follows the client's: its frame's id + 1.
+ * A frame's id must be 0 (a new command) or the one expected (1156). */
 int compress_decode(struct compress_state *z, struct pbuf *plain, size_t plain_from,
 		    size_t plain_limit);
 /* Whether raw holds a whole frame not yet decoded. */

@@ -132,7 +132,8 @@ int sbuf_decode(struct sbuf *s)
 {
 	int n;
 
-	if (!s->z || !compress_frame_ready(s->z))
+	/* from a header on: a length over the limit is refused at once */
+	if (!s->z || s->z->raw.len - s->z->raw_pos < COMPRESS_HEADER_LEN)
 		return 0;
 	n = compress_decode(s->z, &s->in, s->in_pos, SBUF_DECODE_LIMIT);
 	if (n < 0)

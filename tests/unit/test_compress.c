@@ -151,6 +151,11 @@ static void test_plain_frames(void)
 	rx.wire.len = rx.wire_pos = 0;
 	compress_encode(&rx, pkt, sizeof(pkt));
 	is_int(rx.wire.data[3], 1, "after a new command (id 0) the reply's id is 1");
+	/* an id neither 0 nor the expected one */
+	rx.wire.len = rx.wire_pos = 0;
+	put_raw_frame(&rx.raw, sizeof(pkt), 5, 0, pkt, sizeof(pkt));
+	ok(compress_decode(&rx, &plain, 0, COMPRESS_MAX_LEN) < 0 && rx.err_code == ERR_NET_PACKETS_OUT_OF_ORDER,
+	   "an id out of order (5 where 2 or 0 is due): 1156");
 	compress_free(&rx);
 	pbuf_free(&plain);
 }

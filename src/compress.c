@@ -152,12 +152,13 @@ int compress_decode(struct compress_state *z, struct pbuf *plain, size_t plain_f
 	int frames = 0;
 
 	while (plain->len - plain_from < plain_limit) {
-		const uint8_t *h = z->raw.data + z->raw_pos;
 		size_t avail = z->raw.len - z->raw_pos;
+		const uint8_t *h;
 		uint32_t clen, ulen;
 
 		if (avail < COMPRESS_HEADER_LEN)
 			break;
+		h = z->raw.data + z->raw_pos;
 		clen = rd_u24(h);
 		ulen = rd_u24(h + 4);
 		if (clen > z->max_len || ulen > z->max_len)

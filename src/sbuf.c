@@ -162,7 +162,8 @@ int sbuf_compress_start(struct sbuf *s, uint32_t max_len)
 		return -1;
 	compress_init(z, max_len);
 	/* what is queued (the login's OK) goes out as it is */
-	if (pbuf_append(&z->wire, s->out.data + s->out_pos, s->out.len - s->out_pos) < 0) {
+	if (s->out.len > s->out_pos &&
+	    pbuf_append(&z->wire, s->out.data + s->out_pos, s->out.len - s->out_pos) < 0) {
 		free(z);
 		return -1;
 	}

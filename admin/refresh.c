@@ -79,6 +79,8 @@ static const struct {
 	{ "Client_Compressed_Sessions", offsetof(struct shoal_stats, compressed_sessions) },
 	{ "Client_Compressed_Frames_in", offsetof(struct shoal_stats, compressed_frames_in) },
 	{ "Client_Compressed_Frames_out", offsetof(struct shoal_stats, compressed_frames_out) },
+	{ "Client_Compressed_Plain_Bytes_out", offsetof(struct shoal_stats, compressed_plain_out) },
+	{ "Client_Compressed_Wire_Bytes_out", offsetof(struct shoal_stats, compressed_wire_out) },
 	{ "Query_Cache_count_GET_OK", offsetof(struct shoal_stats, cache_hits) },
 	{ "Query_Cache_count_MISS", offsetof(struct shoal_stats, cache_misses) },
 	{ "Query_Cache_count_COALESCED", offsetof(struct shoal_stats, cache_coalesced) },

@@ -15,10 +15,11 @@
 #include <zlib.h>
 
 /* Level 1: most of the gain on result sets for a fraction of the CPU of
- * zlib's default (docs/benchmarks.md, "Protocol compression"). A smaller
- * hash table than zlib's default: it is cleared for every frame. */
+ * zlib's default (docs/benchmarks.md, "Protocol compression"). A hash
+ * table of 2048 entries, not zlib's default 32768: it is cleared for every
+ * frame, and most frames are small answers. */
 #define DEFLATE_LEVEL Z_BEST_SPEED
-#define DEFLATE_MEM_LEVEL 6
+#define DEFLATE_MEM_LEVEL 4
 #define RAW_COMPACT 65536
 
 static __thread z_stream *t_inflate, *t_deflate;

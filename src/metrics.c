@@ -311,6 +311,10 @@ static const struct stat_family stat_families[] = {
 	  "Compressed-protocol frames read from clients.", &g_stats.compressed_frames_in },
 	{ "shoal_compressed_frames_out_total", "counter",
 	  "Compressed-protocol frames sent to clients.", &g_stats.compressed_frames_out },
+	{ "shoal_compressed_plain_bytes_out_total", "counter",
+	  "Bytes sent to compressed sessions, before compression.", &g_stats.compressed_plain_out },
+	{ "shoal_compressed_wire_bytes_out_total", "counter",
+	  "Bytes sent to compressed sessions, as framed (headers included).", &g_stats.compressed_wire_out },
 };
 
 static int render_stats(struct pbuf *out)

@@ -156,15 +156,7 @@ done
 
 # ---- Connector/C: cursors, and long data with the stored rows checked
 client="$work/stmt_client"
-read -ra mdb_cflags <<<"$(mariadb_config --cflags)"
-read -ra mdb_libs <<<"$(mariadb_config --libs)"
-if cc -O2 -Wall -Wextra -Werror "${mdb_cflags[@]}" "$SRCDIR/tests/integration/lib/stmt_client.c" -o "$client" \
-  "${mdb_libs[@]}" 2>"$work/cc.log"; then
-  ok "the Connector/C client compiles"
-else
-  diag_file "$work/cc.log"
-  not_ok "the Connector/C client compiles"
-fi
+cc_client stmt_client.c "$client"
 "$client" 127.0.0.1 "$MDB_PORT" cursors >"$work/cursors.direct" 2>&1
 cursors_same() { # name port
   "$client" 127.0.0.1 "$2" cursors >"$work/cursors.$1" 2>&1

@@ -37,6 +37,7 @@
 #     this). Where the count depends on the environment, compute it first.
 #   on_exit CMD         run CMD (eval'd) at exit, before the nodes are stopped
 #   load_types          (re)load tests/data/types.sql (table shoal_types), dropped at exit
+#   cc_client SRC OUT   compile the Connector/C client lib/SRC into OUT (one check)
 #   free_port, port_free PORT, port_refuses PORT, fake_mode, is_pid X,
 #   pid_alive PID (a zombie is gone), wait_gone PID [SECONDS], stop_mdb PID
 #   $PY (Debian's python3), $TESTDIR, $TESTLIB (tests/integration/lib: the python
@@ -393,6 +394,22 @@ shoal_alive() {
   fake_mode && return 0
   local pidv="${1}_PID"
   pid_alive "${!pidv:-}"
+}
+
+# cc_client SRC OUT: compile the Connector/C client tests/integration/lib/SRC
+# into OUT (warnings are errors): one check, "the Connector/C client
+# compiles", with the compiler's output as diagnostics when it fails.
+cc_client() {
+  local src=$1 out=$2 cflags libs
+  read -ra cflags <<<"$(mariadb_config --cflags)"
+  read -ra libs <<<"$(mariadb_config --libs)"
+  if cc -O2 -Wall -Wextra -Werror "${cflags[@]}" "$SRCDIR/tests/integration/lib/$src" -o "$out" \
+    "${libs[@]}" 2>"$out.cc.log"; then
+    ok "the Connector/C client compiles"
+  else
+    diag_file "$out.cc.log"
+    not_ok "the Connector/C client compiles"
+  fi
 }
 
 # load_types: (re)create shoaltest.shoal_types from tests/data/types.sql and

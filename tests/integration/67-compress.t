@@ -15,6 +15,7 @@
 #   - a client that does not ask for compression on the same node gets a
 #     plain session; with --no-compression CLIENT_COMPRESS is not offered
 #     and `mariadb --compress` still works (uncompressed);
+#   - TLS and compression together (the frames inside TLS);
 #   - bad frames (a length over the limit, corrupt zlib data, an id out of
 #     order) get 1153 / 1157 / 1156 (08S01) and the session ends; the node
 #     serves on. PyMySQL has no compression (it refuses compress=True): that
@@ -25,7 +26,7 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 if fake_mode; then skip_all "compression: compares a node with MariaDB (SHOAL_FAKE_DIRECT=1)"; fi
-plan 30
+plan 33
 
 work="$BUILD_TEST/t67"
 rm -rf "$work"
@@ -45,10 +46,12 @@ if shoal_start plain --no-compression --metrics-address "127.0.0.1:$pport"; then
 else
   not_ok "--no-compression node starts"
 fi
-if shoal_start small --max-allowed-packet 1M; then
-  ok "--max-allowed-packet 1M node starts (port $small_PORT)"
+openssl req -x509 -newkey rsa:2048 -nodes -keyout "$work/key.pem" -out "$work/cert.pem" -days 2 \
+  -subj /CN=shoal-test >/dev/null 2>&1
+if shoal_start small --max-allowed-packet 1M --tls-cert "$work/cert.pem" --tls-key "$work/key.pem"; then
+  ok "--max-allowed-packet 1M node with TLS starts (port $small_PORT)"
 else
-  not_ok "--max-allowed-packet 1M node starts"
+  not_ok "--max-allowed-packet 1M node with TLS starts"
 fi
 on_exit 'mdb -e "DROP TABLE IF EXISTS t67, t67ld"'
 metric() { # metric PORT NAME: a sample's value
@@ -113,6 +116,21 @@ is "$(metric "$mport" shoal_compressed_frames_out_total)" "$out1" "... no frames
 # session status is the upstream connection's, which is not compressed
 st=$(mariadb --no-defaults -h127.0.0.1 -P"$node_PORT" -uapp -ppw --compress -N -e "SHOW SESSION STATUS LIKE 'Compression'")
 is "$st" "Compression	OFF" "SHOW STATUS 'Compression' through the node: OFF (the upstream link's, documented)"
+
+# ---- compressed frames inside TLS
+TQ="SELECT seq, REPEAT(CHAR(65 + seq % 26), seq % 300) FROM seq_1_to_5000; SELECT 'after' AS the_end"
+mariadb --no-defaults -h127.0.0.1 -P"$MDB_PORT" -uapp -ppw shoaltest -e "$TQ" >"$work/tls.direct" 2>&1
+mariadb --no-defaults -h127.0.0.1 -P"$small_PORT" -uapp -ppw shoaltest --compress --ssl --ssl-verify-server-cert=0 \
+  -e "$TQ" >"$work/tls.node" 2>&1
+if cmp -s "$work/tls.direct" "$work/tls.node" && [ "$(wc -l <"$work/tls.node")" = 5003 ]; then
+  ok "TLS and compression together: the same 5,000 rows as directly"
+else
+  diff "$work/tls.direct" "$work/tls.node" | head -n 5 | diag_file /dev/stdin
+  not_ok "TLS and compression together: the same rows as directly"
+fi
+st=$(mariadb --no-defaults -h127.0.0.1 -P"$small_PORT" -uapp -ppw --compress --ssl --ssl-verify-server-cert=0 -e '\s')
+like "$st" "SSL:.*Cipher in use" "... the session is TLS (the client's status: $(grep -m1 -o 'Cipher in use is [^ ]*' <<<"$st"))"
+like "$st" "Protocol:[[:space:]]+Compressed" "... and compressed (Protocol: Compressed)"
 
 # ---- Connector/C with MYSQL_OPT_COMPRESS
 client="$work/compress_client"

@@ -1308,7 +1308,7 @@ static void process_input(struct client *c)
 	for (;;) {
 		enum hc_result r;
 
-		if (c->io.z && !decode_input(c))
+		if (c->io.z && c->st != CS_CLOSING && !decode_input(c))
 			break;
 		if (in_login(c)) {
 			if (!login_input(c))

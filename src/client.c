@@ -364,7 +364,7 @@ static void login_done(struct client *c)
 	/* as MariaDB: the login's OK is sent plain, compression starts with
 	 * the first command (a COM_CHANGE_USER's OK is compressed already) */
 	if ((c->caps & CAP_COMPRESS) && !c->io.z &&
-	    sbuf_compress_start(&c->io, compress_limit(g_config.max_allowed_packet)) < 0) {
+	    sbuf_compress_start(&c->io, compress_limit(g_config.max_allowed_packet), false) < 0) {
 		log_warn("client %u (%s): out of memory for compression", c->id, c->peer);
 		c->st = CS_CLOSING;
 	}
@@ -697,12 +697,21 @@ static bool feed_relay(struct client *c)
 	uint32_t len;
 	uint8_t seq;
 
-	while (upstream_busy(c) && sbuf_out_pending(&c->io) < CLIENT_OUT_HIGH &&
-	       sbuf_packet_ready(up, &len, &seq)) {
-		struct pbuf *out = answer_sink(c);
-		size_t before = out->len;
+	for (;;) {
+		struct pbuf *out;
+		size_t before;
 		int rc;
 
+		/* upstream_compression: frames left over at the decode limit */
+		if (up->z && sbuf_decode(up) < 0) {
+			upstream_lost(c, "bad compressed frame from the upstream");
+			return false;
+		}
+		if (!upstream_busy(c) || sbuf_out_pending(&c->io) >= CLIENT_OUT_HIGH ||
+		    !sbuf_packet_ready(up, &len, &seq))
+			break;
+		out = answer_sink(c);
+		before = out->len;
 		if (c->held) { /* the answer started: no retry from here on */
 			sbuf_in_consume(&c->io, c->held);
 			c->held = 0;

@@ -129,6 +129,33 @@ static int inflate_payload(struct compress_state *z, const uint8_t *p, uint32_t 
 	return 0;
 }
 
+/* Client role: renumber the packets in p[0..n), the bytes just decoded
+ * (compress.h, rx_seq). A header may be cut across frames. */
+static void client_renumber(struct compress_state *z, uint8_t *p, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		if (z->rx_left > 0) {
+			size_t k = n - i < z->rx_left ? n - i : z->rx_left;
+
+			i += k;
+			z->rx_left -= (uint32_t)k;
+			continue;
+		}
+		while (z->rx_have < PKT_HEADER_LEN && i < n) {
+			if (z->rx_have == 3)
+				p[i] = z->rx_seq;
+			z->rx_hdr[z->rx_have++] = p[i++];
+		}
+		if (z->rx_have == PKT_HEADER_LEN) {
+			z->rx_left = rd_u24(z->rx_hdr);
+			z->rx_seq++;
+			z->rx_have = 0;
+		}
+	}
+}
+
 int compress_frame_ready(const struct compress_state *z)
 {
 	size_t avail = z->raw.len - z->raw_pos;
@@ -156,6 +183,7 @@ int compress_decode(struct compress_state *z, struct pbuf *plain, size_t plain_f
 		size_t avail = z->raw.len - z->raw_pos;
 		const uint8_t *h;
 		uint32_t clen, ulen;
+		size_t start;
 
 		if (avail < COMPRESS_HEADER_LEN)
 			break;
@@ -167,17 +195,21 @@ int compress_decode(struct compress_state *z, struct pbuf *plain, size_t plain_f
 				    "Got a packet bigger than 'max_allowed_packet' bytes");
 		/* a command's frames start at 0; within one, ids run on from
 		 * the last frame either side sent (as MariaDB checks them) */
-		if (h[3] != 0 && h[3] != z->seq)
+		if (!z->client_role && h[3] != 0 && h[3] != z->seq)
 			return fail(z, ERR_NET_PACKETS_OUT_OF_ORDER, "Got packets out of order");
 		if (avail < COMPRESS_HEADER_LEN + (size_t)clen)
 			break;
+		start = plain->len;
 		if (ulen == 0) {
 			if (pbuf_append(plain, h + COMPRESS_HEADER_LEN, clen) < 0)
 				return fail(z, ERR_OUT_OF_RESOURCES, "Out of memory");
 		} else if (inflate_payload(z, h + COMPRESS_HEADER_LEN, clen, ulen, plain) < 0) {
 			return -1;
 		}
+		if (z->client_role)
+			client_renumber(z, plain->data + start, plain->len - start);
 		z->seq = (uint8_t)(h[3] + 1);
+		z->heard = true;
 		z->raw_pos += COMPRESS_HEADER_LEN + clen;
 		frames++;
 	}
@@ -225,12 +257,32 @@ static int put_frame(struct compress_state *z, const uint8_t *p, size_t n)
 	return 0;
 }
 
+/* Client role: does p start a new command? And follow its packets. The
+ * node queues whole packets, so a flush starts at a packet's header unless
+ * a packet of a previous flush is not all framed yet. */
+static void client_track(struct compress_state *z, const uint8_t *p, size_t n)
+{
+	size_t off = z->pkt_left;
+
+	if (z->pkt_left == 0 && n >= PKT_HEADER_LEN && p[3] == 0 && (z->heard || z->last_seq != 255))
+		z->seq = 0;
+	z->heard = false;
+	while (off + PKT_HEADER_LEN <= n) {
+		z->last_seq = p[off + 3];
+		off += PKT_HEADER_LEN + rd_u24(p + off);
+	}
+	z->pkt_left = off > n ? (uint32_t)(off - n) : 0;
+	z->rx_seq = (uint8_t)(z->last_seq + 1); /* the server's answer goes on from there */
+}
+
 int compress_encode(struct compress_state *z, const uint8_t *p, size_t n)
 {
 	int frames = 0;
 
 	if (z->wire_pos == z->wire.len)
 		z->wire.len = z->wire_pos = 0;
+	if (z->client_role && n > 0)
+		client_track(z, p, n);
 	while (n > 0) {
 		size_t k = n < COMPRESS_CHUNK ? n : COMPRESS_CHUNK;
 

@@ -11,6 +11,7 @@
 #ifndef SHOAL_COMPRESS_H
 #define SHOAL_COMPRESS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,6 +30,20 @@ struct compress_state {
 	size_t wire_pos;
 	uint32_t max_len;    /* largest length a frame may declare */
 	uint8_t seq;         /* the next compressed sequence id to send */
+	/* the node as the client (an upstream link): each command's frames
+	 * start at 0, the server's ids are not checked */
+	bool client_role;
+	bool heard;          /* client role: a frame came since the last one sent */
+	uint8_t last_seq;    /* client role: the last packet's own id sent */
+	uint32_t pkt_left;   /* client role: bytes of that packet not yet framed */
+	/* client role, what the server sends: a server sets its packets' own
+	 * ids from the compressed counter after each flush, so they are
+	 * renumbered as the plain protocol counts them (one counter for both
+	 * directions within a command) */
+	uint32_t rx_left;    /* bytes of the current packet not yet decoded */
+	uint8_t rx_hdr[PKT_HEADER_LEN];
+	uint8_t rx_have;     /* bytes of the next header decoded so far */
+	uint8_t rx_seq;      /* the id the next packet gets */
 	uint16_t err_code;   /* why decoding failed (a MySQL error code) */
 	const char *err_state; /* ... its SQLSTATE */
 	const char *err_msg;
@@ -50,7 +65,10 @@ int compress_decode(struct compress_state *z, struct pbuf *plain, size_t plain_f
 /* Whether raw holds a whole frame not yet decoded. */
 int compress_frame_ready(const struct compress_state *z);
 /* Frame n plain bytes onto the end of wire (COMPRESS_CHUNK per frame).
- * Returns the number of frames made, or -1 (out of memory, zlib failure). */
+ * Returns the number of frames made, or -1 (out of memory, zlib failure).
+ * In the client role, bytes that start a new command (a packet with id 0
+ * after an answer, or after a packet that was not id 255 of a LOAD DATA
+ * file) start again at compressed id 0. */
 int compress_encode(struct compress_state *z, const uint8_t *p, size_t n);
 /* Give back the memory of empty buffers above keep bytes. */
 void compress_shrink(struct compress_state *z, size_t keep);

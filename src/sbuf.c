@@ -120,6 +120,8 @@ enum sbuf_io read_into(struct sbuf *s, struct pbuf *b, size_t max)
 
 enum sbuf_io sbuf_read(struct sbuf *s, size_t max)
 {
+	enum sbuf_io r;
+
 	if (s->in_pos > 0 && s->in_pos == s->in.len) {
 		s->in.len = 0;
 		s->in_pos = 0;
@@ -127,7 +129,14 @@ enum sbuf_io sbuf_read(struct sbuf *s, size_t max)
 		pbuf_consume(&s->in, s->in_pos);
 		s->in_pos = 0;
 	}
-	return read_into(s, s->z ? &s->z->raw : &s->in, max);
+	if (!s->z)
+		return read_into(s, &s->in, max);
+	r = read_into(s, &s->z->raw, max);
+	/* the node as the client: frames are decoded as they come (the
+	 * session's side decodes in process_input, see sbuf_decode) */
+	if (r == SBUF_OK && s->z->client_role && sbuf_decode(s) < 0)
+		return SBUF_ERROR;
+	return r;
 }
 
 int sbuf_decode(struct sbuf *s)
@@ -140,7 +149,8 @@ int sbuf_decode(struct sbuf *s)
 	n = compress_decode(s->z, &s->in, s->in_pos, SBUF_DECODE_LIMIT);
 	if (n < 0)
 		return -1;
-	atomic_fetch_add_explicit(&g_stats.compressed_frames_in, (uint64_t)n, memory_order_relaxed);
+	if (!s->z->client_role) /* the counters are the clients' */
+		atomic_fetch_add_explicit(&g_stats.compressed_frames_in, (uint64_t)n, memory_order_relaxed);
 	return 0;
 }
 
@@ -156,13 +166,14 @@ void sbuf_compress_error(const struct sbuf *s, uint16_t *code, const char **stat
 	*msg = s->z && s->z->err_msg ? s->z->err_msg : "Got an error reading communication packets";
 }
 
-int sbuf_compress_start(struct sbuf *s, uint32_t max_len)
+int sbuf_compress_start(struct sbuf *s, uint32_t max_len, bool as_client)
 {
 	struct compress_state *z = malloc(sizeof(*z));
 
 	if (!z)
 		return -1;
 	compress_init(z, max_len);
+	z->client_role = as_client;
 	/* what is queued (the login's OK) goes out as it is */
 	if (s->out.len > s->out_pos &&
 	    pbuf_append(&z->wire, s->out.data + s->out_pos, s->out.len - s->out_pos) < 0) {
@@ -172,7 +183,8 @@ int sbuf_compress_start(struct sbuf *s, uint32_t max_len)
 	s->out.len = s->out_pos = 0;
 	s->z = z;
 	s->z_out = z->wire.len;
-	STAT_INC(compressed_sessions);
+	if (!as_client)
+		STAT_INC(compressed_sessions);
 	return 0;
 }
 
@@ -233,11 +245,13 @@ static enum sbuf_io flush_compressed(struct sbuf *s)
 		n = compress_encode(z, s->out.data + s->out_pos, s->out.len - s->out_pos);
 		if (n < 0)
 			return SBUF_ERROR;
-		atomic_fetch_add_explicit(&g_stats.compressed_frames_out, (uint64_t)n, memory_order_relaxed);
-		atomic_fetch_add_explicit(&g_stats.compressed_plain_out, s->out.len - s->out_pos,
-					  memory_order_relaxed);
-		atomic_fetch_add_explicit(&g_stats.compressed_wire_out, z->wire.len - z->wire_pos - before,
-					  memory_order_relaxed);
+		if (!z->client_role) {
+			atomic_fetch_add_explicit(&g_stats.compressed_frames_out, (uint64_t)n, memory_order_relaxed);
+			atomic_fetch_add_explicit(&g_stats.compressed_plain_out, s->out.len - s->out_pos,
+						  memory_order_relaxed);
+			atomic_fetch_add_explicit(&g_stats.compressed_wire_out,
+						  z->wire.len - z->wire_pos - before, memory_order_relaxed);
+		}
 		s->out.len = s->out_pos = 0;
 		s->z_out = z->wire.len - z->wire_pos;
 	}

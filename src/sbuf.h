@@ -51,8 +51,9 @@ void sbuf_in_consume(struct sbuf *s, size_t n);
 void sbuf_shrink(struct sbuf *s);
 
 /* Compress from here on (what is queued in out is still sent plain):
- * frames may declare up to max_len bytes. 0, or -1 out of memory. */
-int sbuf_compress_start(struct sbuf *s, uint32_t max_len);
+ * frames may declare up to max_len bytes; as_client: the node is the
+ * client of this link (compress.h). 0, or -1 out of memory. */
+int sbuf_compress_start(struct sbuf *s, uint32_t max_len, bool as_client);
 /* Compressed: decode the frames read so far into in, while in holds less
  * than a packet's worth. 0; -1 on a bad frame (sbuf_compress_error says
  * which error to send). Without compression a no-op. */

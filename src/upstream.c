@@ -25,6 +25,7 @@ typedef unsigned char uchar;
 #include <sys/socket.h>
 
 #include "admin/users.h"
+#include "compress.h"
 #include "config.h"
 #include "health.h"
 #include "ident.h"
@@ -86,7 +87,8 @@ static void note_greeting_version(const uint8_t *p, size_t n)
  * is set and they are zeroed, so the connector asks for none. */
 static bool patch_greeting(struct upstream *u, uint8_t *buf, size_t len)
 {
-	uint32_t want = u->want_caps;
+	/* upstream_compression: the server's CLIENT_COMPRESS stays offered */
+	uint32_t want = u->want_caps | (g_config.upstream_compression ? CAP_COMPRESS : 0);
 	uint8_t *p = buf + PKT_HEADER_LEN;
 	size_t n = rd_u24(buf), off;
 	uint8_t *nul;
@@ -319,6 +321,13 @@ static void become_ready(struct upstream *u)
 	set_socket_timeouts(u->io.fd);
 	if (pvio && pvio->ctls)
 		u->io.ssl = (SSL *)pvio->ctls->ssl;
+	/* upstream_compression: the connector negotiated it and ran the setup
+	 * compressed; the relay's frames go on from the next command */
+	if (u->mysql->net.compress && sbuf_compress_start(&u->io, COMPRESS_MAX_LEN, true) < 0) {
+		snprintf(u->err, sizeof(u->err), "out of memory");
+		fail(u);
+		return;
+	}
 	u->st = UP_READY;
 	if (!u->check) {
 		uint64_t n = STAT_INC(upstream_connections) + 1;
@@ -510,6 +519,8 @@ struct upstream *upstream_open(struct ev_loop *loop, const struct upstream_param
 	sbuf_init(&u->io, -1);
 	mysql_options(u->mysql, MYSQL_OPT_NONBLOCK, 0);
 	upstream_set_common_options(u->mysql);
+	if (g_config.upstream_compression)
+		mysql_options(u->mysql, MYSQL_OPT_COMPRESS, NULL);
 	if (u->key & CAP_LOCAL_FILES) {
 		/* the client negotiated CLIENT_LOCAL_FILES: so does this connection,
 		 * and the node relays the client's file (infile.h). Without it the

@@ -16,6 +16,9 @@
 #     plain session; with --no-compression CLIENT_COMPRESS is not offered
 #     and `mariadb --compress` still works (uncompressed);
 #   - TLS and compression together (the frames inside TLS);
+#   - --upstream-compression: the node's links to MariaDB compressed (the
+#     server's status says so), plain and compressed clients get the same
+#     output as directly, multi-statement answers renumbered as plain;
 #   - bad frames (a length over the limit, corrupt zlib data, an id out of
 #     order) get 1153 / 1157 / 1156 (08S01) and the session ends; the node
 #     serves on. PyMySQL has no compression (it refuses compress=True): that
@@ -26,7 +29,7 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 if fake_mode; then skip_all "compression: compares a node with MariaDB (SHOAL_FAKE_DIRECT=1)"; fi
-plan 33
+plan 38
 
 work="$BUILD_TEST/t67"
 rm -rf "$work"
@@ -45,6 +48,11 @@ if shoal_start plain --no-compression --metrics-address "127.0.0.1:$pport"; then
   ok "--no-compression node starts (port $plain_PORT)"
 else
   not_ok "--no-compression node starts"
+fi
+if shoal_start upz --upstream-compression; then
+  ok "--upstream-compression node starts (port $upz_PORT)"
+else
+  not_ok "--upstream-compression node starts"
 fi
 openssl req -x509 -newkey rsa:2048 -nodes -keyout "$work/key.pem" -out "$work/cert.pem" -days 2 \
   -subj /CN=shoal-test >/dev/null 2>&1
@@ -116,6 +124,46 @@ is "$(metric "$mport" shoal_compressed_frames_out_total)" "$out1" "... no frames
 # session status is the upstream connection's, which is not compressed
 st=$(mariadb --no-defaults -h127.0.0.1 -P"$node_PORT" -uapp -ppw --compress -N -e "SHOW SESSION STATUS LIKE 'Compression'")
 is "$st" "Compression	OFF" "SHOW STATUS 'Compression' through the node: OFF (the upstream link's, documented)"
+
+# ---- --upstream-compression: the node's links to MariaDB compressed
+st=$(mariadb --no-defaults -h127.0.0.1 -P"$upz_PORT" -uapp -ppw -N -e "SHOW SESSION STATUS LIKE 'Compression'")
+is "$st" "Compression	ON" "--upstream-compression: the upstream session is compressed (its status: ON)"
+mariadb --no-defaults -h127.0.0.1 -P"$upz_PORT" -uapp -ppw shoaltest --force --local-infile=1 \
+  --max-allowed-packet=1G <"$work/queries.sql" >"$work/cli.upz" 2>&1
+mariadb --no-defaults -h127.0.0.1 -P"$upz_PORT" -uapp -ppw shoaltest --compress --force --local-infile=1 \
+  --max-allowed-packet=1G <"$work/queries.sql" >"$work/cli.upzc" 2>&1
+if cmp -s "$work/cli.direct" "$work/cli.upz"; then
+  ok "--upstream-compression: a plain client, the same output as directly (18 MB row, LOAD DATA LOCAL)"
+else
+  diff <(cut -c1-200 "$work/cli.direct") <(cut -c1-200 "$work/cli.upz") | head -n 10 | diag_file /dev/stdin
+  not_ok "--upstream-compression: a plain client, the same output as directly"
+fi
+if cmp -s "$work/cli.direct" "$work/cli.upzc"; then
+  ok "--upstream-compression: a compressed client, the same output as directly"
+else
+  not_ok "--upstream-compression: a compressed client, the same output as directly"
+fi
+# multi-statement answers: MariaDB numbers a compressed link's packets from
+# its frame counter after each flush; the node renumbers them as plain
+NODE_PORT=$upz_PORT "$PY" - <<'PY' || not_ok "python part crashed or failed"
+import os
+import pymysql
+from pymysql.constants import CLIENT
+from taplib import ok, done_testing
+def run(port):
+    c = pymysql.connect(host="127.0.0.1", port=port, user="app", password="pw", database="shoaltest",
+                        client_flag=CLIENT.MULTI_STATEMENTS, read_timeout=10)
+    cur = c.cursor()
+    cur.execute("SELECT seq FROM seq_1_to_3000; SELECT 2; DO 1; SELECT REPEAT('z', 3000000)")
+    out = [cur.fetchall()]
+    while cur.nextset():
+        out.append(cur.fetchall())
+    c.close()
+    return out
+d, n = run(int(os.environ["MDB_PORT"])), run(int(os.environ["NODE_PORT"]))
+ok(d == n and len(n) == 4, "--upstream-compression: PyMySQL multi-statement results (3,000 rows, a 3 MB value): the same as directly")
+done_testing(always_zero=True)
+PY
 
 # ---- compressed frames inside TLS
 TQ="SELECT seq, REPEAT(CHAR(65 + seq % 26), seq % 300) FROM seq_1_to_5000; SELECT 'after' AS the_end"

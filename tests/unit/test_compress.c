@@ -5,7 +5,10 @@
  * sent with uncompressed length 0, the sequence id following the client's,
  * lengths over the limit refused before their bytes arrive, corrupt and
  * mis-declared zlib payloads, the decode limit, and over a socketpair the
- * login's OK sent plain before the first frame.
+ * login's OK sent plain before the first frame; the client role (an
+ * upstream link): frame ids from 0 at each command, not at a LOAD DATA
+ * file's id 0, and the server's packets renumbered as the plain protocol
+ * counts them, a header cut across frames included.
  */
 #define ZLIB_CONST
 #include "compress.h"
@@ -288,7 +291,7 @@ static void test_sbuf(void)
 	}
 	sbuf_init(&s, sv[0]);
 	pbuf_append(&s.out, okpkt, sizeof(okpkt));
-	is_int(sbuf_compress_start(&s, COMPRESS_MAX_LEN), 0, "sbuf: compression starts");
+	is_int(sbuf_compress_start(&s, COMPRESS_MAX_LEN, false), 0, "sbuf: compression starts");
 	is_int(sbuf_out_pending(&s), sizeof(okpkt), "sbuf: the queued OK is still pending");
 	pbuf_append(&s.out, rows, 2000);
 	is_int(sbuf_flush(&s), SBUF_OK, "sbuf: flushed");
@@ -331,6 +334,52 @@ static void test_sbuf(void)
 	free(rows);
 }
 
+static void test_client_role(void)
+{
+	struct compress_state z;
+	struct pbuf plain = {0};
+	static const uint8_t cmd[] = { 1, 0, 0, 0, 0x0e };
+	uint8_t file[2 * 9], srv[3 * 6];
+
+	compress_init(&z, COMPRESS_MAX_LEN);
+	z.client_role = true;
+	compress_encode(&z, cmd, sizeof(cmd));
+	is_int(z.wire.data[3], 0, "client: a command's frame has id 0");
+	/* the server answers in two frames: packets its ids 7, 9, 2 (as a
+	 * server sets them from its frame counter), the second header cut */
+	for (int i = 0; i < 3; i++) {
+		wr_u24(srv + i * 6, 2);
+		srv[i * 6 + 3] = (uint8_t)(i == 0 ? 7 : i == 1 ? 9 : 2);
+		srv[i * 6 + 4] = srv[i * 6 + 5] = (uint8_t)('a' + i);
+	}
+	put_raw_frame(&z.raw, 8, 1, 0, srv, 8);
+	put_raw_frame(&z.raw, 10, 7, 0, srv + 8, 10);   /* any id: not checked */
+	is_int(compress_decode(&z, &plain, 0, COMPRESS_MAX_LEN), 2, "client: the server's frames decode, ids unchecked");
+	ok(plain.len == 18 && plain.data[3] == 1 && plain.data[9] == 2 && plain.data[15] == 3,
+	   "client: the server's packets renumbered 1, 2, 3 (a header cut across frames)");
+	ok(plain.data[4] == 'a' && plain.data[11] == 'b' && plain.data[17] == 'c', "client: payloads untouched");
+	/* the next command: id 0 again */
+	z.wire.len = z.wire_pos = 0;
+	compress_encode(&z, cmd, sizeof(cmd));
+	is_int(z.wire.data[3], 0, "client: after an answer, the next command's frame has id 0");
+	/* a LOAD DATA file: packets 254, 255 then 0, 1: no answer between */
+	for (int i = 0; i < 2; i++) {
+		wr_u24(file + i * 9, 5);
+		file[i * 9 + 3] = (uint8_t)(254 + i);
+		memcpy(file + i * 9 + 4, "12345", 5);
+	}
+	z.wire.len = z.wire_pos = 0;
+	z.seq = 2;
+	compress_encode(&z, file, sizeof(file));
+	file[3] = 0;
+	file[12] = 1;
+	compress_encode(&z, file, sizeof(file));
+	ok(z.wire.data[3] == 2 && z.wire.data[3 + COMPRESS_HEADER_LEN + 18] == 3,
+	   "client: a file's packet id 0 after 255 does not restart the frame ids (2, then 3)");
+	compress_free(&z);
+	pbuf_free(&plain);
+}
+
 int main(void)
 {
 	round_trip(0, 0, 0, 0, "empty");
@@ -346,6 +395,7 @@ int main(void)
 	test_corrupt();
 	test_decode_limit();
 	test_sbuf();
+	test_client_role();
 	compress_thread_end();
 	return done_testing();
 }

@@ -46,6 +46,11 @@ void sbuf_close(struct sbuf *s)
 	pbuf_free(&s->in);
 	pbuf_free(&s->out);
 	s->in_pos = s->out_pos = 0;
+	sbuf_compress_free(s);
+}
+
+void sbuf_compress_free(struct sbuf *s)
+{
 	if (s->z) {
 		compress_free(s->z);
 		free(s->z);

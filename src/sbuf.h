@@ -54,6 +54,8 @@ void sbuf_shrink(struct sbuf *s);
  * frames may declare up to max_len bytes; as_client: the node is the
  * client of this link (compress.h). 0, or -1 out of memory. */
 int sbuf_compress_start(struct sbuf *s, uint32_t max_len, bool as_client);
+/* Free the compression state (sbuf_close does it too). */
+void sbuf_compress_free(struct sbuf *s);
 /* Compressed: decode the frames read so far into in, while in holds less
  * than a packet's worth. 0; -1 on a bad frame (sbuf_compress_error says
  * which error to send). Without compression a no-op. */

@@ -571,6 +571,7 @@ void upstream_close(struct upstream *u, bool send_quit)
 		shutdown(mysql_get_socket(u->mysql), SHUT_RDWR);
 	pbuf_free(&u->io.in);
 	pbuf_free(&u->io.out);
+	sbuf_compress_free(&u->io);
 	sv_free(&u->sv);
 	free(u->stmts);
 	forget_password(u);

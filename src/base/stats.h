@@ -34,6 +34,11 @@ struct shoal_stats {
 	atomic_uint_fast64_t upstream_syncs;            /* state applied to a borrowed connection */
 	atomic_uint_fast64_t queries;                   /* commands relayed */
 	atomic_uint_fast64_t protocol_errors;           /* malformed client input */
+	atomic_uint_fast64_t compressed_sessions;       /* sessions that turned compression on */
+	atomic_uint_fast64_t compressed_frames_in;      /* compressed-protocol frames read */
+	atomic_uint_fast64_t compressed_frames_out;     /* ... and sent */
+	atomic_uint_fast64_t compressed_plain_out;      /* bytes framed for compressed sessions */
+	atomic_uint_fast64_t compressed_wire_out;       /* ... and the frames' bytes */
 	atomic_uint_fast64_t cache_hits;                /* commands answered from the cache */
 	atomic_uint_fast64_t cache_misses;              /* cacheable commands sent upstream */
 	atomic_uint_fast64_t cache_coalesced;           /* misses that waited for another session's load */

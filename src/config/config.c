@@ -685,6 +685,7 @@ void config_defaults(struct shoal_config *cfg)
 	cfg->upstream_max_idle_ms = 60000;
 	cfg->multiplexing = true;
 	cfg->local_infile = true;
+	cfg->compression = true;
 	cfg->handshake_timeout_ms = 10000;
 	cfg->client_idle_timeout_ms = 28800000;
 	cfg->admin_max_connections = 64;

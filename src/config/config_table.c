@@ -125,6 +125,16 @@ const struct setting config_settings[] = {
 	  .help = "Relay LOAD DATA LOCAL INFILE: offer clients CLIENT_LOCAL_FILES and pass the "
 		  "server's file request to them, as MariaDB's local_infile does. Off: the "
 		  "upstream refuses such statements with its own error." },
+	{ .key = "compression", .env = "COMPRESSION", .flag = "compression", .type = T_BOOL,
+	  .off = OFF(compression), .metavar = "BOOL", .def = "true",
+	  .help = "Offer clients protocol compression (CLIENT_COMPRESS, zlib), as MariaDB "
+		  "does; a client that asks for it gets a compressed session. Off: not offered. "
+		  "(The upstream links: upstream_compression.)" },
+	{ .key = "upstream_compression", .env = "UPSTREAM_COMPRESSION", .flag = "upstream-compression",
+	  .type = T_BOOL, .off = OFF(upstream_compression), .metavar = "BOOL", .def = "false",
+	  .help = "Compress the connections that carry client sessions to the upstream "
+		  "(CLIENT_COMPRESS), whatever the clients use: for an upstream across a slow "
+		  "or metered link." },
 	{ .key = "handshake_timeout_ms", .env = "HANDSHAKE_TIMEOUT_MS", .flag = "handshake-timeout-ms",
 	  .type = T_INT, .off = OFF(handshake_timeout_ms), .min = 1, .max = 3600000,
 	  .metavar = "MS", .def = "10000",

@@ -35,6 +35,7 @@
 #include "upstream/probe.h"
 #include "base/stats.h"
 #include "core/worker.h"
+#include "proto/compress.h"
 
 #define CLIENT_READ_MAX (256 * 1024)
 #define CLIENT_OUT_HIGH (1024 * 1024)   /* stop reading upstream above this */
@@ -200,6 +201,8 @@ void client_arm(struct client *c)
 
 	if (sbuf_out_pending(&c->io) > 0 || c->io.ssl_want_write)
 		ev |= EV_WRITE;
+	/* (compressed: frames are decoded as soon as they are whole, so what
+	 * is undecoded is one frame's part, which must be let in) */
 	if (c->st == CS_RELAYING && !c->cont_packets && sbuf_in_len(&c->io) > CLIENT_READ_MAX)
 		ev &= ~EV_READ; /* the client pipelines: hold further input */
 	if (c->st == CS_RELAYING && c->up && infile_blocked(&c->relay, &c->up->io))
@@ -367,6 +370,13 @@ static void upstream_lost(struct client *c, const char *why)
 static void login_done(struct client *c)
 {
 	pkt_put_ok(&c->io.out, c->seq, 0, 0, ST_AUTOCOMMIT, 0, c->caps);
+	/* as MariaDB: the login's OK is sent plain, compression starts with
+	 * the first command (a COM_CHANGE_USER's OK is compressed already) */
+	if ((c->caps & CAP_COMPRESS) && !c->io.z &&
+	    sbuf_compress_start(&c->io, compress_limit(g_config.max_allowed_packet), false) < 0) {
+		log_warn("client %u (%s): out of memory for compression", c->id, c->peer);
+		c->st = CS_CLOSING;
+	}
 	c->login_pending = false;
 	c->changing_user = false;
 	ev_timer_stop(c->w->loop, &c->timer);
@@ -696,12 +706,21 @@ static bool feed_relay(struct client *c)
 	uint32_t len;
 	uint8_t seq;
 
-	while (upstream_busy(c) && sbuf_out_pending(&c->io) < CLIENT_OUT_HIGH &&
-	       sbuf_packet_ready(up, &len, &seq)) {
-		struct pbuf *out = answer_sink(c);
-		size_t before = out->len;
+	for (;;) {
+		struct pbuf *out;
+		size_t before;
 		int rc;
 
+		/* upstream_compression: frames left over at the decode limit */
+		if (up->z && sbuf_decode(up) < 0) {
+			upstream_lost(c, "bad compressed frame from the upstream");
+			return false;
+		}
+		if (!upstream_busy(c) || sbuf_out_pending(&c->io) >= CLIENT_OUT_HIGH ||
+		    !sbuf_packet_ready(up, &len, &seq))
+			break;
+		out = answer_sink(c);
+		before = out->len;
 		if (c->held) { /* the answer started: no retry from here on */
 			sbuf_in_consume(&c->io, c->held);
 			c->held = 0;
@@ -1217,7 +1236,7 @@ static bool in_login(const struct client *c)
  * transaction. */
 static bool drain_due(const struct client *c)
 {
-	return c->w->draining && c->st == CS_READY && sbuf_in_len(&c->io) == 0 &&
+	return c->w->draining && c->st == CS_READY && sbuf_in_len(&c->io) + sbuf_undecoded(&c->io) == 0 &&
 	       !c->cont_packets && !client_in_txn(c);
 }
 
@@ -1260,6 +1279,48 @@ static void maybe_release(struct client *c)
 	pool_release(c);
 }
 
+/* LOAD DATA LOCAL: pass the client's file on. While the upstream takes
+ * what is queued at once, go on: the input may hold more than INFILE_HIGH
+ * (a compressed frame of the file is decoded whole), and nothing else
+ * would come back for it. false if the session is gone. */
+static bool pump_infile(struct client *c)
+{
+	enum sbuf_io r;
+
+	for (;;) {
+		if (infile_pump(&c->relay, &c->io, &c->up->io, &c->infile_cont) < 0) {
+			client_close(c, "out of memory");
+			return false;
+		}
+		if (!infile_active(c) || sbuf_in_len(&c->io) == 0 || !infile_blocked(&c->relay, &c->up->io))
+			return true;
+		r = sbuf_flush(&c->up->io);
+		if (r == SBUF_ERROR) {
+			upstream_lost(c, "write failed");
+			return false;
+		}
+		if (r != SBUF_OK)
+			return true; /* the upstream's watcher resumes (client_upstream_io) */
+	}
+}
+
+/* A compressed session: decode the frames read so far (sbuf_decode). false
+ * on a bad frame: its error is queued and the session ends. */
+static bool decode_input(struct client *c)
+{
+	const char *state, *msg;
+	uint16_t code;
+
+	if (sbuf_decode(&c->io) == 0)
+		return true;
+	sbuf_compress_error(&c->io, &code, &state, &msg);
+	log_debug("client %u (%s): bad compressed frame: %s", c->id, c->peer, msg);
+	STAT_INC(protocol_errors);
+	pkt_put_err(&c->io.out, 1, code, state, msg);
+	c->st = CS_CLOSING;
+	return false;
+}
+
 /* Consume as much buffered input as the state allows, then settle. */
 static void process_input(struct client *c)
 {
@@ -1269,6 +1330,8 @@ static void process_input(struct client *c)
 	for (;;) {
 		enum hc_result r;
 
+		if (c->io.z && c->st != CS_CLOSING && !decode_input(c))
+			break;
 		if (in_login(c)) {
 			/* the login's packet is not complete yet, or the login
 			 * now waits (TLS, the upstream, a switch answer) */
@@ -1285,11 +1348,10 @@ static void process_input(struct client *c)
 			return;
 		if (infile_active(c)) {
 			/* LOAD DATA LOCAL: the file's packets go upstream as they
-			 * come; no command is read until the server answers */
-			if (infile_pump(&c->relay, &c->io, &c->up->io, &c->infile_cont) < 0) {
-				client_close(c, "out of memory");
+			 * come (while the upstream takes them); no command is read
+			 * until the server answers */
+			if (!pump_infile(c))
 				return;
-			}
 			break;
 		}
 		/* busy with a command (only cache hits may be answered meanwhile,

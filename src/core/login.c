@@ -49,6 +49,12 @@ static void sha2_remember(const char *user)
 	pthread_mutex_unlock(&sha2_lock);
 }
 
+/* CLIENT_COMPRESS when compression is on (the setting "compression"). */
+static uint32_t compress_caps(void)
+{
+	return g_config.compression ? CAP_COMPRESS : 0;
+}
+
 static const char *configured_plugin(void)
 {
 	return g_config.auth_plugin == AUTH_CACHING_SHA2 ? PLUGIN_SHA2 : PLUGIN_NATIVE;
@@ -162,7 +168,7 @@ void login_start(struct client *c)
 {
 	char version[160];
 	uint8_t collation;
-	uint32_t caps = SHOAL_SERVER_CAPS | infile_caps();
+	uint32_t caps = SHOAL_SERVER_CAPS | infile_caps() | compress_caps();
 
 	if (auth_make_nonce(c->nonce) < 0) {
 		abort_login(c, "no randomness");
@@ -334,7 +340,7 @@ static void on_handshake_response(struct client *c, const uint8_t *pl, uint32_t 
 			       "Connections using insecure transport are prohibited: this server requires TLS");
 		return;
 	}
-	c->caps = r.caps & (SHOAL_SERVER_CAPS | CAP_SSL | infile_caps());
+	c->caps = r.caps & (SHOAL_SERVER_CAPS | CAP_SSL | infile_caps() | compress_caps());
 	if (r.ext_caps & c->ext_caps_offered & MCAP_EXTENDED_METADATA)
 		c->caps |= CAP_X_EXT_METADATA;
 	if (r.ext_caps & c->ext_caps_offered & MCAP_STMT_BULK)

@@ -17,6 +17,7 @@
 #include "core/listener.h"
 #include "base/log.h"
 #include "base/stats.h"
+#include "proto/compress.h"
 
 static struct worker *workers;
 static int n_workers;
@@ -152,6 +153,7 @@ static void *worker_main(void *arg)
 	def_slot_idx = (unsigned)w->idx; /* its own counter slot (cache/registry.h) */
 	mysql_thread_init();
 	ev_run(w->loop, 0);
+	compress_thread_end();
 	mysql_thread_end();
 	return NULL;
 }

@@ -305,6 +305,16 @@ static const struct stat_family stat_families[] = {
 	  &g_stats.upstream_syncs },
 	{ "shoal_protocol_errors_total", "counter", "Malformed client input.",
 	  &g_stats.protocol_errors },
+	{ "shoal_compressed_sessions_total", "counter",
+	  "Client sessions that negotiated protocol compression.", &g_stats.compressed_sessions },
+	{ "shoal_compressed_frames_in_total", "counter",
+	  "Compressed-protocol frames read from clients.", &g_stats.compressed_frames_in },
+	{ "shoal_compressed_frames_out_total", "counter",
+	  "Compressed-protocol frames sent to clients.", &g_stats.compressed_frames_out },
+	{ "shoal_compressed_plain_bytes_out_total", "counter",
+	  "Bytes sent to compressed sessions, before compression.", &g_stats.compressed_plain_out },
+	{ "shoal_compressed_wire_bytes_out_total", "counter",
+	  "Bytes sent to compressed sessions, as framed (headers included).", &g_stats.compressed_wire_out },
 };
 
 static int render_stats(struct pbuf *out)

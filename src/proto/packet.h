@@ -109,6 +109,8 @@ static inline bool status_in_txn(uint16_t status)
 #define ERR_UNKNOWN_COM_ERROR    1047
 #define ERR_SERVER_SHUTDOWN      1053 /* the node drains */
 #define ERR_NET_PACKET_TOO_LARGE 1153
+#define ERR_OUT_OF_RESOURCES     1041
+#define ERR_NET_UNCOMPRESS_ERROR 1157
 #define ERR_NET_READ_ERROR       1158
 #define ERR_NET_PACKETS_OUT_OF_ORDER 1156
 #define ERR_UNKNOWN_ERROR        1105 /* ER_UNKNOWN_ERROR (HY000): out of memory, ... */

@@ -32,6 +32,7 @@ typedef unsigned char uchar;
 #include "proto/packet.h"
 #include "base/stats.h"
 #include "upstream/upauth.h"
+#include "proto/compress.h"
 
 /* Exported by Connector/C (its trace plugin uses it), not declared in its
  * public headers. The hook sees every buffer the connector reads. */
@@ -113,7 +114,8 @@ static uint32_t kept_ext_caps(uint32_t client_caps)
  * connector asks for none. */
 static bool patch_greeting(struct upstream *u, uint8_t *buf, size_t len)
 {
-	uint32_t want = u->want_caps;
+	/* upstream_compression: the server's CLIENT_COMPRESS stays offered */
+	uint32_t want = u->want_caps | (g_config.upstream_compression ? CAP_COMPRESS : 0);
 	uint8_t *p = buf + PKT_HEADER_LEN;
 	size_t n = rd_u24(buf), off;
 	uint32_t caps;
@@ -343,6 +345,13 @@ static void become_ready(struct upstream *u)
 	set_socket_timeouts(u->io.fd);
 	if (pvio && pvio->ctls)
 		u->io.ssl = (SSL *)pvio->ctls->ssl;
+	/* upstream_compression: the connector negotiated it and ran the setup
+	 * compressed; the relay's frames go on from the next command */
+	if (u->mysql->net.compress && sbuf_compress_start(&u->io, COMPRESS_MAX_LEN, true) < 0) {
+		snprintf(u->err, sizeof(u->err), "out of memory");
+		fail(u);
+		return;
+	}
 	u->st = UP_READY;
 	if (!u->check) {
 		uint64_t n = STAT_INC(upstream_connections) + 1;
@@ -534,6 +543,8 @@ struct upstream *upstream_open(struct ev_loop *loop, const struct upstream_param
 	sbuf_init(&u->io, -1);
 	mysql_options(u->mysql, MYSQL_OPT_NONBLOCK, 0);
 	upstream_set_common_options(u->mysql);
+	if (g_config.upstream_compression)
+		mysql_options(u->mysql, MYSQL_OPT_COMPRESS, NULL);
 	if (u->key & CAP_LOCAL_FILES) {
 		/* the client negotiated CLIENT_LOCAL_FILES: so does this connection,
 		 * and the node relays the client's file (infile.h). Without it the
@@ -584,6 +595,7 @@ void upstream_close(struct upstream *u, bool send_quit)
 		shutdown(mysql_get_socket(u->mysql), SHUT_RDWR);
 	pbuf_free(&u->io.in);
 	pbuf_free(&u->io.out);
+	sbuf_compress_free(&u->io);
 	sv_free(&u->sv);
 	free(u->stmts);
 	forget_password(u);

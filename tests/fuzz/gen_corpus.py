@@ -25,6 +25,8 @@ and other/otherpw) and tests/data/types.sql loaded into shoaltest. Seeds:
   fuzz_cache_cmd      the cache SQL of tests/integration/84-cache-sql.t
   fuzz_config         upstream URLs, addresses and config files
   fuzz_admin_router   admin statements of tests/unit/test_admin.c
+  fuzz_compress       compressed-protocol frames as clients send them
+                      (made here, no server needed)
 
 Each file is named after a hash of its content: rerunning adds, never
 duplicates. Server captures differ from run to run (nonces, ids), so the
@@ -515,6 +517,37 @@ def admin_seeds():
     print("fuzz_admin_router: %d statements" % len(stmts))
 
 
+def zframe(payload, seq, compress=True):
+    """One compressed-protocol frame (7-byte header)."""
+    import zlib
+    if compress:
+        z = zlib.compress(payload)
+        return struct.pack("<I", len(z))[:3] + bytes([seq]) + struct.pack("<I", len(payload))[:3] + z
+    return struct.pack("<I", len(payload))[:3] + bytes([seq]) + b"\0\0\0" + payload
+
+
+def compress_seeds():
+    """fuzz_compress: frames as libmariadb sends them (a command in a
+    compressed frame, a short one uncompressed, a LOAD DATA file running on
+    with the ids of one command, a packet cut across two frames), behind the
+    harness's 3 bytes (frame limit, decode limit, piece size)."""
+    q = b"\x03SELECT seq, REPEAT('x', 40) FROM seq_1_to_3"
+    cmd = struct.pack("<I", len(q))[:3] + b"\0" + q
+    ping = b"\x01\0\0\0\x0e"
+    file_pkts = b"".join(struct.pack("<I", 40)[:3] + bytes([2 + i]) + (b"%d\tline\n" % i).ljust(40, b" ")
+                         for i in range(20)) + b"\0\0\0\x16"
+    big = struct.pack("<I", 3000)[:3] + b"\0" + b"\x03SELECT '" + b"y" * 2990
+    for name, hdr, stream in (
+            ("query", b"\x0a\x08\x0f", zframe(cmd, 0)),
+            ("ping-plain", b"\x0a\x08\xff", zframe(ping, 0, False)),
+            ("two-commands", b"\x0a\x02\x06", zframe(cmd, 0) + zframe(ping, 0, False)),
+            ("infile", b"\x0e\x0a\x40", zframe(cmd, 0) + zframe(file_pkts[:300], 1) + zframe(file_pkts[300:], 2)),
+            ("split-packet", b"\x0a\x0a\x20", zframe(big[:1000], 0) + zframe(big[1000:], 1)),
+            ("too-large", b"\x00\x08\xff", struct.pack("<I", 5000)[:3] + b"\0\x05\0\0"),
+            ("bad-zlib", b"\x0a\x08\xff", struct.pack("<I", 8)[:3] + b"\0\x40\0\0" + b"\x78\x9cjunk!")):
+        save("fuzz_compress", hdr + stream, name)
+
+
 def main():
     global OUT
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -527,6 +560,7 @@ def main():
     cache_seeds()
     config_seeds()
     admin_seeds()
+    compress_seeds()
     if a.port:
         capture_clients(a.host, a.port)
         capture_relay(a.host, a.port)

@@ -375,7 +375,7 @@ static void login_done(struct client *c)
 	if ((c->caps & CAP_COMPRESS) && !c->io.z &&
 	    sbuf_compress_start(&c->io, compress_limit(g_config.max_allowed_packet), false) < 0) {
 		log_warn("client %u (%s): out of memory for compression", c->id, c->peer);
-		c->st = CS_CLOSING;
+		client_set_state(c, CS_CLOSING);
 	}
 	c->login_pending = false;
 	c->changing_user = false;
@@ -1317,7 +1317,7 @@ static bool decode_input(struct client *c)
 	log_debug("client %u (%s): bad compressed frame: %s", c->id, c->peer, msg);
 	STAT_INC(protocol_errors);
 	pkt_put_err(&c->io.out, 1, code, state, msg);
-	c->st = CS_CLOSING;
+	client_set_state(c, CS_CLOSING);
 	return false;
 }
 

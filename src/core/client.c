@@ -744,11 +744,19 @@ static bool feed_relay(struct client *c)
 
 /* Relay what the upstream has sent: packets already read are relayed as
  * long as the client takes the output, even if no more bytes come. */
-static void pump_upstream(struct client *c)
+/* An upstream packet can be relayed now, or made: a whole compressed frame
+ * read but not decoded (--upstream-compression; no socket event comes for
+ * it, the bytes are in already). */
+static bool upstream_input_ready(const struct client *c)
 {
 	uint32_t len;
 	uint8_t seq;
 
+	return sbuf_packet_ready(&c->up->io, &len, &seq) || sbuf_frame_ready(&c->up->io);
+}
+
+static void pump_upstream(struct client *c)
+{
 	for (;;) {
 		if (!feed_relay(c))
 			return;
@@ -759,7 +767,7 @@ static void pump_upstream(struct client *c)
 		if (!client_flush(c))
 			return;
 		if (!upstream_busy(c) || sbuf_out_pending(&c->io) >= CLIENT_OUT_HIGH ||
-		    !sbuf_packet_ready(&c->up->io, &len, &seq))
+		    !upstream_input_ready(c))
 			break;
 	}
 	settle(c);
@@ -1408,15 +1416,11 @@ static void on_client_io(struct ev_loop *loop, ev_io *w, int revents)
 	(void)loop;
 	if ((revents & EV_WRITE) && !client_flush(c))
 		return;
-	if (upstream_busy(c) && c->up && sbuf_out_pending(&c->io) < CLIENT_OUT_HIGH) {
-		uint32_t len;
-		uint8_t seq;
-
-		/* the client drained: relay what was read while it was full */
-		if (sbuf_packet_ready(&c->up->io, &len, &seq)) {
-			pump_upstream(c);
-			return;
-		}
+	/* the client drained: relay what was read while it was full */
+	if (upstream_busy(c) && c->up && sbuf_out_pending(&c->io) < CLIENT_OUT_HIGH &&
+	    upstream_input_ready(c)) {
+		pump_upstream(c);
+		return;
 	}
 	if (c->st == CS_TLS_ACCEPT) {
 		login_tls_step(c);

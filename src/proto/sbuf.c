@@ -5,7 +5,7 @@
  */
 #include "proto/sbuf.h"
 
-#include "compress.h"
+#include "proto/compress.h"
 #include "base/stats.h"
 
 #include <errno.h>
@@ -157,6 +157,11 @@ int sbuf_decode(struct sbuf *s)
 	if (!s->z->client_role) /* the counters are the clients' */
 		atomic_fetch_add_explicit(&g_stats.compressed_frames_in, (uint64_t)n, memory_order_relaxed);
 	return 0;
+}
+
+bool sbuf_frame_ready(const struct sbuf *s)
+{
+	return s->z && compress_frame_ready(s->z);
 }
 
 size_t sbuf_undecoded(const struct sbuf *s)

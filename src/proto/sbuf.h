@@ -62,6 +62,8 @@ void sbuf_compress_free(struct sbuf *s);
 int sbuf_decode(struct sbuf *s);
 /* Compressed: raw bytes read and not yet decoded. */
 size_t sbuf_undecoded(const struct sbuf *s);
+/* A whole compressed frame was read and is not decoded yet. */
+bool sbuf_frame_ready(const struct sbuf *s);
 void sbuf_compress_error(const struct sbuf *s, uint16_t *code, const char **state, const char **msg);
 
 /* If a whole packet is at the front of the input, return 1 and its payload

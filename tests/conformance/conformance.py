@@ -355,7 +355,11 @@ class Node:
 
     def start(self):
         self.port = free_port()
-        url = "mysql://root:@127.0.0.1:%d/test" % self.server.port
+        # no database in the URL: the URL's user (root here) would start in it
+        # (docs/configuration.md), and a case's client that connects without
+        # one (main.mysql: `$MYSQL -e "select database()"`) must get NULL, as
+        # it does directly
+        url = "mysql://root:@127.0.0.1:%d" % self.server.port
         cmd = [self.bin, "--upstream-db-url", url, "--listen-address", "127.0.0.1:%d" % self.port,
                "--metrics-address", "127.0.0.1:0", "--admin-address", "127.0.0.1:0",
                "--workers", "2"] + self.extra

@@ -157,47 +157,81 @@ sum_kv() {
 # oltp_point_select (the method of tests/bench/cpu-per-query), as a
 # cross-check of the load generator's figures with another client.
 section_sysbench() {
-  local rep mode target pid port line
+  local rep mode target pid port line targets="node mariadb floor" qc0 qc1
   declare -A R
   cache_node_up
+  px_start && targets+=" proxysql"
   for mode in disable auto; do
-    log "warming the node's cache for sysbench's sessions: every id once, --db-ps-mode=$mode"
-    sysbench tests/bench/warm.lua "${SB_CONN[@]}" --mysql-port="$CACHE_NODE_PORT" \
-      --threads=8 --db-ps-mode=$mode warm >"$LOGS/warm-sysbench-$mode.log" 2>&1 ||
-      log "sysbench warm-up ($mode) failed: see build-bench/logs/warm-sysbench-$mode.log"
+    for target in node proxysql; do
+      [[ " $targets " == *" $target "* ]] || continue
+      port=$CACHE_NODE_PORT
+      [ "$target" = proxysql ] && port=$PX_PORT
+      log "warming the $target's cache for sysbench's sessions: every id once, --db-ps-mode=$mode"
+      sysbench tests/bench/warm.lua "${SB_CONN[@]}" --mysql-port="$port" \
+        --threads=8 --db-ps-mode=$mode warm >"$LOGS/warm-sysbench-$target-$mode.log" 2>&1 ||
+        log "sysbench warm-up ($target, $mode) failed: see build-bench/logs/warm-sysbench-$target-$mode.log"
+    done
   done
   for ((rep = 1; rep <= REPEAT; rep++)); do
     for mode in auto disable; do
-      for target in node mariadb floor; do
+      for target in $targets; do
         case $target in
           node) pid=$CACHE_NODE_PID port=$CACHE_NODE_PORT ;;
           mariadb) pid=$mdb_pid port=$MDB_PORT ;;
           floor) pid=$floor_pid port=$FLOOR_PORT ;;
+          proxysql) pid=$PX_PID port=$PX_PORT qc0=$(px_qc_counts) ;;
         esac
+        [ "$target" = node ] && qc0="hits=$(msum "$CACHE_NODE_MPORT" shoal_cache_hits_total)"
         log "sysbench point select $rep/$REPEAT, $target, --db-ps-mode=$mode, 8 threads, $SB_DUR s"
         line=$(SB_SIZE=$SIZE tests/bench/cpu-per-query "$pid" "$port" 8 "$SB_DUR" $mode 2>>"$LOGS/sysbench.err") || line="failed=1"
+        # the answers the cache gave during the run (the node's hit counter,
+        # ProxySQL's Query_Cache_count_GET_OK)
+        case $target in
+          node) qc1="hits=$(msum "$CACHE_NODE_MPORT" shoal_cache_hits_total)" ;;
+          proxysql) qc1=$(px_qc_counts) ;;
+        esac
+        case $target in
+          node | proxysql) line+=" cache_hits=$(($(kv hits "$qc1") - $(kv hits "$qc0")))" ;;
+        esac
         echo "$target $line" | tee -a "$LOGS/sysbench-point-select.txt" >&2
         R[$mode.$target]+="$line"$'\n'
       done
     done
   done
+  px_stop
   {
     echo "\`sysbench oltp_point_select\` through \`tests/bench/cpu-per-query\` (8 threads, $SB_DUR s,"
     echo "each line run $REPEAT time(s), interleaved, median CPU per query shown). sysbench's"
     echo "sessions have other settings than the load generator's (so other cache keys): the"
     echo "cache was warmed again with every id through sysbench (\`tests/bench/warm.lua\`)."
     echo
-    echo "| protocol | server | qps | p95 ms | errors | server CPU µs/query | vs floor |"
-    echo "|---|---|---|---|---|---|---|"
+    echo "\"cached\": the share of the run's queries the cache answered (the node's"
+    echo "\`shoal_cache_hits_total\`, ProxySQL's \`Query_Cache_count_GET_OK\`); the rest went to MariaDB."
+    if [[ " $targets " == *" proxysql "* ]]; then
+      echo "\"proxysql\": ProxySQL $("$(px_bin)" --version 2>/dev/null | head -n1 | awk '{print $3}' | tr -d ,)"
+      echo "(2 threads, the node's worker count) with one rule caching this point select for an hour"
+      echo "in its own query cache (\`cache_ttl\`), warmed the same way."
+    else
+      echo "ProxySQL's query cache was not measured in this run (no ProxySQL binary: PROXYSQL_BIN)."
+    fi
+    echo
+    echo "| protocol | server | qps | p95 ms | errors | server CPU µs/query | vs floor | cached |"
+    echo "|---|---|---|---|---|---|---|---|"
     for mode in auto disable; do
-      local fcpu
+      local fcpu cached
       fcpu=$(kv server_cpu_us_per_query "$(printf '%s' "${R[$mode.floor]}" | median_line server_cpu_us_per_query)")
-      for target in floor node mariadb; do
+      for target in floor node proxysql mariadb; do
+        [[ " $targets " == *" $target "* ]] || continue
         line=$(printf '%s' "${R[$mode.$target]}" | median_line server_cpu_us_per_query)
         [ "$(kv failed "$line")" = 1 ] && line="errors=failed_(see_logs/sysbench.err)"
-        printf '| %s | %s | %s | %s | %s | %s | %s× |\n' "$([ $mode = auto ] && echo prepared || echo text)" "$target" \
+        cached=""
+        case $target in
+          node | proxysql) cached="$(awk -v h="$(kv cache_hits "$line")" -v q="$(kv queries "$line")" \
+            'BEGIN { if (q + 0 > 0) printf "%.1f %%", 100 * h / q; else print "n/a" }')" ;;
+        esac
+        printf '| %s | %s | %s | %s | %s | %s | %s× | %s |\n' "$([ $mode = auto ] && echo prepared || echo text)" "$target" \
           "$(fmt "$(kv qps "$line")" 0)" "$(kv p95_ms "$line")" "$(kv errors "$line")" "$(kv server_cpu_us_per_query "$line")" \
-          "$(ratio "$(kv server_cpu_us_per_query "$line")" "$fcpu")"
+          "$(ratio "$(kv server_cpu_us_per_query "$line")" "$fcpu")" "$cached"
       done
     done
   } >"$B/block-sysbench.md"

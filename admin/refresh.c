@@ -66,6 +66,7 @@ static const struct {
 	{ "ConnPool_get_conn_success", offsetof(struct shoal_stats, upstream_borrows) },
 	{ "ConnPool_get_conn_wait", offsetof(struct shoal_stats, upstream_waits) },
 	{ "ConnPool_get_conn_timeout", offsetof(struct shoal_stats, upstream_wait_timeouts) },
+	{ "ConnPool_waiting", offsetof(struct shoal_stats, upstream_waiting) },
 	{ "Server_Connections_retried", offsetof(struct shoal_stats, upstream_retries) },
 	{ "Sessions_pinned", offsetof(struct shoal_stats, upstream_pinned) },
 	{ "Server_Connections_state_syncs", offsetof(struct shoal_stats, upstream_syncs) },

@@ -34,6 +34,7 @@
 #include "base/health.h"
 #include "ops/healthcheck.h"
 #include "ops/http.h"
+#include "ops/status.h"
 #include "proto/metrics.h"
 #include "core/listener.h"
 #include "base/log.h"
@@ -208,6 +209,7 @@ int main(int argc, char **argv)
 		log_error("metrics endpoint: %s", err);
 		return 1;
 	}
+	status_start(loop); /* the status page's per-second samples */
 	ev_signal_init(&sig_term, on_stop_signal, SIGTERM);
 	ev_signal_start(loop, &sig_term);
 	ev_signal_init(&sig_int, on_stop_signal, SIGINT);
@@ -222,6 +224,7 @@ int main(int argc, char **argv)
 	pxadmin_wait(3000);
 	admin_stop();
 	http_stop();
+	status_stop(loop);
 	workers_stop();
 	probe_stop();
 	consistency_stop();

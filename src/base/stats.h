@@ -29,6 +29,7 @@ struct shoal_stats {
 	atomic_uint_fast64_t upstream_borrows;          /* connections lent to sessions */
 	atomic_uint_fast64_t upstream_waits;            /* sessions that queued for one */
 	atomic_uint_fast64_t upstream_wait_timeouts;    /* ... and gave up (error 1040) */
+	atomic_uint_fast64_t upstream_waiting;          /* sessions waiting for one now */
 	atomic_uint_fast64_t upstream_retries;          /* commands resent after a broken idle one */
 	atomic_uint_fast64_t upstream_pinned;           /* sessions pinned to a connection now */
 	atomic_uint_fast64_t upstream_syncs;            /* state applied to a borrowed connection */

@@ -16,8 +16,11 @@
 #include "sql/classify.h"
 #include "base/stats.h"
 
-static const double bucket_le[] = { 0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5 };
-#define N_BUCKETS (sizeof(bucket_le) / sizeof(bucket_le[0]))
+const double cache_metrics_bucket_le[CACHE_METRICS_BUCKETS] = {
+	0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5
+};
+#define bucket_le cache_metrics_bucket_le
+#define N_BUCKETS ((size_t)CACHE_METRICS_BUCKETS)
 
 struct histogram {
 	atomic_uint_fast64_t buckets[N_BUCKETS + 1]; /* last: +Inf */
@@ -38,6 +41,14 @@ void cache_metrics_observe(bool from_cache, uint64_t us)
 	atomic_fetch_add_explicit(&h->buckets[i], 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&h->sum_us, us, memory_order_relaxed);
 	atomic_fetch_add_explicit(&h->count, 1, memory_order_relaxed);
+}
+
+void cache_metrics_read_buckets(bool from_cache, uint64_t out[CACHE_METRICS_BUCKETS + 1])
+{
+	const struct histogram *h = &hist[from_cache ? 1 : 0];
+
+	for (size_t i = 0; i <= N_BUCKETS; i++)
+		out[i] = atomic_load_explicit(&h->buckets[i], memory_order_relaxed);
 }
 
 /* The numbers one query id contributes. */

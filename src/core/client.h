@@ -143,6 +143,8 @@ struct client {
 	struct client *pq_next;       /* the pool's queue or grant list */
 	bool pq_queued, pq_granted;
 	ev_timer pool_timer;
+	struct user_account *in_use_acct;  /* counted in its in_use while c->up is set (a reference) */
+	struct user_account *wait_acct;    /* counted in its waiting while queued (a reference) */
 };
 
 /* Inside a transaction: the upstream's last status says so, or autocommit

@@ -72,6 +72,24 @@ static struct upstream *idle_tail(struct pool *p)
 
 static void on_conn(struct upstream *u, enum upstream_event ev, void *owner);
 
+/* The per-user gauges of the status page (users.h): a session is counted
+ * in its account's in_use from the moment c->up is set until it is cleared,
+ * and in waiting while it is in the queue. The account counted is
+ * remembered (with a reference), so a CHANGE USER meanwhile cannot move
+ * the count to another account. */
+static void count_in_use(struct client *c)
+{
+	c->in_use_acct = c->ident ? users_account_get(c->ident->acct) : NULL;
+	users_account_add_in_use(c->in_use_acct, 1);
+}
+
+static void uncount_in_use(struct client *c)
+{
+	users_account_add_in_use(c->in_use_acct, -1);
+	users_account_put(c->in_use_acct);
+	c->in_use_acct = NULL;
+}
+
 /* Open a connection for c (c->up is set; it reports through client_pool_*). */
 static bool open_for(struct pool *p, struct client *c)
 {
@@ -88,6 +106,7 @@ static bool open_for(struct pool *p, struct client *c)
 	p->open++;
 	u->user = c;
 	c->up = u;
+	count_in_use(c);
 	return true;
 }
 
@@ -144,6 +163,7 @@ static void lend(struct pool *p, struct client *c, struct upstream *u)
 	idle_unlink(p, u);
 	u->user = c;
 	c->up = u;
+	count_in_use(c);
 	STAT_INC(upstream_borrows);
 }
 
@@ -178,6 +198,10 @@ static void queue_remove(struct pool *p, struct client *c)
 	c->pq_next = NULL;
 	c->pq_queued = false;
 	ev_timer_stop(p->w->loop, &c->pool_timer);
+	STAT_DEC(upstream_waiting);
+	users_account_add_waiting(c->wait_acct, -1);
+	users_account_put(c->wait_acct);
+	c->wait_acct = NULL;
 }
 
 static void grant(struct pool *p, struct client *c)
@@ -264,6 +288,9 @@ enum pool_result pool_acquire(struct client *c)
 	if (!p->wq_head && (p->open < p->limit || p->idle))
 		return room_for(p, c) ? POOL_PENDING : POOL_NOMEM;
 	STAT_INC(upstream_waits);
+	STAT_INC(upstream_waiting);
+	c->wait_acct = c->ident ? users_account_get(c->ident->acct) : NULL;
+	users_account_add_waiting(c->wait_acct, 1);
 	c->pq_queued = true;
 	c->pq_next = NULL;
 	if (p->wq_tail)
@@ -319,6 +346,7 @@ void pool_release(struct client *c)
 	if (!u)
 		return;
 	c->up = NULL;
+	uncount_in_use(c);
 	u->user = NULL;
 	if (u->st != UP_READY) {
 		/* still opening: it joins the idle list once it is up */
@@ -339,6 +367,7 @@ void pool_discard(struct client *c)
 	if (!u)
 		return;
 	c->up = NULL;
+	uncount_in_use(c);
 	close_conn(p, u, false);
 	kick(p);
 }

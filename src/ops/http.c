@@ -1,10 +1,12 @@
 /*
  * http.c: the HTTP endpoint (see http.h). It owns the libmicrohttpd daemon,
  * whose one internal thread accepts and answers every request, and the
- * /health threshold. Routes: /metrics, /health, /ready; GET and HEAD only
- * (libmicrohttpd leaves the body out for HEAD). Bodies are built from
- * g_stats, health and metrics providers only: no configuration value is
- * ever written into a response.
+ * /health threshold. Routes: /metrics, /health, /ready, and the status
+ * page: / (and /status), /status.json (status.c; guarded by
+ * http_access.c); GET and HEAD only (libmicrohttpd leaves the body out for
+ * HEAD). Bodies are built from g_stats, health, metrics providers and the
+ * status renderer: no secret (password, upstream URL) is ever written into
+ * a response.
  */
 #include "ops/http.h"
 
@@ -32,6 +34,9 @@
 #include "proto/packet.h"
 #include "base/stats.h"
 #include "upstream/upstream.h"
+#include "ops/http_access.h"
+#include "ops/status.h"
+#include "ops/status_page.h"
 
 #ifndef SHOAL_VERSION
 #define SHOAL_VERSION "unknown"
@@ -40,12 +45,13 @@
 #define CT_TEXT "text/plain; charset=utf-8"
 #define CT_METRICS "text/plain; version=0.0.4; charset=utf-8"
 #define CT_JSON "application/json"
+#define CT_HTML "text/html; charset=utf-8"
 
 static struct MHD_Daemon *daemon_;
 static atomic_int down_after_ms = HTTP_DEFAULT_DOWN_AFTER_MS;
 static atomic_bool starting; /* libmicrohttpd messages are errors only while starting */
 
-enum route { ROUTE_NONE, ROUTE_METRICS, ROUTE_HEALTH, ROUTE_READY };
+enum route { ROUTE_NONE, ROUTE_METRICS, ROUTE_HEALTH, ROUTE_READY, ROUTE_PAGE, ROUTE_STATUS_JSON };
 
 void http_set_down_after_ms(int ms)
 {
@@ -65,7 +71,16 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status, cons
 	if (MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, ctype) == MHD_NO ||
 	    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store") == MHD_NO ||
 	    (status == MHD_HTTP_METHOD_NOT_ALLOWED &&
-	     MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD") == MHD_NO)) {
+	     MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD") == MHD_NO) ||
+	    (status == MHD_HTTP_UNAUTHORIZED &&
+	     MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+				     "Basic realm=\"shoal\", charset=\"UTF-8\"") == MHD_NO) ||
+	    (strcmp(ctype, CT_HTML) == 0 &&
+	     (MHD_add_response_header(r, "Content-Security-Policy",
+				      "default-src 'none'; script-src 'unsafe-inline'; "
+				      "style-src 'unsafe-inline'; connect-src 'self'; img-src data:; "
+				      "frame-ancestors 'none'") == MHD_NO ||
+	      MHD_add_response_header(r, "X-Content-Type-Options", "nosniff") == MHD_NO))) {
 		MHD_destroy_response(r);
 		return MHD_NO;
 	}
@@ -137,6 +152,38 @@ static enum MHD_Result serve_ready(struct MHD_Connection *c)
 	return reply_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, body);
 }
 
+/* The status page and /status.json: from loopback, or with the admin
+ * login (http_access.h). */
+static bool may_see_status(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+
+	if (ci && http_peer_is_loopback(ci->client_addr))
+		return true;
+	return http_basic_auth_ok(MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+								MHD_HTTP_HEADER_AUTHORIZATION));
+}
+
+static enum MHD_Result serve_page(struct MHD_Connection *c)
+{
+	return reply(c, MHD_HTTP_OK, CT_HTML, status_page_html, status_page_html_len);
+}
+
+static enum MHD_Result serve_status_json(struct MHD_Connection *c)
+{
+	char why[32];
+	enum MHD_Result ret;
+	char *s;
+
+	health_serving(atomic_load(&down_after_ms), why, sizeof(why));
+	s = status_render_json(why);
+	if (!s)
+		return reply_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal error\n");
+	ret = reply(c, MHD_HTTP_OK, CT_JSON, s, strlen(s));
+	free(s);
+	return ret;
+}
+
 static enum route route_of(const char *url)
 {
 	if (!url)
@@ -147,6 +194,10 @@ static enum route route_of(const char *url)
 		return ROUTE_HEALTH;
 	if (strcmp(url, "/ready") == 0)
 		return ROUTE_READY;
+	if (strcmp(url, "/") == 0 || strcmp(url, "/status") == 0)
+		return ROUTE_PAGE;
+	if (strcmp(url, "/status.json") == 0)
+		return ROUTE_STATUS_JSON;
 	return ROUTE_NONE;
 }
 
@@ -174,7 +225,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
+	if ((r == ROUTE_PAGE || r == ROUTE_STATUS_JSON) && !may_see_status(c))
+		return reply_text(c, MHD_HTTP_UNAUTHORIZED, "the status page needs the admin login\n");
 	switch (r) {
+	case ROUTE_PAGE:
+		return serve_page(c);
+	case ROUTE_STATUS_JSON:
+		return serve_status_json(c);
 	case ROUTE_METRICS:
 		return serve_metrics(c);
 	case ROUTE_HEALTH:
@@ -184,6 +241,40 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	default:
 		return MHD_NO;
 	}
+}
+
+static int hex_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Percent-decoding of the path and arguments, as libmicrohttpd's own but
+ * for %00, which stays as it is: a decoded NUL would cut "/%00/x" down to
+ * "/" and route it to the status page. Returns the new length. */
+static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
+{
+	char *out = s;
+
+	(void)cls;
+	(void)c;
+	for (char *in = s; *in; in++) {
+		int hi = in[0] == '%' ? hex_value(in[1]) : -1, lo = hi >= 0 ? hex_value(in[2]) : -1;
+
+		if (lo >= 0 && (hi | lo) != 0) {
+			*out++ = (char)(hi * 16 + lo);
+			in += 2;
+		} else {
+			*out++ = *in;
+		}
+	}
+	*out = '\0';
+	return (size_t)(out - s);
 }
 
 /* libmicrohttpd's messages are mostly about bad clients: debug level, but
@@ -220,6 +311,7 @@ static struct MHD_Daemon *start_daemon(int fd, unsigned int flags)
 	atomic_store(&starting, true);
 	d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, NULL,
 			     MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL,
+			     MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
 			     MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
 			     MHD_OPTION_CONNECTION_LIMIT, (unsigned int)64,
 			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)10,

@@ -279,6 +279,37 @@ bool users_check_native(const char *user, const uint8_t nonce[20], const uint8_t
 	return good;
 }
 
+void users_account_add_in_use(struct user_account *a, int delta)
+{
+	if (a)
+		__atomic_fetch_add(&a->in_use, delta, __ATOMIC_RELAXED);
+}
+
+void users_account_add_waiting(struct user_account *a, int delta)
+{
+	if (a)
+		__atomic_fetch_add(&a->waiting, delta, __ATOMIC_RELAXED);
+}
+
+void users_each_activity(void (*fn)(const struct users_activity *u, void *arg), void *arg)
+{
+	struct users_activity u;
+
+	pthread_rwlock_rdlock(&store_lock);
+	for (size_t i = 0; i < store_n; i++) {
+		const struct user_account *a = store[i].acct;
+
+		if (!store[i].active || !a)
+			continue;
+		snprintf(u.name, sizeof u.name, "%s", store[i].name);
+		u.sessions = __atomic_load_n(&a->sessions, __ATOMIC_RELAXED);
+		u.in_use = __atomic_load_n(&a->in_use, __ATOMIC_RELAXED);
+		u.waiting = __atomic_load_n(&a->waiting, __ATOMIC_RELAXED);
+		fn(&u, arg);
+	}
+	pthread_rwlock_unlock(&store_lock);
+}
+
 bool users_exists(const char *user)
 {
 	bool found;

@@ -56,6 +56,8 @@ struct user_account {
 	uint32_t id;                    /* unique per account, never 0 */
 	int refs;                       /* atomic: the store, sessions, connections */
 	int sessions;                   /* atomic: sessions logged in as this user */
+	int in_use;                     /* atomic: upstream connections its sessions hold now */
+	int waiting;                    /* atomic: its sessions waiting for one now */
 	bool revoked;                   /* atomic: removed or deactivated since */
 };
 
@@ -98,6 +100,20 @@ void users_account_leave(struct user_account *a);
 bool users_account_revoked(const struct user_account *a);
 /* Sessions open now. */
 int users_account_sessions(const struct user_account *a);
+/* The pool's per-user gauges (pool.c): add delta (+1 or -1) to the
+ * connections the user's sessions hold, or to its sessions waiting for one.
+ * Relaxed atomics; a NULL account is ignored. */
+void users_account_add_in_use(struct user_account *a, int delta);
+void users_account_add_waiting(struct user_account *a, int delta);
+
+/* What the status page shows of one active user. */
+struct users_activity {
+	char name[USERS_NAME_MAX];
+	int sessions, in_use, waiting;
+};
+/* Call fn for every active user of the store, under its read lock (fn must
+ * not call back into the store). */
+void users_each_activity(void (*fn)(const struct users_activity *u, void *arg), void *arg);
 
 /* Does the login token prove the password of an active user in the store?
  * nonce is the 20-byte scramble sent in the greeting (or auth switch),

@@ -308,7 +308,7 @@ print(len(body), b"content-length" in head.lower())
 PY
 )
 is "$headbody" "0 True" "  HEAD has a Content-Length and no body"
-for p in /nope /metrics/ /metricsx / /health/x; do
+for p in /nope /metrics/ /metricsx /statusx /health/x; do
   req GET "$mport" "$p"
   is "$CODE" 404 "GET $p: 404"
 done

@@ -438,6 +438,7 @@ static const struct sw switches[] = {
 	{ "apply", offsetof(struct ha_config, apply) },
 	{ "remove", offsetof(struct ha_config, remove) },
 	{ "all", offsetof(struct ha_config, all) },
+	{ "html", offsetof(struct ha_config, html) },
 	{ "help", offsetof(struct ha_config, help) },
 	{ "version", offsetof(struct ha_config, version) },
 };

@@ -58,7 +58,7 @@ struct ha_config {
 
 	/* command line: the command, its switches and its arguments */
 	const char *command;
-	bool once, apply, remove, all, help, version;
+	bool once, apply, remove, all, html, help, version;
 	const char *args[HA_MAX_ARGS];
 	int n_args;
 };

@@ -1,6 +1,6 @@
 /*
  * main.c: the shoal-ha command line: read the settings (config.c), then run
- * one command: register, route, advise or watch. docs/ha-agent.md is the
+ * one command: register, route, advise, watch or status. docs/ha-agent.md is the
  * reference.
  */
 #include <stdio.h>
@@ -14,6 +14,7 @@
 #include "ha/config.h"
 #include "ha/register.h"
 #include "ha/route.h"
+#include "ha/status.h"
 #include "ha/util.h"
 #include "ha/watch.h"
 
@@ -35,7 +36,10 @@ static void usage(FILE *out)
 		"  advise [--apply]       rank ProxySQL's digests, ask the nodes which are cacheable,\n"
 		"                         print the routing that saves the most; --apply adds it\n"
 		"  watch [--once]         take failing nodes and nodes whose hit counter is flat out\n"
-		"                         of rotation (OFFLINE_SOFT), put them back when they recover\n\n"
+		"                         of rotation (OFFLINE_SOFT), put them back when they recover\n"
+		"  status [--html [FILE]]  the nodes (ProxySQL status, health, counters, taken out?)\n"
+		"                         and the routed digests (text, hits, hit ratio); --html\n"
+		"                         writes the same as one self-contained page\n\n"
 		"Options: --config FILE (env SHOAL_HA_CONFIG; key = value lines), --help, --version,\n"
 		"and the settings below. Precedence: defaults < config file < environment < flags.\n"
 		"Flags take --name=value or --name value.\n\n"
@@ -86,6 +90,8 @@ int main(int argc, char **argv)
 		rc = cmd_advise(cfg);
 	else if (strcmp(cfg->command, "watch") == 0)
 		rc = cmd_watch(cfg);
+	else if (strcmp(cfg->command, "status") == 0)
+		rc = cmd_status(cfg);
 	else {
 		fprintf(stderr, "shoal-ha: unknown command '%s' (see shoal-ha --help)\n", cfg->command);
 		rc = HA_EXIT_USAGE;

@@ -13,7 +13,8 @@
 #   - OFFLINE_SOFT (no new work; idle connections dropped), back ONLINE;
 #   - SIGKILL of a node under load: SHUNNED, the other serves, the restarted
 #     node comes back;
-#   - shoal-ha register, route, advise, watch --once against the real admin;
+#   - shoal-ha register, route, advise, watch --once, status (text and
+#     --html) against the real admin;
 #   - both nodes stopped: the fallback answers everything.
 # The drain under load is 94-proxysql-drain.t. Logs: build-test/logs/94-*,
 # ProxySQL's in build-test/proxysql94/px*/proxysql.log.
@@ -24,6 +25,6 @@ if fake_mode; then
   skip_all "needs real nodes (fake mode)"
 fi
 need_proxysql
-plan 50
+plan 54
 "$PY" "$TESTLIB/94-proxysql.py" || not_ok "94-proxysql.py crashed (see above)"
 done_testing

@@ -12,6 +12,7 @@
 #include "ha/config.h"
 #include "ha/decide.h"
 #include "ha/nodes.h"
+#include "ha/status.h"
 #include "ha/util.h"
 #include "tap.h"
 
@@ -186,8 +187,25 @@ static void test_decide(void)
 	free(ns);
 }
 
+/* shoal-ha status --html: every text is escaped (digest texts come from
+ * clients' queries). */
+static void test_html_escape(void)
+{
+	struct sbuf_s b = { 0 };
+
+	status_html_escape(&b, "SELECT '<script>alert(1)</script>' & \"x\"");
+	is_str(b.p, "SELECT &#39;&lt;script&gt;alert(1)&lt;/script&gt;&#39; &amp; &quot;x&quot;",
+	       "status --html escapes <, >, &, quotes");
+	sb_free(&b);
+	b = (struct sbuf_s){ 0 };
+	status_html_escape(&b, "");
+	ok(b.len == 0, "an empty text stays empty");
+	sb_free(&b);
+}
+
 int main(void)
 {
+	test_html_escape();
 	test_dsn();
 	test_node();
 	test_digest();

@@ -359,9 +359,55 @@ def agent(px, nodes, digest):
     ok(rc == 0 and st == (("ONLINE",),), "  restarted: ONLINE again", out + err)
     good, bad, last = run_queries(px, 100)
     is_((good, bad), (100, 0), "  and the reads go on without error (%s)" % (last or "no error"))
+    agent_status(sh, nodes, digest, state)
     rc, out, err = sh("route", "--remove", "--all")
     ok(rc == 0 and not px.admin_rows("SELECT 1 FROM runtime_mysql_query_rules WHERE rule_id = 10"),
        "shoal-ha route --remove --all: the rule is gone", out + err)
+
+
+def agent_status(sh, nodes, digest, state):
+    """shoal-ha status, text and --html, against the real admin."""
+    rc, out, err = sh("status", "--state-file", state)
+    diag("shoal-ha status:\n" + out)
+    node_lines = [l for l in out.splitlines() if any(("127.0.0.1:%d " % n.port) in l for n in nodes[:2])]
+    ok(rc == 0 and len(node_lines) == 2 and all("proxysql ONLINE" in l and "serving" in l for l in node_lines)
+       and ("rule 10 %s -> hostgroup 60" % digest) in out and re.search(r"SELECT v FROM kv WHERE id ?= ?\?", out),
+       "shoal-ha status: both nodes ONLINE and serving, rule 10 with its digest text", out + err)
+    page = os.path.join(WORK, "status.html")
+    rc, out, err = sh("status", "--html", page, "--state-file", state)
+    html = open(page, encoding="utf-8").read() if os.path.exists(page) else ""
+    links = re.findall(r'href="([^"]*)"', html)
+    ok(rc == 0 and digest in html and re.search(r"SELECT v FROM kv WHERE id ?= ?\?", html)
+       and sorted(links) == sorted("http://127.0.0.1:%d/" % n.http_port for n in nodes[:2]),
+       "shoal-ha status --html: the same digest and text, each node linked to its own status page",
+       out + err + html[:2000])
+    parser = html_parser_errors(html)
+    ok(html.startswith("<!DOCTYPE html>") and not parser and "<script" not in html and "src=" not in html,
+       "  one self-contained page: well-formed, no script, nothing loaded from elsewhere", repr(parser))
+    p = subprocess.run([AGENT, "--proxysql-admin", "mysql://admin:admin@127.0.0.1:1", "status"],
+                       capture_output=True, text=True, timeout=60)
+    ok(p.returncode == 3, "shoal-ha status without a reachable ProxySQL admin: exit 3", p.stdout + p.stderr)
+
+
+def html_parser_errors(text):
+    """Tags closed out of order or left open (void elements aside)."""
+    from html.parser import HTMLParser
+    void = {"meta", "br", "hr", "img", "link", "input"}
+    stack, errors = [], []
+
+    class P(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            if tag not in void:
+                stack.append(tag)
+
+        def handle_endtag(self, tag):
+            if not stack or stack[-1] != tag:
+                errors.append("</%s> with %s open" % (tag, stack[-1:] or "nothing"))
+            else:
+                stack.pop()
+
+    P().feed(text)
+    return errors + (["left open: %s" % stack] if stack else [])
 
 
 def main():

@@ -16,7 +16,9 @@
  *   cc -O2 -pthread -o staleness staleness.c $(mariadb_config --cflags --libs)
  *   staleness -u HOST:PORT (upstream) -n HOST:PORT (node) [-U USER] [-p PASS]
  *             [-D DB] [-T TABLES] [-r RATE] [-d SECONDS] [-R READERS] [-s]
+ *             [-o CDF_FILE]
  *   -s: create the tables st0.. (id INT PRIMARY KEY, v BIGINT) first.
+ *   -o: also write the whole distribution (percentile, ms) to CDF_FILE.
  *
  * Prints one line: writes=, rate=, measured=, superseded=, never=,
  * p50_ms=, p99_ms=, max_ms=, reads=, read_qps=.
@@ -172,7 +174,34 @@ static int cmp64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void report(double secs)
+/* -o FILE: the distribution, one line "percentile ms" per percent and at
+ * 99.5 and 99.9 (scripts/bench draws it: docs/bench/staleness.svg). */
+static void write_cdf(const char *path, const int64_t *lat, long measured)
+{
+	static const double extra[] = { 99.5, 99.9 };
+	FILE *f;
+
+	if (!path || measured == 0)
+		return;
+	f = fopen(path, "w");
+	if (!f) {
+		perror(path);
+		return;
+	}
+	fprintf(f, "# percentile staleness_ms (%ld writes measured)\n", measured);
+	for (int p = 0; p <= 100; p++) {
+		long i = p == 100 ? measured - 1 : (long)((double)measured * p / 100.0);
+
+		fprintf(f, "%d %.3f\n", p, lat[i] / 1e6);
+		if (p == 99)
+			for (int j = 0; j < 2; j++)
+				fprintf(f, "%.1f %.3f\n", extra[j], lat[(long)((double)measured * extra[j] / 100.0)] / 1e6);
+	}
+	if (fclose(f) != 0)
+		perror(path);
+}
+
+static void report(double secs, const char *cdf_path)
 {
 	long n = atomic_load(&writes_done), measured = 0, superseded = 0, never = 0;
 	int64_t *lat = calloc((size_t)n + 1, sizeof(*lat));
@@ -192,6 +221,7 @@ static void report(double secs)
 	       never, measured ? lat[measured / 2] / 1e6 : 0, measured ? lat[measured * 9 / 10] / 1e6 : 0,
 	       measured ? lat[measured * 99 / 100] / 1e6 : 0, measured ? lat[measured - 1] / 1e6 : 0,
 	       atomic_load(&reads), atomic_load(&reads) / secs);
+	write_cdf(cdf_path, lat, measured);
 	free(lat);
 }
 
@@ -200,8 +230,9 @@ int main(int argc, char **argv)
 	pthread_t w, r[64];
 	int opt, do_setup = 0;
 	int64_t t0;
+	const char *cdf_path = NULL;
 
-	while ((opt = getopt(argc, argv, "u:n:U:p:D:T:r:d:R:s")) != -1) {
+	while ((opt = getopt(argc, argv, "u:n:U:p:D:T:r:d:R:so:")) != -1) {
 		switch (opt) {
 		case 'u': if (parse_ep(optarg, &up)) return 2; break;
 		case 'n': if (parse_ep(optarg, &node)) return 2; break;
@@ -213,13 +244,14 @@ int main(int argc, char **argv)
 		case 'd': seconds = atoi(optarg); break;
 		case 'R': nreaders = atoi(optarg); break;
 		case 's': do_setup = 1; break;
+		case 'o': cdf_path = optarg; break;
 		default: return 2;
 		}
 	}
 	if (!up.port || !node.port || ntables < 1 || ntables > MAX_TABLES || rate < 1 ||
 	    nreaders < 1 || nreaders > 64 || (long)rate * seconds >= MAX_WRITES) {
 		fprintf(stderr, "usage: staleness -u HOST:PORT -n HOST:PORT [-T tables] [-r rate] "
-			"[-d seconds] [-R readers] [-s]\n");
+			"[-d seconds] [-R readers] [-s] [-o CDF_FILE]\n");
 		return 2;
 	}
 	commit_ns = calloc(MAX_WRITES, sizeof(*commit_ns));
@@ -239,6 +271,6 @@ int main(int argc, char **argv)
 	pthread_join(w, NULL);
 	for (int i = 0; i < nreaders; i++)
 		pthread_join(r[i], NULL);
-	report((double)(now_ns() - t0) / 1e9);
+	report((double)(now_ns() - t0) / 1e9, cdf_path);
 	return 0;
 }

@@ -58,11 +58,12 @@ section_staleness() {
   hits0=$(msum "$NODE_MPORT" shoal_cache_hits_total)
   miss0=$(msum "$NODE_MPORT" shoal_cache_misses_total)
   log "staleness: a writer at 500 UPDATEs/s on MariaDB, 4 readers through the node, $STALE_DUR s"
-  line=$("$BIN/staleness" -u "127.0.0.1:$BL_PORT" -n "127.0.0.1:$NODE_PORT" -s -T 50 -r 500 -R 4 -d "$STALE_DUR" 2>>"$LOGS/staleness.err") ||
+  line=$("$BIN/staleness" -u "127.0.0.1:$BL_PORT" -n "127.0.0.1:$NODE_PORT" -s -T 50 -r 500 -R 4 -d "$STALE_DUR" -o "$B/staleness.cdf" 2>>"$LOGS/staleness.err") ||
     line="failed=1"
   hits1=$(msum "$NODE_MPORT" shoal_cache_hits_total)
   miss1=$(msum "$NODE_MPORT" shoal_cache_misses_total)
   echo "staleness $line hits=$((hits1 - hits0)) misses=$((miss1 - miss0))" | tee "$LOGS/staleness.txt" >&2
+  [ -s "$B/staleness.cdf" ] && plot_data staleness <"$B/staleness.cdf"
   stop_node
   p99=$(kv p99_ms "$line")
   {

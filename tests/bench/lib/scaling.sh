@@ -131,6 +131,18 @@ section_scaling() {
     echo
     echo "Hits / misses on the node over all of its measured runs: prepared $(sum_kv ps hits) / $(sum_kv ps misses), text $(sum_kv text hits) / $(sum_kv text misses)."
   } >"$B/block-scaling.md"
+  {
+    echo "# conns node_qps node_cpu_us floor_qps floor_cpu_us mariadb_qps mariadb_cpu_us (prepared; - : not run)"
+    for n in $CONNS; do
+      local row="$n" t v
+      for t in node floor mariadb; do
+        for v in qps server_cpu_us_per_query; do
+          row+=" $(kv "$v" "${S[ps.$t.$n]:-}" | sed 's/^$/-/')"
+        done
+      done
+      echo "$row"
+    done
+  } | plot_data scaling
   for m in ps text; do
     local lim label nr fr
     if [ $m = ps ]; then lim=1.2 label=prepared; else lim=1.1 label=text; fi
@@ -235,4 +247,19 @@ section_sysbench() {
       done
     done
   } >"$B/block-sysbench.md"
+  {
+    local label
+    echo "# server prepared_cpu_us text_cpu_us (medians)"
+    for target in floor node proxysql mariadb; do
+      [[ " $targets " == *" $target "* ]] || continue
+      case $target in
+        mariadb) label=MariaDB ;;
+        proxysql) label=ProxySQL-query-cache ;;
+        *) label=$target ;;
+      esac
+      printf '%s %s %s\n' "$label" \
+        "$(kv server_cpu_us_per_query "$(printf '%s' "${R[auto.$target]}" | median_line server_cpu_us_per_query)")" \
+        "$(kv server_cpu_us_per_query "$(printf '%s' "${R[disable.$target]}" | median_line server_cpu_us_per_query)")"
+    done
+  } | plot_data cpu
 }

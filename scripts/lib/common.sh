@@ -17,6 +17,8 @@ SHOAL_PACKAGES=("${SHOAL_DEMO_PACKAGES[@]}" sysbench python3-cryptography
   git systemd           # 98-deploy-files in a checkout, systemd-analyze (97, 98)
   debhelper dpkg-dev fakeroot python3-yaml          # scripts/package, 97, 98
   libgnutls30 libuuid1                              # the real ProxySQL (94-*)
+  chromium                                          # 74-status-page: a real browser
+  gnuplot-nox                                       # scripts/bench's figures
   docker.io docker-compose debootstrap iptables)    # Docker (99)
 
 log() { printf '== %s\n' "$*" >&2; }

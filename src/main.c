@@ -205,11 +205,11 @@ int main(int argc, char **argv)
 	}
 	metrics_register_provider(cache_metrics_render);
 	metrics_register_provider(consistency_metrics_render);
+	status_start(loop); /* the status page's samples: before the HTTP thread reads them */
 	if (http_start(&g_config.metrics, err, sizeof(err)) < 0) {
 		log_error("metrics endpoint: %s", err);
 		return 1;
 	}
-	status_start(loop); /* the status page's per-second samples */
 	ev_signal_init(&sig_term, on_stop_signal, SIGTERM);
 	ev_signal_start(loop, &sig_term);
 	ev_signal_init(&sig_int, on_stop_signal, SIGINT);

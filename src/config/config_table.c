@@ -50,7 +50,7 @@ const struct setting config_settings[] = {
 		  "IPv6 as [::]:3307." },
 	{ .key = "metrics_address", .env = "METRICS_ADDRESS", .flag = "metrics-address",
 	  .type = T_ADDR, .off = OFF(metrics), .metavar = "HOST:PORT", .def = "0.0.0.0:6034",
-	  .help = "Address of the metrics endpoint." },
+	  .help = "Address of the HTTP endpoint: /metrics, /health, the status page." },
 	{ .key = "admin_address", .env = "ADMIN_ADDRESS", .flag = "admin-address",
 	  .type = T_ADDR, .off = OFF(admin), .metavar = "HOST:PORT", .def = "127.0.0.1:6035",
 	  .help = "Address of the admin interface." },

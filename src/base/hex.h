@@ -1,7 +1,7 @@
 /*
  * hex.h: owns hex_value(), the value of one hexadecimal digit (either
- * case), for the parsers that read hex (config.c's percent-decoding, the
- * query rules' digests).
+ * case), for the parsers that read hex (config.c's and http.c's
+ * percent-decoding, the query rules' digests).
  */
 #ifndef SHOAL_HEX_H
 #define SHOAL_HEX_H

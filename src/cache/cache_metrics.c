@@ -28,11 +28,10 @@ struct histogram {
 	atomic_uint_fast64_t count;
 };
 
-static struct histogram hist[2]; /* 0 upstream, 1 cache */
+static struct histogram hist[3]; /* enum cache_hist: upstream, cache; misses (status page) */
 
-void cache_metrics_observe(bool from_cache, uint64_t us)
+static void observe(struct histogram *h, uint64_t us)
 {
-	struct histogram *h = &hist[from_cache ? 1 : 0];
 	double s = (double)us / 1e6;
 	size_t i = 0;
 
@@ -43,9 +42,19 @@ void cache_metrics_observe(bool from_cache, uint64_t us)
 	atomic_fetch_add_explicit(&h->count, 1, memory_order_relaxed);
 }
 
-void cache_metrics_read_buckets(bool from_cache, uint64_t out[CACHE_METRICS_BUCKETS + 1])
+void cache_metrics_observe(bool from_cache, uint64_t us)
 {
-	const struct histogram *h = &hist[from_cache ? 1 : 0];
+	observe(&hist[from_cache ? CACHE_HIST_HIT : CACHE_HIST_UPSTREAM], us);
+}
+
+void cache_metrics_observe_miss(uint64_t us)
+{
+	observe(&hist[CACHE_HIST_MISS], us);
+}
+
+void cache_metrics_read_buckets(enum cache_hist which, uint64_t out[CACHE_METRICS_BUCKETS + 1])
+{
+	const struct histogram *h = &hist[which];
 
 	for (size_t i = 0; i <= N_BUCKETS; i++)
 		out[i] = atomic_load_explicit(&h->buckets[i], memory_order_relaxed);

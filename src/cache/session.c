@@ -1275,6 +1275,8 @@ bool cache_answer_done(struct cache_session *cs, const struct cache_ctx *x, cons
 		/* the user just read it upstream, under these settings */
 		grants_note_allowed(&cs->cw->grants, x->ident, cs->cur_def, cs->settings_id, now_ms);
 	cache_metrics_observe(false, us);
+	if (cs->fill)
+		cache_metrics_observe_miss(us); /* a miss: the answer fills an entry */
 	parked = cs->fill && finish_fill(cs, r, us, now_ms);
 	if (cs->cur_dirty)
 		cs->settings_dirty = true;

@@ -28,6 +28,7 @@
 #include "cache/binlog.h"
 #include "cache/inval.h"
 #include "base/health.h"
+#include "base/hex.h"
 #include "core/listener.h"
 #include "base/log.h"
 #include "proto/metrics.h"
@@ -241,17 +242,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	default:
 		return MHD_NO;
 	}
-}
-
-static int hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 /* Percent-decoding of the path and arguments, as libmicrohttpd's own but

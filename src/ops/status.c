@@ -21,7 +21,7 @@
 /* The counters of the previous sample (the sampler's only: main thread). */
 struct counters {
 	uint64_t hits, misses, upstream;
-	uint64_t buckets[2][CACHE_METRICS_BUCKETS + 1]; /* [0] upstream, [1] cache */
+	uint64_t buckets[3][CACHE_METRICS_BUCKETS + 1]; /* by enum cache_hist */
 	double at;                                      /* ev_now of the reading */
 };
 
@@ -38,8 +38,8 @@ static void read_counters(struct counters *c, double now)
 	c->hits = STAT_GET(cache_hits);
 	c->misses = STAT_GET(cache_misses);
 	c->upstream = STAT_GET(queries);
-	cache_metrics_read_buckets(false, c->buckets[0]);
-	cache_metrics_read_buckets(true, c->buckets[1]);
+	for (int h = CACHE_HIST_UPSTREAM; h <= CACHE_HIST_MISS; h++)
+		cache_metrics_read_buckets((enum cache_hist)h, c->buckets[h]);
 	c->at = now;
 }
 
@@ -92,8 +92,9 @@ static void sample(double now)
 	s.upstream_qps = (double)delta(prev.upstream, cur.upstream) / dt;
 	s.hit_ratio = dh + dm > 0 ? (double)dh / (double)(dh + dm) : NAN;
 	s.binlog_lag_s = binlog_lag();
-	s.hit_p99_ms = p99_ms(&prev, &cur, 1);
-	s.upstream_p99_ms = p99_ms(&prev, &cur, 0);
+	s.hit_p99_ms = p99_ms(&prev, &cur, CACHE_HIST_HIT);
+	s.miss_p99_ms = p99_ms(&prev, &cur, CACHE_HIST_MISS);
+	s.upstream_p99_ms = p99_ms(&prev, &cur, CACHE_HIST_UPSTREAM);
 	prev = cur;
 	pthread_mutex_lock(&ring_lock);
 	status_ring_push(&ring, &s);

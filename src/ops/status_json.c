@@ -286,12 +286,13 @@ static json_t *series_object(void)
 			json_decref(t);
 			t = NULL;
 		}
-	o = json_pack("{s:i, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*}", "interval_seconds", 1, "t", t,
+	o = json_pack("{s:i, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*, s:o*}", "interval_seconds", 1, "t", t,
 		      "cache_qps", series_column(v, n, offsetof(struct status_sample, cache_qps)),
 		      "upstream_qps", series_column(v, n, offsetof(struct status_sample, upstream_qps)),
 		      "hit_ratio", series_column(v, n, offsetof(struct status_sample, hit_ratio)),
 		      "binlog_lag_seconds", series_column(v, n, offsetof(struct status_sample, binlog_lag_s)),
 		      "hit_p99_ms", series_column(v, n, offsetof(struct status_sample, hit_p99_ms)),
+		      "miss_p99_ms", series_column(v, n, offsetof(struct status_sample, miss_p99_ms)),
 		      "upstream_p99_ms", series_column(v, n, offsetof(struct status_sample, upstream_p99_ms)));
 	free(v);
 	return o;

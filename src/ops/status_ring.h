@@ -21,7 +21,8 @@ struct status_sample {
 	double hit_ratio;        /* hits / (hits + misses) of that second */
 	double binlog_lag_s;     /* the binlog follower's lag */
 	double hit_p99_ms;       /* p99 time to answer a hit */
-	double upstream_p99_ms;  /* p99 time to answer from the upstream */
+	double miss_p99_ms;      /* p99 time to answer a miss (from the upstream, filling) */
+	double upstream_p99_ms;  /* p99 time of every answer from the upstream */
 };
 
 struct status_ring {

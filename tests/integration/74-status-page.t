@@ -69,7 +69,8 @@ is "$(jget "${urow}[0]['count']")" 3 "uncached lists SELECT NOW(): 3 executions"
 is "$(jget "${urow}[0]['reason']")" '"non-deterministic function"' "  with the node's reason"
 is "$(jget 'len(set(len(v) for k, v in d["series"].items() if isinstance(v, list)))')" 1 \
   "every series has the same length"
-is "$(jget 'any(v is not None for v in d["series"]["hit_p99_ms"])')" true "a hit p99 was measured"
+is "$(jget 'any(v is not None for v in d["series"]["hit_p99_ms"]) and any(v is not None for v in d["series"]["miss_p99_ms"])')" true \
+  "a hit p99 and a miss p99 were measured"
 is "$(jget 'd["totals"]["hits"] >= 4 and d["totals"]["misses"] >= 1')" true "totals count the hits and misses"
 is "$(jget '[u["user"] for u in d["pool"]["users"] if u["user"] == "app"]')" '["app"]' "the pool lists the user app"
 is "$(jget 'd["node"]["upstream"]')" "\"127.0.0.1:$MDB_PORT\"" "the upstream is host:port"

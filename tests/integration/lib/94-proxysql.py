@@ -198,7 +198,9 @@ def retries(px, nodes):
 
 def offline_soft(px, nodes):
     n1, n2 = nodes[0], nodes[1]
-    sessions = n1.metric("shoal_client_connections") or 0
+    # ProxySQL's sessions on the node are the app user's (its monitor's
+    # checks, which come and go, log in as monitor)
+    sessions = n1.sessions_of("app")
     free = pool(px, n1)[2]
     px.admin_rows("UPDATE mysql_servers SET status='OFFLINE_SOFT' WHERE hostgroup_id=%d AND port=%d" % (HG, n1.port),
                   "LOAD MYSQL SERVERS TO RUNTIME")
@@ -211,9 +213,9 @@ def offline_soft(px, nodes):
     st = pool(px, n1)
     ok(st[0] == "OFFLINE_SOFT" and st[2] == 0,
        "  reading stats_mysql_connection_pool drops its idle connections at once (%r)" % (st,))
-    left = wait_for(lambda: (n1.metric("shoal_client_connections") or 0) <= sessions - free, 5, 0.1)
+    left = wait_for(lambda: n1.sessions_of("app") <= sessions - free, 5, 0.1)
     ok(free > 0 and left, "  ... which closes those %d sessions of the node from ProxySQL's side (%d -> %r)"
-       % (free, sessions, n1.metric("shoal_client_connections")))
+       % (free, sessions, n1.sessions_of("app")))
     px.admin_rows("UPDATE mysql_servers SET status='ONLINE' WHERE hostgroup_id=%d AND port=%d" % (HG, n1.port),
                   "LOAD MYSQL SERVERS TO RUNTIME")
     good, bad, _ = run_queries(px, 200)

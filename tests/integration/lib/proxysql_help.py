@@ -204,6 +204,16 @@ class Node:
         self.proc = None
         return st
 
+    def sessions_of(self, user):
+        """The node's sessions logged in as user now (its status.json): unlike
+        shoal_client_connections, not moved by ProxySQL's monitor, whose
+        checks log in as the monitor user."""
+        import json
+        import urllib.request
+        with urllib.request.urlopen("http://127.0.0.1:%d/status.json" % self.http_port, timeout=5) as f:
+            users = json.loads(f.read().decode())["pool"]["users"]
+        return sum(u["sessions"] for u in users if u["user"] == user)
+
     def metric(self, name, labels=""):
         """The sum of the samples of metric name whose labels contain the
         text labels (all of them when empty); None if there is none."""

@@ -52,42 +52,47 @@ static struct MHD_Daemon *daemon_;
 static atomic_int down_after_ms = HTTP_DEFAULT_DOWN_AFTER_MS;
 static atomic_bool starting; /* libmicrohttpd messages are errors only while starting */
 
-enum route { ROUTE_NONE, ROUTE_METRICS, ROUTE_HEALTH, ROUTE_READY, ROUTE_PAGE, ROUTE_STATUS_JSON };
-
 void http_set_down_after_ms(int ms)
 {
 	atomic_store(&down_after_ms, ms < 0 ? 0 : ms);
 }
 
-/* Queue a response with a copy of body. */
-static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status, const char *ctype,
-			     const char *body, size_t len)
+/* Headers some answers add to Content-Type and Cache-Control: name and
+ * value pairs, ended by a NULL name. */
+static const char *const allow_headers[] = { MHD_HTTP_HEADER_ALLOW, "GET, HEAD", NULL };
+static const char *const auth_headers[] = {
+	MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Basic realm=\"shoal\", charset=\"UTF-8\"", NULL
+};
+static const char *const page_headers[] = {
+	"Content-Security-Policy", "default-src 'none'; script-src 'unsafe-inline'; "
+	"style-src 'unsafe-inline'; connect-src 'self'; img-src data:; frame-ancestors 'none'",
+	"X-Content-Type-Options", "nosniff", NULL
+};
+
+/* Queue a response with a copy of body and the extra headers (may be NULL). */
+static enum MHD_Result reply_with(struct MHD_Connection *c, unsigned int status, const char *ctype,
+				  const char *body, size_t len, const char *const *extra)
 {
 	struct MHD_Response *r;
 	enum MHD_Result ret;
+	bool ok;
 
 	r = MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
 	if (!r)
 		return MHD_NO;
-	if (MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, ctype) == MHD_NO ||
-	    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store") == MHD_NO ||
-	    (status == MHD_HTTP_METHOD_NOT_ALLOWED &&
-	     MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD") == MHD_NO) ||
-	    (status == MHD_HTTP_UNAUTHORIZED &&
-	     MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
-				     "Basic realm=\"shoal\", charset=\"UTF-8\"") == MHD_NO) ||
-	    (strcmp(ctype, CT_HTML) == 0 &&
-	     (MHD_add_response_header(r, "Content-Security-Policy",
-				      "default-src 'none'; script-src 'unsafe-inline'; "
-				      "style-src 'unsafe-inline'; connect-src 'self'; img-src data:; "
-				      "frame-ancestors 'none'") == MHD_NO ||
-	      MHD_add_response_header(r, "X-Content-Type-Options", "nosniff") == MHD_NO))) {
-		MHD_destroy_response(r);
-		return MHD_NO;
-	}
-	ret = MHD_queue_response(c, status, r);
+	ok = MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, ctype) == MHD_YES &&
+	     MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store") == MHD_YES;
+	for (; ok && extra && extra[0]; extra += 2)
+		ok = MHD_add_response_header(r, extra[0], extra[1]) == MHD_YES;
+	ret = ok ? MHD_queue_response(c, status, r) : MHD_NO;
 	MHD_destroy_response(r);
 	return ret;
+}
+
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status, const char *ctype,
+			     const char *body, size_t len)
+{
+	return reply_with(c, status, ctype, body, len, NULL);
 }
 
 static enum MHD_Result reply_text(struct MHD_Connection *c, unsigned int status, const char *text)
@@ -167,7 +172,7 @@ static bool may_see_status(struct MHD_Connection *c)
 
 static enum MHD_Result serve_page(struct MHD_Connection *c)
 {
-	return reply(c, MHD_HTTP_OK, CT_HTML, status_page_html, status_page_html_len);
+	return reply_with(c, MHD_HTTP_OK, CT_HTML, status_page_html, status_page_html_len, page_headers);
 }
 
 static enum MHD_Result serve_status_json(struct MHD_Connection *c)
@@ -185,21 +190,27 @@ static enum MHD_Result serve_status_json(struct MHD_Connection *c)
 	return ret;
 }
 
-static enum route route_of(const char *url)
+/* The one list of paths: what answers each, and whether it needs the
+ * status page's access rule (http_access.h). */
+static const struct route {
+	const char *path;
+	enum MHD_Result (*serve)(struct MHD_Connection *c);
+	bool guarded;
+} routes[] = {
+	{ "/metrics", serve_metrics, false },
+	{ "/health", serve_health, false },
+	{ "/ready", serve_ready, false },
+	{ "/", serve_page, true },
+	{ "/status", serve_page, true },
+	{ "/status.json", serve_status_json, true },
+};
+
+static const struct route *route_of(const char *url)
 {
-	if (!url)
-		return ROUTE_NONE;
-	if (strcmp(url, "/metrics") == 0)
-		return ROUTE_METRICS;
-	if (strcmp(url, "/health") == 0)
-		return ROUTE_HEALTH;
-	if (strcmp(url, "/ready") == 0)
-		return ROUTE_READY;
-	if (strcmp(url, "/") == 0 || strcmp(url, "/status") == 0)
-		return ROUTE_PAGE;
-	if (strcmp(url, "/status.json") == 0)
-		return ROUTE_STATUS_JSON;
-	return ROUTE_NONE;
+	for (size_t i = 0; url && i < sizeof(routes) / sizeof(routes[0]); i++)
+		if (strcmp(url, routes[i].path) == 0)
+			return &routes[i];
+	return NULL;
 }
 
 /* Called first when a request's headers are in, then for each piece of its
@@ -211,13 +222,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 				  const char *method, const char *version, const char *upload_data,
 				  size_t *upload_data_size, void **req_cls)
 {
-	enum route r = route_of(url);
+	const struct route *r = route_of(url);
+	static const char not_allowed[] = "method not allowed\n";
 
-	if (r == ROUTE_NONE)
+	if (!r)
 		return reply_text(c, MHD_HTTP_NOT_FOUND, "not found\n");
 	if (!method || (strcmp(method, MHD_HTTP_METHOD_GET) != 0 &&
 			strcmp(method, MHD_HTTP_METHOD_HEAD) != 0))
-		return reply_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed\n");
+		return reply_with(c, MHD_HTTP_METHOD_NOT_ALLOWED, CT_TEXT, not_allowed,
+				  sizeof(not_allowed) - 1, allow_headers);
 	if (*req_cls == NULL) {
 		*req_cls = c; /* any non-NULL marker: headers seen */
 		return MHD_YES;
@@ -226,22 +239,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
-	if ((r == ROUTE_PAGE || r == ROUTE_STATUS_JSON) && !may_see_status(c))
-		return reply_text(c, MHD_HTTP_UNAUTHORIZED, "the status page needs the admin login\n");
-	switch (r) {
-	case ROUTE_PAGE:
-		return serve_page(c);
-	case ROUTE_STATUS_JSON:
-		return serve_status_json(c);
-	case ROUTE_METRICS:
-		return serve_metrics(c);
-	case ROUTE_HEALTH:
-		return serve_health(c);
-	case ROUTE_READY:
-		return serve_ready(c);
-	default:
-		return MHD_NO;
+	if (r->guarded && !may_see_status(c)) {
+		static const char refused[] = "the status page needs the admin login\n";
+
+		return reply_with(c, MHD_HTTP_UNAUTHORIZED, CT_TEXT, refused, sizeof(refused) - 1,
+				  auth_headers);
 	}
+	return r->serve(c);
 }
 
 /* Percent-decoding of the path and arguments, as libmicrohttpd's own but

@@ -19,7 +19,6 @@
 const double cache_metrics_bucket_le[CACHE_METRICS_BUCKETS] = {
 	0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5
 };
-#define bucket_le cache_metrics_bucket_le
 #define N_BUCKETS ((size_t)CACHE_METRICS_BUCKETS)
 
 struct histogram {
@@ -35,7 +34,7 @@ static void observe(struct histogram *h, uint64_t us)
 	double s = (double)us / 1e6;
 	size_t i = 0;
 
-	while (i < N_BUCKETS && s > bucket_le[i])
+	while (i < N_BUCKETS && s > cache_metrics_bucket_le[i])
 		i++;
 	atomic_fetch_add_explicit(&h->buckets[i], 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&h->sum_us, us, memory_order_relaxed);
@@ -218,7 +217,7 @@ static int histograms(struct pbuf *out)
 
 			cum += atomic_load_explicit(&hist[d].buckets[i], memory_order_relaxed);
 			if (i < N_BUCKETS)
-				metrics_format_double(bucket_le[i], le, sizeof(le));
+				metrics_format_double(cache_metrics_bucket_le[i], le, sizeof(le));
 			else
 				snprintf(le, sizeof(le), "+Inf");
 			if (metrics_sample_u64(out, "shoal_query_duration_seconds_bucket", l, 2, cum) < 0)

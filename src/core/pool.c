@@ -74,12 +74,17 @@ static void on_conn(struct upstream *u, enum upstream_event ev, void *owner);
 
 /* The per-user gauges of the status page (users.h): a session is counted
  * in its account's in_use from the moment c->up is set until it is cleared,
- * and in waiting while it is in the queue. The account counted is
- * remembered (with a reference), so a CHANGE USER meanwhile cannot move
- * the count to another account. */
+ * and in waiting (and the node's upstream_waiting) while it is in the
+ * queue. The account counted is remembered (with a reference), so a CHANGE
+ * USER meanwhile cannot move the count to another account. */
+static struct user_account *session_account(const struct client *c)
+{
+	return c->ident ? users_account_get(c->ident->acct) : NULL;
+}
+
 static void count_in_use(struct client *c)
 {
-	c->in_use_acct = c->ident ? users_account_get(c->ident->acct) : NULL;
+	c->in_use_acct = session_account(c);
 	users_account_add_in_use(c->in_use_acct, 1);
 }
 
@@ -88,6 +93,21 @@ static void uncount_in_use(struct client *c)
 	users_account_add_in_use(c->in_use_acct, -1);
 	users_account_put(c->in_use_acct);
 	c->in_use_acct = NULL;
+}
+
+static void count_waiting(struct client *c)
+{
+	STAT_INC(upstream_waiting);
+	c->wait_acct = session_account(c);
+	users_account_add_waiting(c->wait_acct, 1);
+}
+
+static void uncount_waiting(struct client *c)
+{
+	STAT_DEC(upstream_waiting);
+	users_account_add_waiting(c->wait_acct, -1);
+	users_account_put(c->wait_acct);
+	c->wait_acct = NULL;
 }
 
 /* Open a connection for c (c->up is set; it reports through client_pool_*). */
@@ -198,10 +218,7 @@ static void queue_remove(struct pool *p, struct client *c)
 	c->pq_next = NULL;
 	c->pq_queued = false;
 	ev_timer_stop(p->w->loop, &c->pool_timer);
-	STAT_DEC(upstream_waiting);
-	users_account_add_waiting(c->wait_acct, -1);
-	users_account_put(c->wait_acct);
-	c->wait_acct = NULL;
+	uncount_waiting(c);
 }
 
 static void grant(struct pool *p, struct client *c)
@@ -288,9 +305,7 @@ enum pool_result pool_acquire(struct client *c)
 	if (!p->wq_head && (p->open < p->limit || p->idle))
 		return room_for(p, c) ? POOL_PENDING : POOL_NOMEM;
 	STAT_INC(upstream_waits);
-	STAT_INC(upstream_waiting);
-	c->wait_acct = c->ident ? users_account_get(c->ident->acct) : NULL;
-	users_account_add_waiting(c->wait_acct, 1);
+	count_waiting(c);
 	c->pq_queued = true;
 	c->pq_next = NULL;
 	if (p->wq_tail)

@@ -8,7 +8,6 @@
 #include "ops/status_internal.h"
 
 #include <math.h>
-#include <stdbool.h>
 #include <pthread.h>
 #include <string.h>
 #include <time.h>
@@ -27,9 +26,8 @@ struct counters {
 
 static pthread_mutex_t ring_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct status_ring ring;      /* guarded by ring_lock */
-static struct counters prev;         /* main thread only */
-static bool have_prev;               /* main thread only */
-static struct ev_loop *sample_loop;  /* main thread only */
+static struct counters prev;         /* main thread only: the last reading */
+static struct ev_loop *sample_loop;  /* main thread only: set while sampling */
 static ev_timer tick;
 static time_t started_at;            /* written once before the HTTP thread reads it */
 
@@ -77,11 +75,6 @@ static void sample(double now)
 	double dt;
 
 	read_counters(&cur, now);
-	if (!have_prev) {
-		prev = cur;
-		have_prev = true;
-		return;
-	}
 	dt = cur.at - prev.at;
 	if (dt <= 0)
 		dt = 1;
@@ -108,11 +101,6 @@ static void on_tick(struct ev_loop *loop, ev_timer *w, int revents)
 	sample(ev_now(loop));
 }
 
-void status_sample_now(void)
-{
-	sample(sample_loop ? ev_now(sample_loop) : (double)time(NULL));
-}
-
 int status_start(struct ev_loop *loop)
 {
 	if (sample_loop)
@@ -121,7 +109,7 @@ int status_start(struct ev_loop *loop)
 	sample_loop = loop;
 	ev_timer_init(&tick, on_tick, 1.0, 1.0);
 	ev_timer_start(loop, &tick);
-	sample(ev_now(loop)); /* the baseline */
+	read_counters(&prev, ev_now(loop)); /* the baseline of the first sample */
 	return 0;
 }
 

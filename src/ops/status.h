@@ -18,9 +18,6 @@
 int status_start(struct ev_loop *loop);
 void status_stop(struct ev_loop *loop);
 
-/* Take one sample now (the timer's work; tests call it directly). */
-void status_sample_now(void);
-
 /* The /status.json body: malloc'd and NUL-terminated, or NULL when out of
  * memory. health_word is /health's status word ("serving", ...). */
 char *status_render_json(const char *health_word);

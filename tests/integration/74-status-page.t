@@ -4,6 +4,9 @@
 #   1 /status.json after real traffic: the cached shape with its hits,
 #     misses and hit ratio, the shape not cached with its reason, the
 #     per-second series, the pool's users; no secret in it; GET/HEAD only
+#   1b the pool's gauges on a node with one upstream connection: a session
+#     holding it in a transaction and another waiting show as in use 1 and
+#     waiting 1 (node-wide and for the user), and both go back to 0
 #   2 the page itself: HTML, self-contained (no external URL), its headers
 #   3 a real headless Chromium renders it from that node: the DOM lists the
 #     cached query with 4 hits of 5 (80.0%), the plots have points, no script
@@ -22,7 +25,7 @@ mkdir -p "$work"
 fake_mode && skip_all "the status page is node-only (fake mode)"
 command -v curl >/dev/null || skip_all "curl is not installed"
 
-plan 44
+plan 48
 ADMIN_SECRET=St4tusAdminSecret
 
 mport=$(free_port)
@@ -82,6 +85,59 @@ code=$(curl -s -m 5 -o /dev/null -w '%{http_code}' -X POST -d x "http://127.0.0.
 is "$code" 405 "POST /status.json: 405"
 code=$(curl -s -m 5 -I -o /dev/null -w '%{http_code}' "http://127.0.0.1:$mport/status.json")
 is "$code" 200 "HEAD /status.json: 200"
+
+# ---- 1b the pool's gauges: one connection, one holder, one waiter
+pport=$(free_port)
+if shoal_start p --workers 1 --max-upstream-connections 1 --data-dir "$work/p" \
+  --metrics-address "127.0.0.1:$pport"; then
+  gauges=$("$PY" - "$p_PORT" "$pport" <<'PY'
+import json, sys, threading, time, urllib.request
+import pymysql
+
+port, mport = int(sys.argv[1]), int(sys.argv[2])
+
+def gauges():
+    with urllib.request.urlopen("http://127.0.0.1:%d/status.json" % mport, timeout=5) as f:
+        pool = json.load(f)["pool"]
+    app = [u for u in pool["users"] if u["user"] == "app"][0]
+    return (pool["in_use"], pool["waiting"], app["in_use"], app["waiting"])
+
+def wait_until(want):
+    for _ in range(100):
+        got = gauges()
+        if got == want:
+            return got
+        time.sleep(0.1)
+    return got
+
+conn = lambda: pymysql.connect(host="127.0.0.1", port=port, user="app", password="pw",
+                               database="shoaltest", autocommit=True)
+holder, waiter = conn(), conn()
+print("idle", wait_until((0, 0, 0, 0)))
+holder.begin()                                   # pinned: it keeps the only connection
+holder.cursor().execute("SELECT c FROM status_t WHERE id = 1")
+done = threading.Event()
+def wait_for_it():
+    waiter.cursor().execute("SELECT c FROM status_t WHERE id = 2")
+    done.set()
+threading.Thread(target=wait_for_it, daemon=True).start()
+print("queued", wait_until((1, 1, 1, 1)))
+holder.commit()
+done.wait(10)
+print("answered", done.is_set())
+print("released", wait_until((0, 0, 0, 0)))
+PY
+)
+  diag "$gauges"
+  like "$gauges" 'idle \(0, 0, 0, 0\)' "pool gauges at rest: nothing in use, nobody waiting"
+  like "$gauges" 'queued \(1, 1, 1, 1\)' \
+    "one session holds the only connection, one waits: in use 1, waiting 1, and so for the user app"
+  like "$gauges" 'answered True' "  the waiting session is answered once the other commits"
+  like "$gauges" 'released \(0, 0, 0, 0\)' "  and every gauge is back to 0 (in_use and waiting balance)"
+  shoal_stop p
+else
+  skip_n 4 "the pool's gauges" "the node with one upstream connection did not start"
+fi
 
 # ---- 2 the page
 hdr=$(curl -s -m 5 -D - -o "$work/page.html" "http://127.0.0.1:$mport/")

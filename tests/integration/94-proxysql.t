@@ -25,6 +25,6 @@ if fake_mode; then
   skip_all "needs real nodes (fake mode)"
 fi
 need_proxysql
-plan 54
+plan 55
 "$PY" "$TESTLIB/94-proxysql.py" || not_ok "94-proxysql.py crashed (see above)"
 done_testing

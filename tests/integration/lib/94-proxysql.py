@@ -361,13 +361,13 @@ def agent(px, nodes, digest):
     ok(rc == 0 and st == (("ONLINE",),), "  restarted: ONLINE again", out + err)
     good, bad, last = run_queries(px, 100)
     is_((good, bad), (100, 0), "  and the reads go on without error (%s)" % (last or "no error"))
-    agent_status(sh, nodes, digest, state)
+    agent_status(sh, nodes, digest, state, node_list)
     rc, out, err = sh("route", "--remove", "--all")
     ok(rc == 0 and not px.admin_rows("SELECT 1 FROM runtime_mysql_query_rules WHERE rule_id = 10"),
        "shoal-ha route --remove --all: the rule is gone", out + err)
 
 
-def agent_status(sh, nodes, digest, state):
+def agent_status(sh, nodes, digest, state, node_list):
     """shoal-ha status, text and --html, against the real admin."""
     rc, out, err = sh("status", "--state-file", state)
     diag("shoal-ha status:\n" + out)
@@ -389,6 +389,10 @@ def agent_status(sh, nodes, digest, state):
     p = subprocess.run([AGENT, "--proxysql-admin", "mysql://admin:admin@127.0.0.1:1", "status"],
                        capture_output=True, text=True, timeout=60)
     ok(p.returncode == 3, "shoal-ha status without a reachable ProxySQL admin: exit 3", p.stdout + p.stderr)
+    rc, out, err = sh("status", "--nodes", node_list + ",127.0.0.1:9:9:9")
+    ok(rc == 4 and re.search(r"127\.0\.0\.1:9 .*health unreachable", out) and ("rule 10 %s" % digest) in out,
+       "shoal-ha status with a node that does not answer: exit 4, the node shown unreachable, the rest printed",
+       out + err)
 
 
 def html_parser_errors(text):

@@ -25,31 +25,6 @@
 #include "sql/spooky.h"
 #include "sql/tokenizer.h"
 
-struct snapshot {
-	struct cache_def **defs;
-	size_t n, cap;
-	bool cached_only;
-};
-
-static bool take(struct cache_def *d, void *arg)
-{
-	struct snapshot *s = arg;
-
-	if (s->cached_only && (atomic_load(&d->state) != CACHE_CACHED || !atomic_load(&d->explicit_cache)))
-		return true;
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 128;
-		struct cache_def **p = realloc(s->defs, cap * sizeof(*p));
-
-		if (!p)
-			return false;
-		s->defs = p;
-		s->cap = cap;
-	}
-	s->defs[s->n++] = d; /* records live until exit: safe to use unlocked */
-	return true;
-}
-
 static const char *status_of(const struct cache_def *d, char *buf, size_t cap)
 {
 	switch (atomic_load(&d->state)) {
@@ -97,25 +72,25 @@ static int digest_row(sqlite3 *db, const char *table, struct cache_def *d, bool 
 
 static int fill_digest(sqlite3 *db, const char *table, bool reset)
 {
-	struct snapshot s = {0};
-	int rc = 0;
+	struct cache_def **defs;
+	size_t n;
+	int rc = registry_snapshot(&defs, &n);
 
-	registry_each(take, &s);
-	for (size_t i = 0; i < s.n && rc == 0; i++)
-		rc = digest_row(db, table, s.defs[i], reset);
-	free(s.defs);
+	for (size_t i = 0; i < n && rc == 0; i++)
+		rc = digest_row(db, table, defs[i], reset);
+	free(defs);
 	return rc;
 }
 
 static int fill_caches(sqlite3 *db, const char *table, bool reset)
 {
-	struct snapshot s = {0};
-	int rc = 0;
+	struct cache_def **defs;
+	size_t n;
+	int rc = registry_snapshot(&defs, &n);
 
 	(void)reset;
-	registry_each(take, &s);
-	for (size_t i = 0; i < s.n && rc == 0; i++) {
-		struct cache_def *d = s.defs[i];
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		struct cache_def *d = defs[i];
 		char num[6][24];
 		const char *v[8];
 
@@ -132,23 +107,25 @@ static int fill_caches(sqlite3 *db, const char *table, bool reset)
 		v[4] = num[2]; v[5] = num[3]; v[6] = num[4]; v[7] = num[5];
 		rc = admin_insert_row(db, table, 8, v);
 	}
-	free(s.defs);
+	free(defs);
 	return rc;
 }
 
 /* SAVE CACHES FROM RUNTIME: the explicit caches as rows. */
 static int save_caches(sqlite3 *db, const char *table, char *err, size_t errlen)
 {
-	struct snapshot s = { .cached_only = true };
-	int rc = 0;
+	struct cache_def **defs;
+	size_t n;
+	int rc = registry_snapshot(&defs, &n);
 
-	registry_each(take, &s);
-	for (size_t i = 0; i < s.n && rc == 0; i++) {
-		struct cache_def *d = s.defs[i];
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		struct cache_def *d = defs[i];
 		char num[3][16];
 		int txn = atomic_load(&d->txn);
 		const char *v[9];
 
+		if (atomic_load(&d->state) != CACHE_CACHED || !atomic_load(&d->explicit_cache))
+			continue; /* only the explicit caches are configuration */
 		snprintf(num[0], 16, "%d", atomic_load(&d->ttl_ms));
 		snprintf(num[1], 16, "%d", def_refresh_ms(d));
 		snprintf(num[2], 16, "%d", atomic_load(&d->coalesce_ms));
@@ -159,7 +136,7 @@ static int save_caches(sqlite3 *db, const char *table, char *err, size_t errlen)
 		v[8] = "";
 		rc = admin_insert_row(db, table, 9, v);
 	}
-	free(s.defs);
+	free(defs);
 	if (rc)
 		snprintf(err, errlen, "cannot write %s", table);
 	return rc;

@@ -515,33 +515,18 @@ static void answer_drop(const struct cache_reply *r, enum cache_cmd kind, const 
 	pkt_put_ok(r->out, 1, n, 0, r->status, 0, r->caps);
 }
 
-/* Rows of SHOW CACHES / SHOW PROXIED QUERIES, gathered under the registry's
- * read lock, then sorted and written. */
-struct listing {
-	struct cache_def **defs;
-	size_t n, cap;
-	bool cached;          /* SHOW CACHES: cached shapes; else the others */
-	const char *only_id;  /* WHERE query_id = ... */
-};
-
-static bool collect(struct cache_def *d, void *arg)
+/* Rows of SHOW CACHES (cached shapes) or SHOW PROXIED QUERIES (the others):
+ * of the registry's snapshot, keep those at the front, with only_id (WHERE
+ * query_id = ...) when given; returns how many. */
+static size_t keep_listed(struct cache_def **v, size_t n, bool cached, const char *only_id)
 {
-	struct listing *l = arg;
-	bool cached = atomic_load(&d->state) == CACHE_CACHED;
+	size_t k = 0;
 
-	if (cached != l->cached || (l->only_id && strcasecmp(l->only_id, d->query_id) != 0))
-		return true;
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 64;
-		struct cache_def **p = realloc(l->defs, cap * sizeof(*p));
-
-		if (!p)
-			return false;
-		l->defs = p;
-		l->cap = cap;
-	}
-	l->defs[l->n++] = d;
-	return true;
+	for (size_t i = 0; i < n; i++)
+		if ((atomic_load(&v[i]->state) == CACHE_CACHED) == cached &&
+		    (!only_id || strcasecmp(only_id, v[i]->query_id) == 0))
+			v[k++] = v[i];
+	return k;
 }
 
 static const char *support_of(const struct cache_def *d, char *buf, size_t cap)
@@ -576,15 +561,19 @@ static int by_rank_then_count(const void *a, const void *b)
 
 static void answer_listing(const struct cache_reply *r, bool caches, const struct cache_cmd_args *a)
 {
-	struct listing l = { .cached = caches, .only_id = a->target[0] ? a->target : NULL };
+	struct cache_def **defs;
 	struct rs_writer w;
 	char props[160], sup[160];
-	size_t n;
+	size_t listed, n;
 
-	registry_each(collect, &l);
-	if (l.n > 1)
-		qsort(l.defs, l.n, sizeof(*l.defs), by_rank_then_count);
-	n = a->limit >= 0 && (size_t)a->limit < l.n ? (size_t)a->limit : l.n;
+	if (registry_snapshot(&defs, &listed) < 0) {
+		pkt_put_errf(r->out, 1, ERR_UNKNOWN_ERROR, "HY000", "Out of memory");
+		return;
+	}
+	listed = keep_listed(defs, listed, caches, a->target[0] ? a->target : NULL);
+	if (listed > 1)
+		qsort(defs, listed, sizeof(*defs), by_rank_then_count);
+	n = a->limit >= 0 && (size_t)a->limit < listed ? (size_t)a->limit : listed;
 	rs_begin(&w, r->out, 1, r->caps, caches ? 5 : 4);
 	rs_column(&w, "query_id", RS_TYPE_VAR_STRING);
 	if (caches)
@@ -593,7 +582,7 @@ static void answer_listing(const struct cache_reply *r, bool caches, const struc
 	rs_column(&w, caches ? "properties" : "readyset_supported", RS_TYPE_VAR_STRING);
 	rs_column(&w, "count", RS_TYPE_LONGLONG);
 	for (size_t i = 0; i < n; i++) {
-		struct cache_def *d = l.defs[i];
+		struct cache_def *d = defs[i];
 
 		rs_row_begin(&w);
 		rs_cell_str(&w, d->query_id);
@@ -615,7 +604,7 @@ static void answer_listing(const struct cache_reply *r, bool caches, const struc
 	}
 	if (rs_end(&w, r->status) < 0)
 		pkt_put_errf(r->out, 1, ERR_UNKNOWN_ERROR, "HY000", "Out of memory");
-	free(l.defs);
+	free(defs);
 }
 
 static void answer_pairs(const struct cache_reply *r, const char *n1, const char *n2,

@@ -156,6 +156,37 @@ void registry_each(bool (*fn)(struct cache_def *d, void *arg), void *arg)
 	pthread_rwlock_unlock(&reg_lock);
 }
 
+int registry_snapshot(struct cache_def ***out, size_t *n)
+{
+	struct cache_def **v = NULL, **p;
+	size_t cap = 0, k = 0;
+	int rc = 0;
+
+	pthread_rwlock_rdlock(&reg_lock);
+	for (size_t i = 0; i < REG_BUCKETS && rc == 0; i++)
+		for (struct cache_def *d = buckets[i]; d && rc == 0; d = d->hnext) {
+			if (k == cap) {
+				cap = cap ? cap * 2 : 128;
+				p = realloc(v, cap * sizeof(*v));
+				if (!p) {
+					rc = -1;
+					break;
+				}
+				v = p;
+			}
+			v[k++] = d;
+		}
+	pthread_rwlock_unlock(&reg_lock);
+	if (rc != 0) {
+		free(v);
+		v = NULL;
+		k = 0;
+	}
+	*out = v;
+	*n = k;
+	return rc;
+}
+
 /* The state of d becomes st, with the count of cached records kept. */
 static void set_state(struct cache_def *d, enum cache_state st)
 {

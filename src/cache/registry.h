@@ -102,6 +102,10 @@ struct cache_def *registry_find_name(const char *name_or_id);
 
 /* Walk every record (under the read lock): fn returns false to stop. */
 void registry_each(bool (*fn)(struct cache_def *d, void *arg), void *arg);
+/* Every record, in a malloc'd array (free() it), for the listings that
+ * sort or filter them without the lock: records live until the node stops,
+ * so the pointers stay valid. 0, or -1 when out of memory (*out NULL). */
+int registry_snapshot(struct cache_def ***out, size_t *n);
 
 /* May anything be cached: auto-cache is on, or some shape is cached now (a
  * query rule, CREATE CACHE)? While not, nothing can be served or stored,

@@ -2,8 +2,9 @@
  * status_json.c: the /status.json body (see status.h, docs/status-page.md):
  * the node, totals, the caches and the shapes not cached (from the
  * registry), the pool and its users, the clients, and the per-second series
- * of the ring. Runs on the HTTP thread; reads atomics, the registry and the
- * user store under their read locks, and the ring under its mutex.
+ * of the ring. Runs on the HTTP thread; reads atomics, a snapshot of the
+ * registry and the user store (their read locks), and the ring under its
+ * mutex.
  */
 #include "ops/status.h"
 #include "ops/status_internal.h"
@@ -37,7 +38,7 @@
 #define MAX_CACHES 1000   /* rows of "caches", the busiest first */
 #define MAX_UNCACHED 100  /* rows of "uncached", by upstream time */
 
-/* One shape, copied under the registry's read lock. */
+/* One shape's figures, read once (so that sorting sees stable values). */
 struct shape {
 	struct cache_def *d;  /* records live until exit */
 	bool cached;
@@ -46,29 +47,8 @@ struct shape {
 	char name[DEF_NAME_MAX];
 };
 
-struct shapes {
-	struct shape *v;
-	size_t n, cap;
-	bool failed;
-};
-
-static bool take_shape(struct cache_def *d, void *arg)
+static void read_shape(struct shape *x, struct cache_def *d)
 {
-	struct shapes *s = arg;
-	struct shape *x;
-
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 128;
-		struct shape *p = realloc(s->v, cap * sizeof(*p));
-
-		if (!p) {
-			s->failed = true;
-			return false;
-		}
-		s->v = p;
-		s->cap = cap;
-	}
-	x = &s->v[s->n++];
 	x->d = d;
 	x->cached = atomic_load(&d->state) == CACHE_CACHED;
 	x->hits = def_counter(d, DC_HITS, false);
@@ -78,9 +58,10 @@ static bool take_shape(struct cache_def *d, void *arg)
 	x->saved_us = def_counter(d, DC_TIME_SAVED, false);
 	x->entries = atomic_load(&d->entries);
 	x->bytes = atomic_load(&d->bytes);
-	memcpy(x->name, d->name, sizeof(x->name)); /* written under the lock we hold */
+	/* a CREATE CACHE naming the shape meanwhile may tear the copy, never
+	 * overrun it (as the admin's stats tables read it) */
+	memcpy(x->name, d->name, sizeof(x->name));
 	x->name[sizeof(x->name) - 1] = '\0';
-	return true;
 }
 
 /* Cached shapes first, busiest first; then the others by upstream time. */
@@ -149,27 +130,33 @@ static json_t *uncached_row(const struct shape *x)
  * the start, so the caller's json_decref frees all). -1 when out of memory. */
 static int add_shapes(json_t *root)
 {
-	struct shapes s = { 0 };
 	json_t *caches = json_array(), *uncached = json_array();
-	size_t n_cached = 0;
+	struct cache_def **defs;
+	struct shape *v;
+	size_t n, n_cached = 0;
 	int rc = 0;
 
 	if (json_object_set_new(root, "caches", caches) != 0 ||
-	    json_object_set_new(root, "uncached", uncached) != 0)
+	    json_object_set_new(root, "uncached", uncached) != 0 || registry_snapshot(&defs, &n) < 0)
 		return -1;
-	registry_each(take_shape, &s);
-	if (s.n > 1)
-		qsort(s.v, s.n, sizeof(*s.v), by_listing_order);
-	for (size_t i = 0; i < s.n && rc == 0; i++) {
-		const struct shape *x = &s.v[i];
+	v = malloc((n ? n : 1) * sizeof(*v));
+	for (size_t i = 0; v && i < n; i++)
+		read_shape(&v[i], defs[i]);
+	free(defs);
+	if (!v)
+		return -1;
+	if (n > 1)
+		qsort(v, n, sizeof(*v), by_listing_order);
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		const struct shape *x = &v[i];
 
 		if (x->cached && n_cached++ < MAX_CACHES)
 			rc = json_array_append_new(caches, cache_row(x));
 		else if (!x->cached && x->count > 0 && json_array_size(uncached) < MAX_UNCACHED)
 			rc = json_array_append_new(uncached, uncached_row(x));
 	}
-	free(s.v);
-	if (s.failed || rc != 0)
+	free(v);
+	if (rc != 0)
 		return -1;
 	return json_object_set_new(root, "caches_total", json_integer((json_int_t)n_cached));
 }

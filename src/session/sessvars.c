@@ -521,8 +521,12 @@ unsigned sv_classify(const char *q, size_t n, struct sv_delta *d, bool mariadb)
 		return f | SV_UNLOCK;
 	if (word_is(&t, "FLUSH"))
 		return f | (flush_locks(&s) ? SV_PIN_LOCK : 0);
+	/* BACKUP STAGE / BACKUP LOCK: a backup lock the connection holds until
+	 * BACKUP STAGE END, BACKUP UNLOCK or its end (conformance:
+	 * main.backup_log). The session keeps its connection, and the pool
+	 * never lends it again. */
 	if (word_is(&t, "PREPARE") || word_is(&t, "EXECUTE") || word_is(&t, "DEALLOCATE") ||
-	    word_is(&t, "CALL") || word_is(&t, "XA") || word_is(&t, "HANDLER"))
+	    word_is(&t, "CALL") || word_is(&t, "XA") || word_is(&t, "HANDLER") || word_is(&t, "BACKUP"))
 		return f | SV_PIN_FOREVER;
 	return f;
 }

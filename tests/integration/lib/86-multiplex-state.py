@@ -8,7 +8,7 @@ statement by statement, with sessions that changed nothing; after every
 step each session checks that it sees exactly its own state. Nothing pins.
 
 MODE=pinned (1 worker, pool of 2): one session at a time uses what cannot
-be carried (a user variable, LOCK TABLES, GET_LOCK, a temporary table,
+be carried (a user variable, LOCK TABLES, GET_LOCK, BACKUP STAGE, a temporary table,
 SQL_CALC_FOUND_ROWS, LAST_INSERT_ID, SHOW WARNINGS, SQL PREPARE) while a
 plain session works on the other connection; each sees only its own.
 """
@@ -231,6 +231,26 @@ def pinned():
     is_(one(p.c, "SELECT RELEASE_LOCK('mux86')")[0], 1, "RELEASE_LOCK by the holder succeeds (same connection)")
     p.c.close()
     wait_pinned(0)
+
+    # BACKUP STAGE: a backup lock the connection holds until it ends; the
+    # connection must not go back to the pool holding it (a backup run
+    # elsewhere would wait on it: conformance, main.backup_log)
+    p = Sess("backup")
+    p.q("BACKUP STAGE START")
+    is_(pinned_count(), 1, "BACKUP STAGE pins the session (pinned sessions 1)")
+    qcheck("backup")
+    p.c.close()
+    ok(wait_pinned(0), "pinned sessions back to 0 when the backup session disconnects")
+    d = connect(MDB_PORT)
+    try:
+        with d.cursor() as cur:
+            cur.execute("SET SESSION lock_wait_timeout = 5")
+            cur.execute("BACKUP STAGE START")
+            cur.execute("BACKUP STAGE END")
+        ok(True, "a backup straight to MariaDB is not blocked by the node's connections")
+    except pymysql.MySQLError as e:
+        ok(False, "a backup straight to MariaDB is not blocked by the node's connections", repr(e))
+    d.close()
 
     # temporary table
     p = Sess("temp")

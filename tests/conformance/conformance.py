@@ -41,6 +41,8 @@ import subprocess
 import sys
 import time
 
+import pymysql
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRCDIR = os.path.normpath(os.path.join(HERE, "..", ".."))
 MTR_DIR = "/usr/share/mysql/mysql-test"
@@ -139,6 +141,7 @@ class Server:
         self.keep = args.keep_server
         self.binlog = args.binlog
         self.pid = None
+        self.conn = None  # root's connection for the resets (query())
         self.vardir = os.path.abspath(os.path.join(args.out, "var"))
         if args.server_port:
             self.port = args.server_port
@@ -214,6 +217,7 @@ class Server:
         return self.sql("SELECT @@log_bin")[0][0] == "1"
 
     def stop(self):
+        self.close_conn()
         if self.started and self.pid and not self.keep:
             stop_pid(self.pid, 60)
 
@@ -229,6 +233,40 @@ class Server:
             raise RuntimeError(r.stderr.decode(errors="replace").strip())
         return [ln.split("\t") for ln in r.stdout.decode(errors="replace").splitlines()]
 
+    def query(self, stmt):
+        """One statement as root over the socket, on a connection kept
+        for the whole reset (a reset runs a dozen statements twice per
+        run: a client process for each cost about a second a run), closed
+        at its end. Values come
+        back as they are (no -B escaping); the connection is opened again
+        once if the server restarted. Raises RuntimeError on a MariaDB
+        error, as sql() does."""
+        for attempt in (0, 1):
+            try:
+                if self.conn is None:
+                    self.conn = pymysql.connect(unix_socket=self.sock, user="root", charset="utf8mb4",
+                                                autocommit=True, read_timeout=120, write_timeout=120)
+                with self.conn.cursor() as cur:
+                    cur.execute(stmt)
+                    return [["" if v is None else str(v) for v in row] for row in (cur.fetchall() or ())]
+            except pymysql.err.OperationalError as e:
+                lost = e.args and e.args[0] in (2006, 2013, 2003, 2002)
+                if lost and attempt == 0:
+                    self.close_conn()
+                    continue
+                raise RuntimeError(str(e))
+            except pymysql.err.MySQLError as e:
+                raise RuntimeError(str(e))
+        return []
+
+    def close_conn(self):
+        if self.conn is not None:
+            try:
+                self.conn.close()
+            except Exception:  # a dead connection: nothing to close
+                pass
+            self.conn = None
+
     def prepare(self):
         """The schemas mtr's bootstrap makes: test, and mtr.add_suppression."""
         self.sql("CREATE DATABASE IF NOT EXISTS test; CREATE DATABASE IF NOT EXISTS mtr;")
@@ -236,6 +274,7 @@ class Server:
                  "CREATE OR REPLACE DEFINER=root@localhost PROCEDURE add_suppression(pattern VARCHAR(255))"
                  " INSERT INTO test_suppressions (pattern) VALUES (pattern);", db="mtr")
         self.baseline = self.snapshot()
+        self.close_conn()
 
     def remove_leftovers(self):
         """Files a case left: in the test schema's directory (SELECT ... INTO
@@ -260,9 +299,9 @@ class Server:
             os.rmdir(os.path.join(self.dir, "data", "test"))
 
     def snapshot(self):
-        dbs = {r[0] for r in self.sql("SELECT schema_name FROM information_schema.schemata")}
-        users = {(r[0], r[1]) for r in self.sql("SELECT user, host FROM mysql.global_priv")}
-        gvars = {r[0]: (r[1] if len(r) > 1 else "") for r in self.sql("SHOW GLOBAL VARIABLES")}
+        dbs = {r[0] for r in self.query("SELECT schema_name FROM information_schema.schemata")}
+        users = {(r[0], r[1]) for r in self.query("SELECT user, host FROM mysql.global_priv")}
+        gvars = {r[0]: (r[1] if len(r) > 1 else "") for r in self.query("SHOW GLOBAL VARIABLES")}
         return {"dbs": dbs, "users": users, "vars": gvars}
 
     def reset(self):
@@ -285,18 +324,22 @@ class Server:
             stmts.append("SET GLOBAL %s = %s" % (k, lit))
         for s in stmts:
             try:
-                self.sql(s + ";")
-            except (RuntimeError, subprocess.TimeoutExpired):
+                self.query(s)
+            except RuntimeError:
                 if s == "DROP DATABASE IF EXISTS test":
                     # files the server does not know keep the directory
                     self.remove_leftovers()
                     try:
-                        self.sql(s + ";")
-                    except (RuntimeError, subprocess.TimeoutExpired):
+                        self.query(s)
+                    except RuntimeError:
                         pass
             if s == "DROP DATABASE IF EXISTS test":
                 self.remove_leftovers()
-        self.sql("DELETE FROM mtr.test_suppressions; FLUSH TABLES;")
+        self.query("DELETE FROM mtr.test_suppressions")
+        self.query("FLUSH TABLES")
+        # not left open while a case runs: cases count the connections
+        # (information_schema.processlist, wait conditions)
+        self.close_conn()
 
 
 # Global variables that change by themselves: never restored.
@@ -640,7 +683,10 @@ EXCLUDE = re.compile(
     r"have_example_plugin|INSTALL SONAME|INSTALL PLUGIN|shutdown_mysqld|start_mysqld|crash_mysqld|"
     r"mysqladmin_shutdown|shutdown_timeout|kill_and_restart|^\s*shutdown\b",
     re.I | re.M)
-CONNECT_USER = re.compile(r"^\s*-*\s*connect\s*\(\s*[^,]*,\s*[^,]*,\s*([^,)\s]*)", re.I | re.M)
+# connect (name,host,user,...) and the form without parentheses,
+# connect name,host,user; (main.check)
+CONNECT_USER = re.compile(r"^[ \t]*-*[ \t]*connect\b[ \t]*\(?[ \t]*[^,\n]*,[ \t]*[^,\n]*,[ \t]*([^,)\s;]*)",
+                          re.I | re.M)
 
 
 def static_candidate(case):

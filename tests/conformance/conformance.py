@@ -625,10 +625,28 @@ def cmd_run(args):
     if not cases:
         raise SystemExit("conformance: no cases (--cases FILE or --case NAME)")
     protos = PROTOCOL_SETS.get(args.protocol, (args.protocol,))
+    if args.resume and args.tap:
+        raise SystemExit("conformance: --resume and --tap do not go together (the TAP numbers)")
     os.makedirs(args.out, exist_ok=True)
     server = Server(args)
     node = None
     results = []
+    done = set()
+    resfile = os.path.join(args.out, "results.jsonl")
+    if args.resume and os.path.exists(resfile):
+        # a run cut short goes on where it stopped: what it judged is kept
+        wanted = {(c, p) for c in cases for p in protos}
+        with open(resfile) as f:
+            for line in f:
+                try:
+                    rec = json.loads(line)
+                except ValueError:
+                    continue  # a line cut by the stop
+                key = (rec.get("case"), rec.get("protocol"))
+                if key in wanted and key not in done:
+                    done.add(key)
+                    results.append(rec)
+        log("resuming: %d runs already judged" % len(done))
     t0 = time.time()
     if args.tap and not args.tap_no_plan:
         print("1..%d" % (len(cases) * len(protos)), flush=True)
@@ -638,11 +656,16 @@ def cmd_run(args):
         if not args.direct_only:
             node = Node(args, server)
             node.start()
-        resf = open(os.path.join(args.out, "results.jsonl"), "w")
+        resf = open(resfile, "w")
+        for rec in results:
+            resf.write(json.dumps(rec) + "\n")
+        resf.flush()
         n = args.tap_start
         for case in cases:
             for proto in protos:
                 n += 1
+                if (case, proto) in done:
+                    continue
                 rec = judge(case, proto, args, server, node, n)
                 results.append(rec)
                 resf.write(json.dumps(rec) + "\n")
@@ -825,6 +848,8 @@ def main():
     r.add_argument("--shoal", default=os.path.join(SRCDIR, "src", "shoal"), help="the node binary")
     r.add_argument("--node-args", default="", help="extra node arguments, e.g. \"--auto-cache=true\"")
     r.add_argument("--label", default="passthrough", help="name of this configuration in the report")
+    r.add_argument("--resume", action="store_true",
+                   help="keep the runs --out's results.jsonl already has and run the rest")
     r.add_argument("--tap", action="store_true", help="print TAP")
     r.add_argument("--tap-no-plan", action="store_true", help="with --tap: no plan line (the caller prints it)")
     r.add_argument("--tap-start", type=int, default=0, help="with --tap: number the results from this + 1")

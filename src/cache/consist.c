@@ -226,6 +226,32 @@ static bool flushes_tables(const char *q, size_t n)
 	return sql_word_is(&t, "TABLE") || sql_word_is(&t, "TABLES");
 }
 
+/* Global variables with no session value that change the answer of a
+ * read, which no cache key can hold (the key has the session's settings):
+ * a SET of one that succeeds invalidates everything. ft_boolean_syntax:
+ * the operators of MATCH ... AGAINST (... IN BOOLEAN MODE) on MyISAM
+ * (conformance: main.fulltext_var). Set elsewhere than through this node,
+ * the change is seen at the TTL (docs/caching.md). */
+static const char *const answer_globals[] = { "FT_BOOLEAN_SYNTAX", NULL };
+
+static bool sets_answer_global(const char *q, size_t n)
+{
+	struct sql_lex lx = { .s = q, .n = n, .raw = true };
+	struct sql_tok t;
+
+	sql_lex_next(&lx, &t);
+	if (!sql_word_is(&t, "SET"))
+		return false;
+	for (sql_lex_next(&lx, &t); t.kind != T_END; sql_lex_next(&lx, &t)) {
+		if (!sql_is_name(&t))
+			continue;
+		for (int i = 0; answer_globals[i]; i++)
+			if (sql_name_is(&t, answer_globals[i]))
+				return true;
+	}
+	return false;
+}
+
 void consist_statement(struct consist *s, const char *q, size_t n, bool hidden, const char *schema)
 {
 	struct sql_tables t;
@@ -234,7 +260,7 @@ void consist_statement(struct consist *s, const char *q, size_t n, bool hidden, 
 	s->cur_set = true;
 	s->ncur = 0;
 	s->cur_opaque = s->cur_catalog = s->cur_routine_ddl = false;
-	s->cur_flush = flushes_tables(q, n);
+	s->cur_flush = flushes_tables(q, n) || sets_answer_global(q, n);
 	s->cur_temp = TEMP_NONE;
 	sql_tables(q, n, &t);
 	if (t.kind == SQL_STMT_READ && (t.flags & SQL_TABLES_VERSIONED) && !hidden)

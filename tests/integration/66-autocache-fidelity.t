@@ -14,6 +14,9 @@
 #     is never served from the cache; one with a deterministic generated
 #     column is cached from its first read on;
 #   - FOUND_ROWS() after a cache hit counts the hit's rows, as directly;
+#   - SET GLOBAL ft_boolean_syntax (a global with no session value that
+#     changes MATCH ... IN BOOLEAN MODE) through the node invalidates the
+#     cache (main.fulltext_var);
 #   - the greeting's server version is the upstream's exactly, MariaDB's
 #     "5.5.5-" included, and the node's own version is on /health.
 # Each output is compared with MariaDB's own, directly.
@@ -21,7 +24,7 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 if fake_mode; then skip_all "auto-cache fidelity: needs a node (SHOAL_FAKE_DIRECT=1)"; fi
-plan 23
+plan 27
 
 DD=$(mktemp -d)
 on_exit "rm -rf '$DD'"
@@ -111,6 +114,25 @@ v=$(via -N -e "SHOW SHOAL STATUS; SELECT a, b FROM t66g; SELECT a, b FROM t66g; 
 h=$(grep -E '^Cache Hits' <<<"$v" | cut -f2 | tr '\n' ' ')
 read -r h0 h1 <<<"$h"
 is "$((h1 - h0))" 1 "a deterministic generated column: the second read is a hit (its first fill waited for the check)"
+
+# --- a global variable that changes answers (main.fulltext_var):
+# ft_boolean_syntax has no session value, so no key can hold it; a SET
+# GLOBAL of it through the node invalidates everything
+mdb -e "DROP TABLE IF EXISTS t66f; CREATE TABLE t66f (b TEXT NOT NULL, FULLTEXT (b)) ENGINE=MyISAM;
+INSERT INTO t66f VALUES ('aaaaaa bbbbbb cccccc'), ('bbbbbb cccccc'), ('aaaaaa cccccc')"
+on_exit 'mdb -e "SET GLOBAL ft_boolean_syntax = DEFAULT; DROP TABLE IF EXISTS t66f"'
+fq="SELECT b FROM t66f WHERE MATCH b AGAINST ('+aaaaaa bbbbbb' IN BOOLEAN MODE) ORDER BY b"
+before=$(mdb -N -e "$fq" 2>&1)
+via -N -e "$fq" >/dev/null 2>&1
+v=$(via -N -e "$fq; EXPLAIN LAST STATEMENT" 2>&1)
+like "$v" "readyset_shallow" "a MATCH ... IN BOOLEAN MODE read is cached"
+via -e "SET GLOBAL ft_boolean_syntax = ' +-><()~*:\"\"&|'" >/dev/null 2>&1 || diag "SET GLOBAL through the node failed"
+v=$(via -N -e "$fq" 2>&1)
+d=$(mdb -N -e "$fq" 2>&1)
+ok_if "$([ "$d" != "$before" ] && echo 1)" "  (MariaDB's answer changes with ft_boolean_syntax: the case is real)" "$d"
+is "$v" "$d" "after SET GLOBAL ft_boolean_syntax through the node: MariaDB's new answer, not the cached one"
+via -e "SET GLOBAL ft_boolean_syntax = DEFAULT" >/dev/null 2>&1 || diag "SET GLOBAL through the node failed"
+is "$(via -N -e "$fq" 2>&1)" "$before" "  and after SET GLOBAL ... = DEFAULT the first answer again"
 
 # --- the version, as the server's
 gv() {

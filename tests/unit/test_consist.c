@@ -298,6 +298,18 @@ static void test_session(void)
 	g = inval_epoch();
 	statement(&s, "FLUSH PRIVILEGES", false);
 	ok(inval_epoch() == g, "  ... not FLUSH PRIVILEGES");
+	g = inval_epoch();
+	statement(&s, "SET GLOBAL ft_boolean_syntax = ' +-><()~*:\"\"&|'", false);
+	ok(inval_epoch() > g, "SET GLOBAL ft_boolean_syntax: everything (MATCH ... IN BOOLEAN MODE reads it)");
+	g = inval_epoch();
+	statement(&s, "set @@global.FT_BOOLEAN_SYNTAX=DEFAULT", false);
+	ok(inval_epoch() > g, "  ... @@global.FT_BOOLEAN_SYNTAX too");
+	g = inval_epoch();
+	statement(&s, "SET GLOBAL max_connections = 100", false);
+	ok(inval_epoch() == g, "  ... not another global");
+	g = inval_epoch();
+	statement(&s, "SELECT 'ft_boolean_syntax'", false);
+	ok(inval_epoch() == g, "  ... nor a read that names it in a string");
 	inval_set_mode(INVAL_TTL);
 	g = atomic_load(&t1->gen);
 	statement(&s, "UPDATE t1 SET a = 3", false);

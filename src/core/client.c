@@ -41,7 +41,12 @@
 #define CLIENT_OUT_HIGH (1024 * 1024)   /* stop reading upstream above this */
 #define LOGIN_PACKET_MAX 65536
 
-static atomic_uint next_conn_id = 1;
+/* Session ids (the greeting's connection id, what KILL and drivers' cancel
+ * name) start far above the upstream's thread ids, which count from 1 since
+ * the server started: a KILL's id then names one or the other, never both
+ * (docs/architecture.md, KILL). */
+#define FIRST_SESSION_ID 1000000001u
+static atomic_uint next_conn_id = FIRST_SESSION_ID;
 
 static void process_input(struct client *c);
 
@@ -957,7 +962,7 @@ static bool kill_answer(struct client *c, const uint8_t *pl, uint32_t len)
 	char user[HS_USER_MAX] = "";
 	uint32_t target;
 
-	if (!kill_parse(pl, len, &r))
+	if (!kill_parse(pl, len, &c->stmts, &r))
 		return false;
 	if (r.unsupported) {
 		pkt_put_errf(&c->io.out, 1, ERR_NOT_SUPPORTED_YET, "42000",
@@ -965,7 +970,7 @@ static bool kill_answer(struct client *c, const uint8_t *pl, uint32_t len)
 			     "KILL QUERY ID and KILL USER through Shoal (use KILL [QUERY] <connection id>)");
 		return true;
 	}
-	target = r.id == c->id ? c->id : kill_find(r.id, &w, user, sizeof(user));
+	target = r.id == c->id ? c->id : kill_find(r.id, c->id, &w, user, sizeof(user));
 	if (target == c->id) {
 		if (r.kind == KK_QUERY) {
 			pkt_put_errf(&c->io.out, 1, ERR_QUERY_INTERRUPTED, "70100", "Query execution was interrupted");
@@ -1029,7 +1034,8 @@ static enum hc_result local_command(struct client *c, uint32_t len)
 		sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
 		return HC_NEXT;
 	}
-	if ((cmd == CMD_QUERY || cmd == CMD_PROCESS_KILL) && kill_answer(c, pl, len)) {
+	if ((cmd == CMD_QUERY || cmd == CMD_PROCESS_KILL || cmd == CMD_STMT_EXECUTE) &&
+	    kill_answer(c, pl, len)) {
 		sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
 		return c->st == CS_CLOSING ? HC_STOP : HC_NEXT;
 	}
@@ -1064,19 +1070,6 @@ static bool upstream_known_down(struct client *c)
 	return true;
 }
 
-/* The command runs a KILL upstream (one the node does not answer). */
-static bool forwards_kill(struct client *c, const uint8_t *pl, uint32_t len)
-{
-	struct stmt_info *s;
-
-	if (pl[0] == CMD_QUERY)
-		return kill_statement((const char *)pl + 1, len - 1);
-	if (pl[0] != CMD_STMT_EXECUTE || len < 5)
-		return false;
-	s = stmts_find(&c->stmts, rd_u32(pl + 1));
-	return s && s->text && kill_statement(s->text, s->text_len);
-}
-
 /* Send the front command on c->up and relay its answer. */
 static enum hc_result forward_command(struct client *c, uint32_t len)
 {
@@ -1088,7 +1081,7 @@ static enum hc_result forward_command(struct client *c, uint32_t len)
 
 	c->pass_pending = false;
 	mux_note_command(c, pl, len);
-	if (forwards_kill(c, pl, len))
+	if (kill_forwarded(pl, len, &c->stmts))
 		kill_went_upstream(); /* KILL <expression>, or a prepared KILL, as written */
 	c->kill_gen = kill_generation();
 	c->cmd_start_us = cache_now_us();

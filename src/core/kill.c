@@ -14,21 +14,27 @@
 #include <string.h>
 
 #include "proto/handshake.h"
+#include "session/stmts.h"
 #include "base/log.h"
 #include "proto/packet.h"
 #include "upstream/upstream.h"
 
 #define NBUCKETS 1024
+#define KILL_TOLD 4
 
 struct sess {
 	struct sess *next;
 	uint32_t id;
 	struct worker *w;
 	char user[HS_USER_MAX];
-	/* the upstream thread id of the connection its last command ran on
-	 * (what CONNECTION_ID() told it): written by its worker without the
-	 * lock, read under it by a KILL */
+	/* the upstream thread id of the connection its last command ran on:
+	 * written by its worker without the lock, read under it by a KILL */
 	atomic_ulong up_thread;
+	/* the last KILL_TOLD thread ids CONNECTION_ID() answered it (a ring):
+	 * under multiplexing its later commands may run elsewhere, and an id
+	 * it was told is still its own to the client (main.myisam_icp_notembedded) */
+	atomic_ulong told[KILL_TOLD];
+	atomic_uint told_next;
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -68,23 +74,58 @@ void kill_note_upstream(void *entry, unsigned long thread_id)
 		atomic_store_explicit(&s->up_thread, thread_id, memory_order_relaxed);
 }
 
-/* No session has id: the session whose last command ran on upstream
- * thread id (its CONNECTION_ID(), or a SHOW PROCESSLIST id), if exactly one
- * such session exists. Under the lock. */
-static struct sess *by_upstream_thread(uint64_t id)
+void kill_note_told(void *entry, unsigned long thread_id)
+{
+	struct sess *s = entry;
+	unsigned k;
+
+	if (!s)
+		return;
+	for (k = 0; k < KILL_TOLD; k++)
+		if (atomic_load_explicit(&s->told[k], memory_order_relaxed) == thread_id)
+			return;
+	k = atomic_fetch_add_explicit(&s->told_next, 1, memory_order_relaxed) % KILL_TOLD;
+	atomic_store_explicit(&s->told[k], thread_id, memory_order_relaxed);
+}
+
+static bool was_told(struct sess *s, uint64_t id)
+{
+	for (unsigned k = 0; k < KILL_TOLD; k++)
+		if (atomic_load_explicit(&s->told[k], memory_order_relaxed) == id)
+			return true;
+	return false;
+}
+
+/* The one session that matches (told: CONNECTION_ID() gave it id; else:
+ * its last command ran on id), the killer itself left out of the second
+ * (its login may have run on that pooled connection). NULL when none, or
+ * two: no way to tell. Under the lock. */
+static struct sess *one_match(uint64_t id, uint32_t killer, bool told)
 {
 	struct sess *found = NULL;
 
 	for (int i = 0; i < NBUCKETS; i++) {
 		for (struct sess *s = buckets[i]; s; s = s->next) {
-			if (atomic_load_explicit(&s->up_thread, memory_order_relaxed) != id)
+			bool m = told ? was_told(s, id) :
+				 s->id != killer && atomic_load_explicit(&s->up_thread, memory_order_relaxed) == id;
+
+			if (!m)
 				continue;
 			if (found)
-				return NULL; /* two sessions: no way to tell */
+				return NULL;
 			found = s;
 		}
 	}
 	return found;
+}
+
+/* No session has id: the session CONNECTION_ID() told id, else the one
+ * whose last command ran on upstream thread id (a SHOW PROCESSLIST id). */
+static struct sess *by_upstream_thread(uint64_t id, uint32_t killer)
+{
+	struct sess *s = one_match(id, killer, true);
+
+	return s ? s : one_match(id, killer, false);
 }
 
 void kill_set_user(uint32_t id, const char *user)
@@ -193,22 +234,58 @@ unsigned kill_generation(void)
 	return atomic_load_explicit(&kill_gen, memory_order_relaxed);
 }
 
-bool kill_parse(const uint8_t *pl, uint32_t len, struct kill_req *r)
+/* The text of the prepared statement a COM_STMT_EXECUTE runs, if it has
+ * no parameters (a KILL's id must be written in to be read here). */
+static const char *executed_text(const uint8_t *pl, uint32_t len, struct stmt_table *st, size_t *n)
 {
+	struct stmt_info *s;
+
+	if (pl[0] != CMD_STMT_EXECUTE || len < 5)
+		return NULL;
+	s = stmts_find(st, rd_u32(pl + 1));
+	if (!s || !s->text || s->nparams)
+		return NULL;
+	*n = s->text_len;
+	return s->text;
+}
+
+bool kill_parse(const uint8_t *pl, uint32_t len, struct stmt_table *st, struct kill_req *r)
+{
+	const char *q;
+	size_t n;
+
 	if (pl[0] == CMD_PROCESS_KILL) {
 		if (len < 5)
 			return false;
 		*r = (struct kill_req){ .kind = KK_CONNECTION, .id = rd_u32(pl + 1) };
 		return true;
 	}
-	return pl[0] == CMD_QUERY && parse_kill((const char *)pl + 1, len - 1, r);
+	if (pl[0] == CMD_QUERY)
+		return parse_kill((const char *)pl + 1, len - 1, r);
+	/* a prepared KILL 12 (mariadb-test --ps-protocol sends one): as its
+	 * text; upstream the id may name the pooled connection the killer
+	 * runs on (main.myisam_icp_notembedded) */
+	q = executed_text(pl, len, st, &n);
+	return q && parse_kill(q, n, r);
+}
+
+bool kill_forwarded(const uint8_t *pl, uint32_t len, struct stmt_table *st)
+{
+	struct stmt_info *s;
+
+	if (pl[0] == CMD_QUERY)
+		return kill_statement((const char *)pl + 1, len - 1);
+	if (pl[0] != CMD_STMT_EXECUTE || len < 5)
+		return false;
+	s = stmts_find(st, rd_u32(pl + 1));
+	return s && s->text && kill_statement(s->text, s->text_len);
 }
 
 /* ---- finding the session ------------------------------------------------ */
 
-/* The session a KILL names: by its node session id, else by the upstream
- * thread its last command ran on. 0 when none (or two) match. */
-uint32_t kill_find(uint64_t id, struct worker **w, char *user, size_t cap)
+/* The session a KILL names: by its node session id, else by an upstream
+ * thread id (by_upstream_thread). 0 when none (or two) match. */
+uint32_t kill_find(uint64_t id, uint32_t killer, struct worker **w, char *user, size_t cap)
 {
 	struct sess *s;
 	uint32_t found = 0;
@@ -216,7 +293,7 @@ uint32_t kill_find(uint64_t id, struct worker **w, char *user, size_t cap)
 	pthread_mutex_lock(&lock);
 	s = id <= UINT32_MAX ? *slot((uint32_t)id) : NULL;
 	if (!s && id != 0)
-		s = by_upstream_thread(id);
+		s = by_upstream_thread(id, killer);
 	if (s) {
 		found = s->id;
 		*w = s->w;

@@ -35,6 +35,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct stmt_table;
+
 struct worker;
 struct ident;
 
@@ -61,14 +63,22 @@ void kill_unregister(uint32_t id);
 /* The session (kill_register's entry) runs its next command on upstream
  * thread thread_id (its worker, lock-free). */
 void kill_note_upstream(void *entry, unsigned long thread_id);
+/* CONNECTION_ID() answered the session thread_id (its worker, lock-free):
+ * a KILL of that id means it, wherever its later commands run. */
+void kill_note_told(void *entry, unsigned long thread_id);
 
-/* A COM_QUERY or COM_PROCESS_KILL payload (command byte first) that is a
- * KILL the node answers: true, and *r says what. */
-bool kill_parse(const uint8_t *pl, uint32_t len, struct kill_req *r);
-/* The session id names: by node session id, else by the upstream thread its
- * last command ran on. Its id (and worker, login user), or 0 when none (or
- * two) match. */
-uint32_t kill_find(uint64_t id, struct worker **w, char *user, size_t cap);
+/* A COM_QUERY, COM_PROCESS_KILL or COM_STMT_EXECUTE (of a prepared KILL
+ * with its id written in: st has its text) payload, command byte first,
+ * that is a KILL the node answers: true, and *r says what. */
+bool kill_parse(const uint8_t *pl, uint32_t len, struct stmt_table *st, struct kill_req *r);
+/* The command runs a KILL upstream as written (KILL <expression>, a
+ * prepared KILL with parameters): one the node does not answer. */
+bool kill_forwarded(const uint8_t *pl, uint32_t len, struct stmt_table *st);
+/* The session id names: by node session id, else the session
+ * CONNECTION_ID() told that upstream thread id, else the one whose last
+ * command ran on it (not the killer's own: its login may have). Its id
+ * (and worker, login user), or 0 when none (or two) match. */
+uint32_t kill_find(uint64_t id, uint32_t killer, struct worker **w, char *user, size_t cap);
 /* Have the upstream KILL [QUERY] thread_id, on a connection of its own
  * opened on loop as identity id (a user may always kill its own threads). */
 void kill_upstream(struct ev_loop *loop, const struct ident *id, unsigned long thread_id,

@@ -479,6 +479,8 @@ void mux_answer_done(struct client *c)
 	}
 	if (ok && (c->cur_sv & SV_GLOBAL))
 		sv_globals_changed();
+	if (ok && (c->cur_sv & SV_TELLS_ID) && c->up)
+		kill_note_told(c->kill_entry, mysql_thread_id(c->up->mysql));
 	if (ok && (c->cur_sv & SV_PIN_LOCK))
 		c->pin_lock = true;
 	if (ok && (c->cur_sv & SV_UNLOCK))

@@ -482,6 +482,8 @@ static unsigned scan_body(struct scan *s)
 			f |= SV_PIN_FOREVER | SV_PROFILING;
 		} else if (word_is(&t, "SQL_CALC_FOUND_ROWS")) {
 			f |= SV_STICKY_NEXT;
+		} else if (word_is(&t, "CONNECTION_ID")) {
+			f |= SV_TELLS_ID;
 		}
 	}
 	return f;

@@ -50,6 +50,8 @@ struct sess_state {
 #define SV_GLOBAL       0x20   /* it sets a global variable (sv_globals_changed) */
 #define SV_PROFILING    0x40   /* it names profiling: SHOW PROFILES lists every
 				* statement of the connection (pins for good) */
+#define SV_TELLS_ID     0x80   /* it reads CONNECTION_ID(): the upstream thread
+				* id is the session's to KILL (kill_note_told) */
 
 /* The state change a statement makes when it succeeds. */
 struct sv_delta {

@@ -48,6 +48,8 @@ static void pins(void)
 	is_int(cl("UNLOCK TABLES"), SV_UNLOCK, "UNLOCK TABLES");
 	is_int(cl("FLUSH TABLES WITH READ LOCK"), SV_PIN_LOCK, "FLUSH ... WITH READ LOCK");
 	is_int(cl("BACKUP STAGE START"), SV_PIN_FOREVER, "BACKUP STAGE pins");
+	is_int(cl("SELECT CONNECTION_ID()"), SV_TELLS_ID, "CONNECTION_ID() tells the thread id");
+	is_int(cl("SELECT 'CONNECTION_ID()'"), 0, "  not in a string");
 	is_int(cl("backup lock t1"), SV_PIN_FOREVER, "BACKUP LOCK pins");
 	is_int(cl("FLUSH STATUS"), 0, "FLUSH STATUS: nothing");
 	is_int(cl("SELECT SQL_CALC_FOUND_ROWS * FROM t LIMIT 1"), SV_STICKY_NEXT, "SQL_CALC_FOUND_ROWS: next command");

@@ -225,6 +225,61 @@ static void choose_schema(struct client *c, const struct users_login *l)
 		snprintf(c->db, sizeof(c->db), "%s", g_config.upstream_db);
 }
 
+/* Length of the utf8mb3 character at s[0..n) (1 to 3), 0 if none starts
+ * there (a 4-byte sequence, a stray continuation byte, an overlong form). */
+static size_t utf8mb3_char(const unsigned char *s, size_t n)
+{
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xC2 && s[0] <= 0xDF)
+		return n >= 2 && (s[1] & 0xC0) == 0x80 ? 2 : 0;
+	if (s[0] >= 0xE0 && s[0] <= 0xEF && n >= 3 && (s[2] & 0xC0) == 0x80 &&
+	    (s[0] == 0xE0 ? s[1] >= 0xA0 && s[1] <= 0xBF : (s[1] & 0xC0) == 0x80))
+		return 3;
+	return 0;
+}
+
+/* The schema asked for in the login must convert to the server's system
+ * character set (utf8mb3), which the server checks before anything else:
+ * utf8mb3 and utf8mb4 clients naming "test\xF0\x9F\x98\x81" (no utf8mb3
+ * character), a binary one naming any byte over 0x7F, get 1300, where the
+ * node's later COM_INIT_DB would get 1102 for a converted name
+ * (main.mysql_not_windows). Single-byte character sets all convert; the
+ * multi-byte others are left to the server. True when it does not: msg is
+ * the server's error text, the bytes that do not convert as \xHH. */
+static bool bad_schema_text(const struct client *c, char *msg, size_t cap)
+{
+	const MARIADB_CHARSET_INFO *cs = c->collation ? mariadb_get_charset_by_nr(c->collation) : NULL;
+	const unsigned char *p = (const unsigned char *)c->db;
+	size_t n = strlen(c->db), at, k;
+	bool bad = false, binary;
+	const char *name;
+
+	if (!cs)
+		return false;
+	binary = strcmp(cs->csname, "binary") == 0;
+	name = strcmp(cs->csname, "utf8") == 0 ? "utf8mb3" : cs->csname;
+	if (!binary && strcmp(name, "utf8mb3") != 0 && strcmp(name, "utf8mb4") != 0)
+		return false;
+	at = (size_t)snprintf(msg, cap, "Invalid %s character string: '", name);
+	for (size_t i = 0; i < n; i += k) {
+		k = binary ? (p[i] < 0x80) : utf8mb3_char(p + i, n - i);
+		if (k == 0) {
+			bad = true;
+			k = 1;
+			if (at < cap)
+				at += (size_t)snprintf(msg + at, cap - at, "\\x%02X", p[i]);
+		} else if (at + k < cap) {
+			memcpy(msg + at, p + i, k);
+			at += k;
+			msg[at] = 0;
+		}
+	}
+	if (at < cap)
+		snprintf(msg + at, cap - at, "'");
+	return bad;
+}
+
 /* The password is right: the session gets its identity (l is consumed). */
 static void succeed(struct client *c, struct users_login *l)
 {
@@ -251,6 +306,10 @@ static void succeed(struct client *c, struct users_login *l)
 	}
 	ident_destroy(&c->ident); /* COM_CHANGE_USER: the previous login's */
 	c->ident = id;
+	if (c->db[0] && bad_schema_text(c, msg, sizeof(msg))) {
+		fail_and_close(c, ERR_INVALID_CHARACTER_STRING, "HY000", msg);
+		return;
+	}
 	client_authenticated(c);
 }
 

@@ -15,8 +15,8 @@ cli() { # port user password [mariadb args...] -> stdout+stderr, status in $CLI_
   CLI_RC=$?
 }
 
-# The same 47 checks in fake mode: the node-only parts skip as many as they hold.
-plan 47
+# The same 50 checks in fake mode: the node-only parts skip as many as they hold.
+plan 50
 if shoal_start node; then
   ok "node starts (port $node_PORT)"
 else
@@ -36,6 +36,15 @@ for spec in "app:wrong:YES" "nobody:whatever:YES" "app::NO"; do
 done
 cli "$node_PORT" app pw -N -e 'select 42'
 is "$CLI_OUT" "42" "right password still logs in after failed attempts"
+
+# ---- a schema name that is no text of the client's character set: the
+# server's 1300 at login (main.mysql_not_windows), and a well-formed one
+# the same error for an unknown schema as directly
+for cs in utf8 binary utf8mb4; do
+  cli "$node_PORT" app pw --default-character-set=$cs -e 'select 1' "test😁 "; via_out=$CLI_OUT
+  cli "$MDB_PORT" app pw --default-character-set=$cs -e 'select 1' "test😁 "; direct_out=$CLI_OUT
+  is "$via_out" "$direct_out" "schema 'test😁 ' with --default-character-set=$cs: MariaDB's error ($direct_out)"
+done
 
 # ---- --allowed-users
 if fake_mode; then

@@ -211,13 +211,17 @@ static bool routines_may_create_temps(const struct sql_tables *t, bool hidden, c
 
 /* FLUSH [NO_WRITE_TO_BINLOG | LOCAL] TABLE[S] ...: the server closes the
  * tables; opening one again can give warnings (an old .frm, a generated
- * column's expression) that an answer cached before did not have. */
+ * column's expression) that an answer cached before did not have. REPAIR
+ * TABLE: the table's data may come back otherwise (USE_FRM rebuilds it
+ * from files a client put there: main.repair). */
 static bool flushes_tables(const char *q, size_t n)
 {
 	struct sql_lex lx = { .s = q, .n = n, .raw = true };
 	struct sql_tok t;
 
 	sql_lex_next(&lx, &t);
+	if (sql_word_is(&t, "REPAIR"))
+		return true;
 	if (!sql_word_is(&t, "FLUSH"))
 		return false;
 	sql_lex_next(&lx, &t);

@@ -395,12 +395,26 @@ static void stamp_found_rows(struct client *c)
 	}
 }
 
-/* A relayed answer: its result set is what FOUND_ROWS() counts now. */
+/* A relayed answer: its result set is what FOUND_ROWS() counts now. A
+ * cursor's count (its offset included), or an INSERT ... SELECT's, which
+ * sends no result set, only the connection knows: the session's count is
+ * then that connection's (not synced elsewhere), and its next command
+ * stays there (main.select_found, main.select under --cursor-protocol). */
 static void note_found_rows(struct client *c)
 {
 	const struct relay *r = &c->relay;
 
-	if (r->results == 0 || (r->cmd != CMD_QUERY && r->cmd != CMD_STMT_EXECUTE) || r->cursor_opened)
+	if (r->cmd != CMD_QUERY && r->cmd != CMD_STMT_EXECUTE)
+		return;
+	if (r->cursor_opened || (r->results == 0 && (c->cur_sv & SV_SELECTS))) {
+		c->fr_gen++;
+		c->fr_known = false;
+		stamp_found_rows(c);
+		if (!r->cursor_opened)
+			c->sticky = 1;
+		return;
+	}
+	if (r->results == 0)
 		return;
 	c->fr_gen++;
 	c->fr_known = r->results == 1 && !r->saw_err;

@@ -434,6 +434,34 @@ static unsigned classify_use(struct scan *s, struct sv_delta *d)
 	return SV_CHANGES;
 }
 
+/* DROP {DATABASE | SCHEMA} [IF EXISTS] name: the connection it runs on,
+ * and the session, have no current schema after it when it was theirs
+ * (mariadb-slap drops its schema on a pooled connection that the node then
+ * lent, as still in it, to a session that named it: "No database
+ * selected", main.mysqlslap). */
+static unsigned classify_drop(struct scan *s, struct sv_delta *d)
+{
+	struct tok t;
+
+	next(s, &t);
+	if (!word_is(&t, "DATABASE") && !word_is(&t, "SCHEMA"))
+		return 0;
+	next(s, &t);
+	if (word_is(&t, "IF")) {
+		next(s, &t);
+		if (!word_is(&t, "EXISTS"))
+			return 0;
+		next(s, &t);
+	}
+	if (t.t != TK_WORD || !ident_text(&t, d->db, sizeof(d->db)))
+		return 0;
+	next(s, &t);
+	if (t.t != TK_END && !punct_is(&t, ';', 1))
+		return 0;
+	d->drop_db = true;
+	return SV_CHANGES;
+}
+
 /* profiling, @@profiling, @@session.profiling (and profiling_history_size):
  * the connection's statement history, which a session cannot take along. */
 static bool names_profiling(const struct tok *t)
@@ -484,6 +512,8 @@ static unsigned scan_body(struct scan *s)
 			f |= SV_STICKY_NEXT;
 		} else if (word_is(&t, "CONNECTION_ID")) {
 			f |= SV_TELLS_ID;
+		} else if (word_is(&t, "SELECT")) {
+			f |= SV_SELECTS;
 		}
 	}
 	return f;
@@ -517,6 +547,8 @@ unsigned sv_classify(const char *q, size_t n, struct sv_delta *d, bool mariadb)
 		return f | (f & SV_PIN_FOREVER ? 0 : classify_set(&s, d, mariadb));
 	if (word_is(&t, "USE"))
 		return f | classify_use(&s, d);
+	if (word_is(&t, "DROP"))
+		return f | (f & SV_PIN_FOREVER ? 0 : classify_drop(&s, d));
 	if (word_is(&t, "LOCK"))
 		return f | SV_PIN_LOCK;
 	if (word_is(&t, "UNLOCK"))
@@ -622,6 +654,8 @@ int sv_apply(struct sess_state *s, const struct sv_delta *d)
 
 	if (d->set_db)
 		snprintf(s->db, sizeof(s->db), "%s", d->db);
+	if (d->drop_db && strcmp(s->db, d->db) == 0)
+		s->db[0] = 0;
 	if (d->set_names) {
 		snprintf(s->names, sizeof(s->names), "%s", d->names);
 		for (int i = 0; names_vars[i]; i++)

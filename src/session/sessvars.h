@@ -52,10 +52,14 @@ struct sess_state {
 				* statement of the connection (pins for good) */
 #define SV_TELLS_ID     0x80   /* it reads CONNECTION_ID(): the upstream thread
 				* id is the session's to KILL (kill_note_told) */
+#define SV_SELECTS      0x100  /* it has a SELECT (INSERT ... SELECT sets
+				* FOUND_ROWS() with no result set) */
 
 /* The state change a statement makes when it succeeds. */
 struct sv_delta {
 	bool set_db;
+	bool drop_db;                 /* DROP DATABASE db: a state whose schema it
+				       * is has none after it (as the server) */
 	char db[SV_DB_MAX];
 	bool set_names;
 	char names[SV_NAMES_MAX];

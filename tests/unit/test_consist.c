@@ -299,6 +299,9 @@ static void test_session(void)
 	statement(&s, "FLUSH PRIVILEGES", false);
 	ok(inval_epoch() == g, "  ... not FLUSH PRIVILEGES");
 	g = inval_epoch();
+	statement(&s, "REPAIR TABLE t1 USE_FRM", false);
+	ok(inval_epoch() > g, "REPAIR TABLE: everything (its data may come back otherwise)");
+	g = inval_epoch();
 	statement(&s, "SET GLOBAL ft_boolean_syntax = ' +-><()~*:\"\"&|'", false);
 	ok(inval_epoch() > g, "SET GLOBAL ft_boolean_syntax: everything (MATCH ... IN BOOLEAN MODE reads it)");
 	g = inval_epoch();

@@ -50,6 +50,10 @@ static void pins(void)
 	is_int(cl("BACKUP STAGE START"), SV_PIN_FOREVER, "BACKUP STAGE pins");
 	is_int(cl("SELECT CONNECTION_ID()"), SV_TELLS_ID, "CONNECTION_ID() tells the thread id");
 	is_int(cl("SELECT 'CONNECTION_ID()'"), 0, "  not in a string");
+	is_int(cl("INSERT INTO t SELECT * FROM u"), SV_SELECTS, "INSERT ... SELECT sets FOUND_ROWS()");
+	is_int(cl("DROP DATABASE IF EXISTS `test_env`"), SV_CHANGES, "DROP DATABASE: the current schema may go");
+	is_int(cl("DROP TABLE t"), 0, "  not DROP TABLE");
+	is_int(cl("INSERT INTO t VALUES ('SELECT')"), 0, "  not a SELECT in a string");
 	is_int(cl("backup lock t1"), SV_PIN_FOREVER, "BACKUP LOCK pins");
 	is_int(cl("FLUSH STATUS"), 0, "FLUSH STATUS: nothing");
 	is_int(cl("SELECT SQL_CALC_FOUND_ROWS * FROM t LIMIT 1"), SV_STICKY_NEXT, "SQL_CALC_FOUND_ROWS: next command");
@@ -58,10 +62,10 @@ static void pins(void)
 	is_int(cl("CALL p()"), SV_PIN_FOREVER, "CALL pins");
 	is_int(cl("XA START 'x'"), SV_PIN_FOREVER, "XA pins");
 	is_int(cl("HANDLER t OPEN"), SV_PIN_FOREVER, "HANDLER pins");
-	is_int(cl("SELECT 1; SELECT 2"), SV_PIN_FOREVER, "two statements pin");
+	is_int(cl("SELECT 1; SELECT 2"), SV_PIN_FOREVER | SV_SELECTS, "two statements pin");
 	is_int(cl("SELECT 1;"), 0, "one statement with a trailing ; does not");
 	is_int(cl("SELECT 1 ;  \n"), 0, "trailing ; and spaces");
-	is_int(cl("(SELECT 1) UNION (SELECT 2)"), 0, "parenthesised SELECT");
+	is_int(cl("(SELECT 1) UNION (SELECT 2)"), SV_SELECTS, "parenthesised SELECT");
 }
 
 static void quoting(void)
@@ -119,7 +123,7 @@ static void set_statements(void)
 	is_int(cl("SET time_zone = @@global.time_zone"), SV_PIN_FOREVER, "a variable's value pins");
 	is_int(cl("SET PASSWORD = 'x'"), SV_PIN_FOREVER, "SET PASSWORD pins");
 	is_int(cl("SET ROLE r"), SV_PIN_FOREVER, "SET ROLE pins");
-	is_int(cl("SET STATEMENT max_statement_time=1 FOR SELECT 1"), 0, "SET STATEMENT: for one statement");
+	is_int(cl("SET STATEMENT max_statement_time=1 FOR SELECT 1"), SV_SELECTS, "SET STATEMENT: for one statement");
 	is_int(cl("SET a=1,b=2,c=3,d=4,e=5,f=6,g=7,h=8,i=9"), SV_PIN_FOREVER, "too many variables pin");
 	is_int(cl("SET `sql_mode` = ''"), SV_PIN_FOREVER, "a backquoted name: not recorded, pins");
 	is_int(cl("USE `my db`"), SV_CHANGES, "USE");

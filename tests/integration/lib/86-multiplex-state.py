@@ -144,7 +144,35 @@ def carried():
     ok(not sess["plain2"].bad, "... and the other sessions' too", repr(sess["plain2"].bad))
     for s in sess.values():
         s.c.close()
+    dropped_schema()
     charset_vars()
+
+
+def dropped_schema():
+    """DROP DATABASE of the session's own schema (main.mysqlslap): the
+    session has none after it, as directly, and the shared connection is
+    no longer taken to be in it: a session that logs in to the schema made
+    again finds it selected (it got "No database selected")."""
+    d = Sess("dropper")
+    d.q("CREATE DATABASE mux_drop86")
+    d.q("USE mux_drop86")
+    d.q("DROP DATABASE mux_drop86")
+    d.want["db"] = None
+    d.check("after DROP DATABASE of its schema")
+    ok(not d.bad, "DROP DATABASE of the session's schema: DATABASE() is NULL after it, as directly",
+       repr(d.bad))
+    d.q("CREATE DATABASE mux_drop86")
+    d.q("CREATE TABLE mux_drop86.t (a INT)")
+    e = Sess("back", db="mux_drop86")
+    try:
+        e.q("INSERT INTO t VALUES (1)")
+        e.check("after an INSERT into its schema")
+        ok(not e.bad, "a session that logs in to the schema made again has it selected", repr(e.bad))
+    except pymysql.MySQLError as err:
+        ok(False, "a session that logs in to the schema made again has it selected", repr(err))
+    d.q("DROP DATABASE mux_drop86")
+    d.c.close()
+    e.c.close()
 
 
 def charset_vars():

@@ -234,18 +234,20 @@ unsigned kill_generation(void)
 	return atomic_load_explicit(&kill_gen, memory_order_relaxed);
 }
 
-/* The text of the prepared statement a COM_STMT_EXECUTE runs, if it has
- * no parameters (a KILL's id must be written in to be read here). */
-static const char *executed_text(const uint8_t *pl, uint32_t len, struct stmt_table *st, size_t *n)
+/* The text of the prepared statement a COM_STMT_EXECUTE runs (NULL when
+ * none), and how many parameters it has. */
+static const char *executed_text(const uint8_t *pl, uint32_t len, struct stmt_table *st, size_t *n,
+				 uint16_t *nparams)
 {
 	struct stmt_info *s;
 
 	if (pl[0] != CMD_STMT_EXECUTE || len < 5)
 		return NULL;
 	s = stmts_find(st, rd_u32(pl + 1));
-	if (!s || !s->text || s->nparams)
+	if (!s || !s->text)
 		return NULL;
 	*n = s->text_len;
+	*nparams = s->nparams;
 	return s->text;
 }
 
@@ -253,6 +255,7 @@ bool kill_parse(const uint8_t *pl, uint32_t len, struct stmt_table *st, struct k
 {
 	const char *q;
 	size_t n;
+	uint16_t nparams;
 
 	if (pl[0] == CMD_PROCESS_KILL) {
 		if (len < 5)
@@ -264,21 +267,21 @@ bool kill_parse(const uint8_t *pl, uint32_t len, struct stmt_table *st, struct k
 		return parse_kill((const char *)pl + 1, len - 1, r);
 	/* a prepared KILL 12 (mariadb-test --ps-protocol sends one): as its
 	 * text; upstream the id may name the pooled connection the killer
-	 * runs on (main.myisam_icp_notembedded) */
-	q = executed_text(pl, len, st, &n);
-	return q && parse_kill(q, n, r);
+	 * runs on (main.myisam_icp_notembedded); its id must be written in */
+	q = executed_text(pl, len, st, &n, &nparams);
+	return q && nparams == 0 && parse_kill(q, n, r);
 }
 
 bool kill_forwarded(const uint8_t *pl, uint32_t len, struct stmt_table *st)
 {
-	struct stmt_info *s;
+	const char *q;
+	size_t n;
+	uint16_t nparams;
 
 	if (pl[0] == CMD_QUERY)
 		return kill_statement((const char *)pl + 1, len - 1);
-	if (pl[0] != CMD_STMT_EXECUTE || len < 5)
-		return false;
-	s = stmts_find(st, rd_u32(pl + 1));
-	return s && s->text && kill_statement(s->text, s->text_len);
+	q = executed_text(pl, len, st, &n, &nparams);
+	return q && kill_statement(q, n);
 }
 
 /* ---- finding the session ------------------------------------------------ */

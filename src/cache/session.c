@@ -45,13 +45,22 @@
 	"@@character_set_results,@@collation_connection,@@time_zone,@@sql_mode," \
 	"@@lc_time_names,@@div_precision_increment,@@sql_select_limit," \
 	"@@group_concat_max_len,@@max_sort_length,@@default_week_format," \
-	"@@sql_auto_is_null,DATABASE()"
-#define SETTINGS_COLUMNS 14
+	"@@sql_auto_is_null,DATABASE()," SETTINGS_JOIN_LIMIT
+#define SETTINGS_COLUMNS 15
 #define SETTINGS_SCHEMA_FIELD 13    /* DATABASE() */
+/* Limits that make the server refuse a query (an error where the cache
+ * would answer): max_join_size while sql_big_selects is off
+ * (ER_TOO_BIG_SELECT), and MariaDB's tmp_disk_table_size with the sizes that
+ * decide when a temporary table goes to disk (ER_RECORD_FILE_FULL;
+ * conformance: sys_vars.max_join_size_func, tmp_disk_table_size_func).
+ * Each is an empty string while it is off, so keys stay as they were. */
+#define SETTINGS_JOIN_LIMIT "IF(@@sql_big_selects,'',@@max_join_size)"
+#define SETTINGS_DISK_LIMIT "IF(@@tmp_disk_table_size=18446744073709551615,''," \
+	"CONCAT_WS('/',@@tmp_disk_table_size,@@tmp_memory_table_size,@@max_heap_table_size))"
 /* MariaDB has more that change results: appended when the upstream is one. */
 #define SETTINGS_SQL_MARIADB_KEY SETTINGS_SQL ",@@default_regex_flags,@@system_versioning_asof,@@old_mode," \
-	"@@max_recursive_iterations"
-#define SETTINGS_COLUMNS_MARIADB 18
+	"@@max_recursive_iterations," SETTINGS_DISK_LIMIT
+#define SETTINGS_COLUMNS_MARIADB 20
 /* Last, and not part of the key: the isolation level. A READ UNCOMMITTED
  * session reads rows other transactions have not committed (and may roll
  * back): it is neither served from the cache nor stores in it. */
@@ -183,6 +192,16 @@ static int64_t keep_window(void)
 	if (g_config.upstream_down_policy != DOWN_POLICY_SERVE_STALE)
 		return 0;
 	return __atomic_load_n(&g_config.max_stale_ms, __ATOMIC_RELAXED);
+}
+
+/* The server says a transaction is open: what it wrote is not committed
+ * yet. (status_in_txn also counts autocommit off, which only says that the
+ * next statement opens one: after a COMMIT with autocommit off the
+ * transaction's writes are committed, and others must see them at once;
+ * sys_vars.autocommit_func.) */
+static bool txn_open(uint16_t status)
+{
+	return (status & ST_IN_TRANS) != 0;
 }
 
 static bool txn_allows(const struct cache_session *cs, const struct cache_ctx *x,
@@ -1282,10 +1301,10 @@ bool cache_answer_done(struct cache_session *cs, const struct cache_ctx *x, cons
 		cs->settings_dirty = true;
 	if (cs->cur_write) {
 		cs->last_write_ms = now_ms;
-		if (status_in_txn(status))
+		if (txn_open(status))
 			cs->txn_wrote = true;
 	}
-	if (!status_in_txn(status))
+	if (!txn_open(status))
 		cs->txn_wrote = false;
 	if (cs->cur_ends_oneshot && !status_in_txn(status))
 		cs->oneshot_ru = false;
@@ -1294,7 +1313,7 @@ bool cache_answer_done(struct cache_session *cs, const struct cache_ctx *x, cons
 	cs->cur_dirty = cs->cur_write = false;
 	cs->cat_waited = false;
 	held = locks_still_held(cs, r->saw_err);
-	if (consist_done(&cs->cons, status_in_txn(status) || held, !r->saw_err)) {
+	if (consist_done(&cs->cons, txn_open(status) || held, !r->saw_err)) {
 		if (parked)
 			settle_parked(cs); /* one hold at a time: not stored */
 		return hold_for_binlog(cs, x);

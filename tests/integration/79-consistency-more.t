@@ -15,6 +15,9 @@
 #   - the bare CURRENT_ROLE keyword and DEFAULT(col) (a column whose default
 #     is CURRENT_TIMESTAMP) were cached;
 #   - SELECT NEXTVAL(s) writes the sequence s: writes mode did not invalidate it;
+#   - a transaction under autocommit = 0: its COMMIT was not taken as its end
+#     (the status still says autocommit off), and an answer read while it was
+#     open was served after it;
 #   - a LOAD DATA logged in statement format stopped the binlog follower for
 #     good (Connector/C cannot parse its Begin_load_query event): nothing was
 #     served from the cache any more;
@@ -30,7 +33,7 @@ set -uo pipefail
 
 if fake_mode; then skip_all "consistency, more: needs a node (SHOAL_FAKE_DIRECT=1)"; fi
 
-plan 62
+plan 70
 work="$BUILD_TEST/t79"
 rm -rf "$work"
 mkdir -p "$work"

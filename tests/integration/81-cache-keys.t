@@ -12,17 +12,19 @@
 # time_zone on a TIMESTAMP, sql_mode (PAD_CHAR_TO_FULL_LENGTH, ANSI_QUOTES,
 # NO_BACKSLASH_ESCAPES), div_precision_increment, lc_time_names,
 # sql_select_limit, and two MariaDB session variables that change a SELECT's
-# answer: default_regex_flags and system_versioning_asof. Last, a prepared
+# answer: default_regex_flags and system_versioning_asof; the limits under
+# which the server refuses a query (max_join_size, tmp_disk_table_size), and
+# max_recursive_iterations. Last, a prepared
 # statement, whose tables MariaDB resolves in the schema of PREPARE time,
 # executed after a USE of another schema.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 if fake_mode; then skip_all "cache keys: needs a node (SHOAL_FAKE_DIRECT=1)"; fi
-plan 105
+plan 109
 
 cleanup_sql="DROP DATABASE IF EXISTS t81_a; DROP DATABASE IF EXISTS t81_b;
-DROP TABLE IF EXISTS shoaltest.t81_cs, shoaltest.t81_tz, shoaltest.t81_ch, shoaltest.t81_v;"
+DROP TABLE IF EXISTS shoaltest.t81_cs, shoaltest.t81_tz, shoaltest.t81_ch, shoaltest.t81_v, shoaltest.t81_big;"
 on_exit "mdb -e \"$cleanup_sql\""
 mdb <<SQL || bail "create the test schemas and tables"
 SET NAMES utf8mb4;
@@ -41,6 +43,8 @@ CREATE TABLE shoaltest.t81_ch (id INT PRIMARY KEY, c CHAR(8));
 INSERT INTO shoaltest.t81_ch VALUES (1, 'ab'), (2, 'xyz');
 CREATE TABLE shoaltest.t81_v (id INT PRIMARY KEY, v INT) WITH SYSTEM VERSIONING;
 INSERT INTO shoaltest.t81_v VALUES (1, 100);
+CREATE TABLE shoaltest.t81_big (id INT PRIMARY KEY, b VARCHAR(2000));
+INSERT INTO shoaltest.t81_big SELECT seq, REPEAT(CHAR(MOD(seq, 62) + 64), seq) FROM seq_1_to_2000;
 SQL
 # A point in time between the versioned row's two values.
 sleep 1.1
@@ -274,6 +278,42 @@ def recursion_limit():
 
 
 run("max_recursive_iterations case runs", recursion_limit)
+
+
+LIMITS = [
+    ("max_join_size = 3 (sql_big_selects off)", "SET max_join_size = 3", 1104,
+     "SELECT a.id, b.id FROM shoaltest.t81_cs a JOIN shoaltest.t81_cs b ORDER BY 1, 2"),
+    ("tmp_disk_table_size = 1000000", "SET tmp_memory_table_size = 16384, tmp_disk_table_size = 1000000", 1114,
+     "SELECT COUNT(*) AS c FROM shoaltest.t81_big GROUP BY b HAVING c > 1"),
+]
+
+
+def refusing_limit(name, setting, code, q):
+    """A session limit under which the server refuses the query
+    (sys_vars.max_join_size_func, tmp_disk_table_size_func): a session
+    with it gets the server's error, not the answer another session
+    cached."""
+    d = session(DPORT, [("q", setting)], {})
+    want = cp.err_of(d.query(q))
+    d.close()
+    full = session(VPORT, [], {})
+    whole = full.query(q)
+    h0 = hits(full)
+    again = full.query(q)
+    h1 = hits(full)
+    full.close()
+    ok(want and want[0] == code and not cp.err_of(whole) and h1 == h0 + 1 and again == whole,
+       "%s: MariaDB refuses it (%s); the default session's answer is cached (a hit)" % (name, code),
+       "direct: %r" % (want,), "hits %d -> %d" % (h0, h1))
+    v = session(VPORT, [("q", setting)], {})
+    got = cp.err_of(v.query(q))
+    v.close()
+    ok(got == want, "%s: the session gets MariaDB's error, not the cached answer" % name,
+       "got %r" % (got,))
+
+
+for case in LIMITS:
+    run("%s: runs" % case[0], refusing_limit, *case)
 done_testing(always_zero=True)
 PY
 check "node still running" shoal_alive node

@@ -70,6 +70,27 @@ def read_uncommitted(port, name, t):
     is_(warm(ru, sel), "1", "  ... back at REPEATABLE READ the session is served from the cache again")
 
 
+def autocommit_off(port, name, t):
+    """A transaction under autocommit = 0 (sys_vars.autocommit_func): the
+    status after its COMMIT still says autocommit off, and the node took
+    the transaction to be open for good: another session's answer, read
+    while it was open, was served after the COMMIT."""
+    do(D, "CREATE TABLE %s (id INT PRIMARY KEY, v VARCHAR(8)) ENGINE=InnoDB" % t)
+    time.sleep(0.3)  # past the binlog's settle window: a read now may be stored
+    sel = "SELECT COUNT(*) FROM %s WHERE id > 0" % t
+    w = conn(port)
+    do(w, "SET autocommit = 0", "INSERT INTO %s VALUES (1, 'a')" % t)
+    rd = conn(port)
+    is_(warm(rd, sel), "0", "%s: another session reads 0 rows while the transaction is open (cached)" % name)
+    do(w, "COMMIT")
+    is_(val(rd, sel), "1", "  ... and the row at once after its COMMIT, autocommit still 0")
+    do(w, "INSERT INTO %s VALUES (2, 'b')" % t)
+    is_(warm(rd, sel), "1", "  ... the next transaction's row is not seen before its COMMIT")
+    do(w, "ROLLBACK")
+    do(w, "INSERT INTO %s VALUES (3, 'c')" % t, "COMMIT")
+    is_(val(rd, sel), "2", "  ... and after a ROLLBACK and another COMMIT, that one's row")
+
+
 def one_shot():
     t = "ru_once"
     do(D, "CREATE TABLE %s (id INT PRIMARY KEY, v INT) ENGINE=InnoDB" % t,
@@ -226,6 +247,8 @@ def load_data_statement():
 run("READ UNCOMMITTED (binlog mode)", read_uncommitted, NB, "binlog mode", "ru_b")
 run("READ UNCOMMITTED (writes mode)", read_uncommitted, NW, "writes mode", "ru_w")
 run("one-shot READ UNCOMMITTED", one_shot)
+run("autocommit = 0 (binlog mode)", autocommit_off, NB, "binlog mode", "ac0_b")
+run("autocommit = 0 (writes mode)", autocommit_off, NW, "writes mode", "ac0_w")
 run("temporary sequence", temporary_sequence)
 run("executable comments", executable_comments)
 run("session functions", session_functions)

@@ -229,7 +229,8 @@ bool client_flush(struct client *c)
 		return false;
 	}
 	if (r == SBUF_OK && c->st == CS_CLOSING) {
-		client_close(c, c->drained ? "closed for the drain" : "closed after error");
+		client_close(c, c->drained ? "closed for the drain" :
+			     c->releasing ? "ended by COMMIT/ROLLBACK RELEASE" : "closed after error");
 		return false;
 	}
 	return true;
@@ -1333,6 +1334,13 @@ static void process_input(struct client *c)
 
 		if (c->io.z && c->st != CS_CLOSING && !decode_input(c))
 			break;
+		/* COMMIT ... RELEASE was answered: the session ends with it, as
+		 * the server's does; what the client sent after it is dropped */
+		if (c->releasing) {
+			if (c->st == CS_READY)
+				client_set_state(c, CS_CLOSING);
+			break;
+		}
 		if (in_login(c)) {
 			/* the login's packet is not complete yet, or the login
 			 * now waits (TLS, the upstream, a switch answer) */

@@ -61,6 +61,7 @@ enum upcmd_kind {
 	UPCMD_SYNC_SET,       /* SET NAMES / @@session...: mux_sync_done */
 	UPCMD_SYNC_PREPARE,   /* the front execute's statement prepared there: mux_sync_done */
 	UPCMD_SYNC_FOUND_ROWS, /* FOUND_ROWS() brought to the session's: mux_sync_done */
+	UPCMD_SYNC_LAST_ID,    /* LAST_INSERT_ID() brought to the session's: mux_sync_done */
 	UPCMD_SETTINGS,       /* the cache's settings query: cache_settings_done */
 	UPCMD_REFRESH,        /* a cache entry's background refresh: cache_refresh_done */
 	UPCMD_GRANT_CHECK,    /* the user's grant verdict (a PREPARE as the user): cache_grant_check_done */
@@ -122,12 +123,20 @@ struct client {
 	struct sv_delta *delta;       /* what the forwarded statement changes */
 	unsigned cur_sv;              /* SV_* flags of the forwarded statement */
 	bool pin_forever, pin_lock;
+	bool releasing;               /* a COMMIT/ROLLBACK with RELEASE succeeded: the
+				       * server closed the connection, and the node
+				       * closes the session once the OK is out */
 	/* FOUND_ROWS() as the session reads it (mux.c): the rows of its last
 	 * result set, known unless that was several; fr_gen numbers the answer,
 	 * and a connection stamped with another is brought to it first */
 	uint64_t fr_rows;
 	uint32_t fr_gen;
 	bool fr_known;
+	/* LAST_INSERT_ID() as the session reads it (mux.c): the insert id of
+	 * its last OK that had one (0 before), numbered by lid_gen; the
+	 * connection stamped with it holds the server's own value */
+	uint64_t lid;
+	uint32_t lid_gen;
 	bool profiling;               /* the session named profiling (SV_PROFILING): the
 				       * node neither caches for it nor runs a statement
 				       * of its own on its connection */

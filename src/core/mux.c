@@ -56,6 +56,8 @@ void mux_reset(struct client *c)
 	}
 	c->pin_forever = c->pin_lock = c->profiling = false;
 	c->sticky = 0;
+	c->lid = 0; /* a reset session's LAST_INSERT_ID() is 0 */
+	c->lid_gen++;
 	c->cur_sv = 0;
 	c->globals_gen = sv_globals_gen(); /* a reset session starts from the globals of now */
 	free(c->delta);
@@ -422,6 +424,73 @@ static void note_found_rows(struct client *c)
 	stamp_found_rows(c);
 }
 
+/* ---- LAST_INSERT_ID() --------------------------------------------------
+ * A connection's LAST_INSERT_ID() (and @@identity, @@last_insert_id) is
+ * the last id its sessions generated: a session that reads it on a
+ * connection another session's insert left its value on would see that
+ * session's id (sys_vars.identity_func). Each OK with an insert id stamps
+ * the connection with the session; before a statement that reads the value
+ * runs on a connection stamped otherwise, SET last_insert_id brings it to
+ * the session's (UPCMD_SYNC_LAST_ID): 0 for a session that inserted
+ * nothing, else the id of its last OK that had one (docs/architecture.md:
+ * an INSERT of an explicit id reports that id without changing the
+ * server's value, which the node cannot tell apart). */
+
+static void note_last_id(struct client *c)
+{
+	const struct relay *r = &c->relay;
+
+	if (!r->insert_id || !c->up || (r->cmd != CMD_QUERY && r->cmd != CMD_STMT_EXECUTE))
+		return;
+	c->lid = r->insert_id;
+	c->lid_gen++;
+	c->up->lid_client = c->id;
+	c->up->lid_gen = c->lid_gen;
+}
+
+static bool names_last_id(const char *q, size_t n)
+{
+	for (size_t i = 0; i + 8 <= n; i++)
+		if (((q[i] | 0x20) == 'l' && i + 14 <= n && strncasecmp(q + i, "LAST_INSERT_ID", 14) == 0) ||
+		    ((q[i] | 0x20) == 'i' && strncasecmp(q + i, "IDENTITY", 8) == 0))
+			return true;
+	return false;
+}
+
+/* The front command reads LAST_INSERT_ID() and c->up holds another's. */
+static bool last_id_needed(struct client *c)
+{
+	struct upstream *u = c->up;
+	const uint8_t *pl;
+	struct stmt_info *s;
+	uint32_t len;
+	uint8_t seq;
+
+	if (u->lid_client == c->id ? u->lid_gen == c->lid_gen : u->lid_client == 0 && c->lid == 0)
+		return false;
+	if (c->login_pending || !sbuf_packet_ready(&c->io, &len, &seq) || len < 1)
+		return false;
+	pl = sbuf_in_ptr(&c->io) + PKT_HEADER_LEN;
+	if (pl[0] == CMD_QUERY)
+		return names_last_id((const char *)pl + 1, len - 1);
+	s = pl[0] == CMD_STMT_EXECUTE && len >= 5 ? stmts_find(&c->stmts, rd_u32(pl + 1)) : NULL;
+	return s && s->text && names_last_id(s->text, s->text_len);
+}
+
+static int last_id_step(struct client *c)
+{
+	char sql[64];
+
+	snprintf(sql, sizeof(sql), "SET last_insert_id = %llu", (unsigned long long)c->lid);
+	return send_step(c, CMD_QUERY, sql, strlen(sql), UPCMD_SYNC_LAST_ID) ? 1 : -1;
+}
+
+static void stamp_last_id(struct client *c)
+{
+	c->up->lid_client = c->lid ? c->id : 0;
+	c->up->lid_gen = c->lid_gen;
+}
+
 void mux_answered_here(struct client *c, uint64_t rows)
 {
 	c->fr_gen++;
@@ -495,6 +564,12 @@ void mux_answer_done(struct client *c)
 		sv_globals_changed();
 	if (ok && (c->cur_sv & SV_TELLS_ID) && c->up)
 		kill_note_told(c->kill_entry, mysql_thread_id(c->up->mysql));
+	if (ok && ((c->cur_sv & SV_RELEASE) ||
+		   ((c->cur_sv & SV_RELEASE_IF) && sv_completion_releases(&c->sv)))) {
+		c->releasing = true;
+		if (c->up)
+			c->up->dirty = true; /* the server closes it: never lent again */
+	}
 	if (ok && (c->cur_sv & SV_PIN_LOCK))
 		c->pin_lock = true;
 	if (ok && (c->cur_sv & SV_UNLOCK))
@@ -509,6 +584,7 @@ void mux_answer_done(struct client *c)
 	if (r->cmd == CMD_STMT_EXECUTE || r->cmd == CMD_STMT_FETCH)
 		note_stmt_answer(c);
 	note_found_rows(c);
+	note_last_id(c);
 	free(c->delta);
 	c->delta = NULL;
 	c->cur_sv = 0;
@@ -625,6 +701,8 @@ int mux_sync_step(struct client *c)
 		return state_step(c, &c->sv); /* back from the statement's state */
 	if (found_rows_needed(c))
 		return found_rows_step(c);
+	if (last_id_needed(c))
+		return last_id_step(c);
 	return 0;
 }
 
@@ -653,6 +731,12 @@ bool mux_sync_done(struct client *c, enum upcmd_kind kind)
 	struct stmt_info *s;
 	uint32_t evict;
 
+	if (kind == UPCMD_SYNC_LAST_ID) {
+		/* refused (by an old server): the command runs as before */
+		if (!c->relay.saw_err)
+			stamp_last_id(c);
+		return true;
+	}
 	if (kind == UPCMD_SYNC_FOUND_ROWS) {
 		/* a failure costs FOUND_ROWS() only: give up on it, not the command */
 		if (c->relay.saw_err)

@@ -529,6 +529,38 @@ static bool flush_locks(struct scan *s)
 	return false;
 }
 
+/* COMMIT [WORK] [AND [NO] CHAIN] [[NO] RELEASE], and ROLLBACK's same form
+ * (ROLLBACK ... TO SAVEPOINT ends nothing): whether the server closes the
+ * connection after it (sys_vars.completion_type_func). */
+static unsigned classify_txn_end(struct scan *s)
+{
+	struct tok t, prev = { .t = TK_END };
+
+	for (next(s, &t); t.t != TK_END && !punct_is(&t, ';', 1); prev = t, next(s, &t)) {
+		if (word_is(&t, "TO"))
+			return 0;
+		if (word_is(&t, "RELEASE"))
+			return word_is(&prev, "NO") ? 0 : SV_RELEASE;
+	}
+	return SV_RELEASE_IF;
+}
+
+bool sv_completion_releases(const struct sess_state *s)
+{
+	for (uint16_t i = 0; i < s->n_vars; i++) {
+		const char *v = s->vars[i].value;
+		size_t n;
+
+		if (strcmp(s->vars[i].name, "completion_type") != 0)
+			continue;
+		if (*v == '\'' || *v == '"')
+			v++;
+		n = strcspn(v, "'\"");
+		return (n == 7 && strncasecmp(v, "RELEASE", 7) == 0) || (n == 1 && v[0] == '2');
+	}
+	return false;
+}
+
 unsigned sv_classify(const char *q, size_t n, struct sv_delta *d, bool mariadb)
 {
 	struct scan s = { .q = q, .n = n }, body;
@@ -549,6 +581,8 @@ unsigned sv_classify(const char *q, size_t n, struct sv_delta *d, bool mariadb)
 		return f | classify_use(&s, d);
 	if (word_is(&t, "DROP"))
 		return f | (f & SV_PIN_FOREVER ? 0 : classify_drop(&s, d));
+	if (word_is(&t, "COMMIT") || word_is(&t, "ROLLBACK"))
+		return f | classify_txn_end(&s);
 	if (word_is(&t, "LOCK"))
 		return f | SV_PIN_LOCK;
 	if (word_is(&t, "UNLOCK"))

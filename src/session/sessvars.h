@@ -54,6 +54,11 @@ struct sess_state {
 				* id is the session's to KILL (kill_note_told) */
 #define SV_SELECTS      0x100  /* it has a SELECT (INSERT ... SELECT sets
 				* FOUND_ROWS() with no result set) */
+#define SV_RELEASE      0x200  /* COMMIT/ROLLBACK ... RELEASE: the server ends
+				* the session after its OK */
+#define SV_RELEASE_IF   0x400  /* a plain COMMIT/ROLLBACK: so does it when the
+				* session's completion_type is RELEASE
+				* (sv_completion_releases) */
 
 /* The state change a statement makes when it succeeds. */
 struct sv_delta {
@@ -82,6 +87,8 @@ int sv_apply(struct sess_state *s, const struct sv_delta *d);
 /* Read a COM_QUERY text: SV_* flags, and the delta when SV_CHANGES.
  * mariadb selects the variable names of SET TRANSACTION. */
 unsigned sv_classify(const char *q, size_t n, struct sv_delta *d, bool mariadb);
+/* The session set completion_type to RELEASE (or 2). */
+bool sv_completion_releases(const struct sess_state *s);
 
 /* Bring a connection in state have to state want. *init_db is set when the
  * schema differs (run COM_INIT_DB with want->db first); sql receives one SET

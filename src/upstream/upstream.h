@@ -79,6 +79,8 @@ struct upstream {
 	uint32_t want_caps;      /* capability mask applied to the greeting */
 	bool greeting_patched;
 	uint32_t fr_client, fr_gen; /* whose FOUND_ROWS() it holds (mux.c; 0: nobody's) */
+	uint32_t lid_client, lid_gen; /* whose LAST_INSERT_ID() it holds (mux.c; 0:
+				       * none, its value is 0 as a new session's) */
 	bool started;            /* the first connect step has run */
 	bool check;              /* see upstream_params */
 	bool keep_ext;           /* negotiate MariaDB's extended capabilities */

@@ -12,6 +12,8 @@
 #      user variables) is never seen by another session on a pool of 1-2;
 #      LOCK TABLES, GET_LOCK, temporary tables, FOUND_ROWS, LAST_INSERT_ID,
 #      SHOW WARNINGS and SQL PREPARE stay with their session (pinning);
+#      COMMIT ... RELEASE (or completion_type RELEASE) ends the session;
+#      LAST_INSERT_ID() is the session's own on a shared connection;
 #   4. the pool limit: 1040 / 08004 naming the pool after the wait, cache hits
 #      served while the pool is exhausted, FIFO order of waiters, and
 #      --max-client-connections refusing with 1040 "Too many connections".
@@ -29,12 +31,12 @@ mkdir -p "$work"
 # MUX_PARTS="2 3" runs some parts only (for development; default all).
 part() { [[ " ${MUX_PARTS:-1 2 3 4} " == *" $1 "* ]]; }
 # checks per part: 1: 12; 2: node + 9 (86-multiplex-tx.py); 3: two nodes +
-# 23 + 39 (86-multiplex-state.py carried, pinned); 4: three nodes + 10 + 7 + 5
+# 31 + 39 (86-multiplex-state.py carried, pinned); 4: three nodes + 10 + 7 + 5
 # (86-multiplex-limit.py wait, fifo, maxc)
 n=0
 part 1 && n=$((n + 12))
 part 2 && n=$((n + 10))
-part 3 && n=$((n + 64))
+part 3 && n=$((n + 72))
 part 4 && n=$((n + 25))
 plan "$n"
 

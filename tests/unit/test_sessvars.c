@@ -192,9 +192,54 @@ static void sync_sql(void)
 	pbuf_free(&sql);
 }
 
+/* COMMIT/ROLLBACK that end the session: written out, or by the session's
+ * completion_type (sys_vars.completion_type_func). */
+static void releases(void)
+{
+	static const char *const set_release[] = {
+		"SET completion_type = 'RELEASE'", "SET @@session.completion_type = 2",
+		"set completion_type=release", NULL,
+	};
+	static const char *const set_other[] = {
+		"SET completion_type = 'CHAIN'", "SET completion_type = 0", "SET completion_type = 22", NULL,
+	};
+	struct sess_state st;
+
+	is_int(cl("COMMIT"), SV_RELEASE_IF, "COMMIT: releases when completion_type says so");
+	is_int(cl("rollback work"), SV_RELEASE_IF, "ROLLBACK WORK: the same");
+	is_int(cl("COMMIT RELEASE"), SV_RELEASE, "COMMIT RELEASE releases");
+	is_int(cl("COMMIT WORK AND NO CHAIN RELEASE"), SV_RELEASE, "COMMIT WORK AND NO CHAIN RELEASE");
+	is_int(cl("ROLLBACK AND CHAIN NO RELEASE"), 0, "ROLLBACK ... NO RELEASE never does");
+	is_int(cl("ROLLBACK TO SAVEPOINT sp1"), 0, "ROLLBACK TO SAVEPOINT ends nothing");
+	is_int(cl("ROLLBACK WORK TO sp1"), 0, "ROLLBACK WORK TO sp1 neither");
+	is_int(cl("RELEASE SAVEPOINT sp1"), 0, "RELEASE SAVEPOINT is no COMMIT");
+	sv_init(&st);
+	ok(!sv_completion_releases(&st), "a fresh session: completion_type is not RELEASE");
+	for (int i = 0; set_release[i]; i++) {
+		sv_init(&st);
+		ok(cl(set_release[i]) == SV_CHANGES && sv_apply(&st, &d) == 0 && sv_completion_releases(&st),
+		   "%s: releases", set_release[i]);
+		sv_free(&st);
+	}
+	for (int i = 0; set_other[i]; i++) {
+		sv_init(&st);
+		ok(cl(set_other[i]) == SV_CHANGES && sv_apply(&st, &d) == 0 && !sv_completion_releases(&st),
+		   "%s: does not release", set_other[i]);
+		sv_free(&st);
+	}
+	sv_init(&st);
+	cl("SET completion_type = 2");
+	sv_apply(&st, &d);
+	cl("SET completion_type = DEFAULT");
+	sv_apply(&st, &d);
+	ok(!sv_completion_releases(&st), "SET completion_type = DEFAULT again: no longer");
+	sv_free(&st);
+}
+
 int main(void)
 {
 	pins();
+	releases();
 	quoting();
 	set_statements();
 	sync_sql();

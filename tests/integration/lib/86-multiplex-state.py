@@ -146,6 +146,78 @@ def carried():
         s.c.close()
     dropped_schema()
     charset_vars()
+    released()
+    last_insert_ids()
+
+
+def last_insert_ids():
+    """LAST_INSERT_ID() (and @@identity, @@last_insert_id) is the session's
+    own (sys_vars.identity_func): a new session sees 0, not the id another
+    session's INSERT left on the shared connection, and a session that
+    inserted sees its own id after others used the connection."""
+    ids = "SELECT LAST_INSERT_ID(), @@identity, @@last_insert_id"
+    a = Sess("inserter")
+    a.q("INSERT INTO mux_ai (who) VALUES ('lid-a')")
+    mine = one(a.c, "SELECT LAST_INSERT_ID()")[0]
+    a.c.close()
+    b = Sess("fresh")
+    is_(one(b.c, ids), (0, 0, 0), "a new session's LAST_INSERT_ID(), @@identity, @@last_insert_id: 0, "
+        "not the %d another session's INSERT left on the connection" % mine)
+    a = Sess("inserter-2")
+    a.q("INSERT INTO mux_ai (who) VALUES ('lid-b')")
+    a.q("SELECT 1")
+    b.q("INSERT INTO mux_ai (who) VALUES ('lid-c')")
+    b.q("SELECT 1")
+    got = one(a.c, "SELECT LAST_INSERT_ID(), who FROM mux_ai WHERE id = LAST_INSERT_ID()")
+    is_(got[1], "lid-b", "a session that inserted reads its own id after another session's INSERT "
+        "on the same connection (%r)" % (got,))
+    is_(one(b.c, "SELECT who FROM mux_ai WHERE id = @@identity")[0], "lid-c",
+        "... and so does the other one, through @@identity")
+    a.c.close()
+    b.c.close()
+
+
+def gone(c, sql):
+    """The error a query gets on a session the server ended (None if it ran)."""
+    try:
+        with c.cursor() as cur:
+            cur.execute(sql)
+        return None
+    except pymysql.MySQLError as e:
+        return e.args[0]
+
+
+def released():
+    """COMMIT/ROLLBACK with RELEASE, written out or by completion_type = 2
+    (sys_vars.completion_type_func): the server closes the connection after
+    its OK, and so does the node; the session's next query fails as it
+    would directly (2013 or 2006), its commit stands, and other sessions on
+    the same (only) upstream connection go on."""
+    s = Sess("release-type")
+    s.q("SET completion_type = 'RELEASE'")
+    s.q("INSERT INTO mux_ai (who) VALUES ('rel-1')")
+    s.q("COMMIT")
+    ok(gone(s.c, "SELECT 1") in (2006, 2013), "completion_type RELEASE: the session ends after COMMIT")
+    s = Sess("release-word")
+    s.q("BEGIN")
+    s.q("INSERT INTO mux_ai (who) VALUES ('rel-2')")
+    s.q("COMMIT WORK AND NO CHAIN RELEASE")
+    ok(gone(s.c, "SELECT 1") in (2006, 2013), "COMMIT ... RELEASE: the session ends after it")
+    s = Sess("release-no")
+    s.q("SET completion_type = 2")
+    s.q("BEGIN")
+    s.q("INSERT INTO mux_ai (who) VALUES ('rel-3')")
+    s.q("ROLLBACK NO RELEASE")
+    s.q("SET completion_type = DEFAULT")
+    s.q("COMMIT")
+    is_(gone(s.c, "SELECT 1"), None, "ROLLBACK NO RELEASE, and COMMIT after completion_type DEFAULT: the session goes on")
+    s.c.close()
+    p = Sess("after-release")
+    is_(one(p.c, "SELECT GROUP_CONCAT(who ORDER BY who) FROM mux_ai WHERE who LIKE 'rel-%'")[0],
+        "rel-1,rel-2", "the released sessions' commits stand, the rolled back row is not there")
+    p.check("after others were released")
+    ok(not p.bad, "another session on the (only) connection goes on with the default state", repr(p.bad))
+    p.c.close()
 
 
 def dropped_schema():

@@ -1016,7 +1016,7 @@ static enum hc_result local_command(struct client *c, uint32_t len)
 	uint8_t cmd = len ? pl[0] : 0xff;
 	enum hc_result r;
 
-	if (cmd == CMD_QUERY && monitor_answer(&c->io.out, c->caps, c->server_status, pl, len)) {
+	if (cmd == CMD_QUERY && monitor_answer(&c->io.out, c->caps, c->server_status, c->is_monitor, pl, len)) {
 		sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
 		return HC_NEXT;
 	}

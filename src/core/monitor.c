@@ -121,13 +121,16 @@ static void answer_replica_status(const struct cache_reply *r, bool replica)
 		pkt_put_errf(r->out, 1, ERR_UNKNOWN_ERROR, "HY000", "Out of memory");
 }
 
-bool monitor_answer(struct pbuf *out, uint32_t caps, uint16_t status, const uint8_t *pl, uint32_t len)
+bool monitor_answer(struct pbuf *out, uint32_t caps, uint16_t status, bool monitor, const uint8_t *pl,
+		    uint32_t len)
 {
 	enum monitor_query kind = monitor_match((const char *)pl + 1, len - 1);
 	struct cache_reply r;
 
 	if (kind == MQ_NONE)
 		return false; /* every other query: nothing more on the hit path */
+	if (!monitor && kind != MQ_READYSET_STATUS && kind != MQ_SHOAL_STATUS)
+		return false; /* another login's read_only or replica status: the upstream's */
 	/* the answers carry the session's status bits, not a statement's */
 	r = (struct cache_reply){ .out = out, .caps = caps, .status = status & SESSION_STATUS_BITS };
 	switch (kind) {

@@ -16,6 +16,11 @@
  *   Readyset's SHOW READYSET STATUS and SHOW SHOAL STATUS (see
  *   cache/commands.h), which ProxySQL's Readyset monitor polls.
  *
+ * The read_only and replica-status answers are the monitor login's only:
+ * any other login's same text goes upstream, and gets the server's answer
+ * (a DBA's SHOW SLAVE STATUS on a replica behind the node; conformance:
+ * sys_vars.slave_parallel_mode_basic). The status commands answer everyone.
+ *
  * Texts match case-insensitively, with runs of whitespace taken as one
  * space, leading and trailing whitespace and trailing ';' ignored. Anything
  * else (comments, other spacing around operators) is not matched and goes on
@@ -43,8 +48,10 @@ enum monitor_query {
 enum monitor_query monitor_match(const char *q, size_t n);
 
 /* pl[0..len) is a COM_QUERY payload (command byte first). If it is a
- * monitor query, append its answer to out (for a client with capabilities
- * caps whose session status is status) and return true. */
-bool monitor_answer(struct pbuf *out, uint32_t caps, uint16_t status, const uint8_t *pl, uint32_t len);
+ * monitor query the node answers for this login (monitor: the monitor
+ * login), append its answer to out (for a client with capabilities caps
+ * whose session status is status) and return true. */
+bool monitor_answer(struct pbuf *out, uint32_t caps, uint16_t status, bool monitor, const uint8_t *pl,
+		    uint32_t len);
 
 #endif

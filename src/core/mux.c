@@ -6,6 +6,7 @@
  */
 #include "core/mux.h"
 
+#include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -430,11 +431,12 @@ static void note_found_rows(struct client *c)
  * connection another session's insert left its value on would see that
  * session's id (sys_vars.identity_func). Each OK with an insert id stamps
  * the connection with the session; before a statement that reads the value
- * runs on a connection stamped otherwise, SET last_insert_id brings it to
- * the session's (UPCMD_SYNC_LAST_ID): 0 for a session that inserted
- * nothing, else the id of its last OK that had one (docs/architecture.md:
- * an INSERT of an explicit id reports that id without changing the
- * server's value, which the node cannot tell apart). */
+ * or may keep it (INSERT, REPLACE, LOAD) runs on a connection stamped
+ * otherwise, SET last_insert_id brings it to the session's
+ * (UPCMD_SYNC_LAST_ID): 0 for a session that inserted nothing, else the id
+ * of its last OK that had one (docs/architecture.md: an INSERT of an
+ * explicit id reports that id without changing the server's value, which
+ * the node cannot tell apart). */
 
 static void note_last_id(struct client *c)
 {
@@ -448,16 +450,28 @@ static void note_last_id(struct client *c)
 	c->up->lid_gen = c->lid_gen;
 }
 
-static bool names_last_id(const char *q, size_t n)
+/* The statement reads the value, or may keep it (an INSERT of explicit ids
+ * reports them and leaves the server's value as it was, so the connection
+ * must hold the session's own before it: sys_vars.identity_func). */
+static bool uses_last_id(const char *q, size_t n)
 {
-	for (size_t i = 0; i + 8 <= n; i++)
+	size_t i = 0;
+
+	while (i < n && (isspace((unsigned char)q[i]) || q[i] == '('))
+		i++;
+	if ((n - i >= 6 && strncasecmp(q + i, "INSERT", 6) == 0) ||
+	    (n - i >= 7 && strncasecmp(q + i, "REPLACE", 7) == 0) ||
+	    (n - i >= 4 && strncasecmp(q + i, "LOAD", 4) == 0))
+		return true;
+	for (i = 0; i + 8 <= n; i++)
 		if (((q[i] | 0x20) == 'l' && i + 14 <= n && strncasecmp(q + i, "LAST_INSERT_ID", 14) == 0) ||
 		    ((q[i] | 0x20) == 'i' && strncasecmp(q + i, "IDENTITY", 8) == 0))
 			return true;
 	return false;
 }
 
-/* The front command reads LAST_INSERT_ID() and c->up holds another's. */
+/* The front command reads LAST_INSERT_ID() or may keep it, and c->up
+ * holds another's. */
 static bool last_id_needed(struct client *c)
 {
 	struct upstream *u = c->up;
@@ -472,9 +486,9 @@ static bool last_id_needed(struct client *c)
 		return false;
 	pl = sbuf_in_ptr(&c->io) + PKT_HEADER_LEN;
 	if (pl[0] == CMD_QUERY)
-		return names_last_id((const char *)pl + 1, len - 1);
+		return uses_last_id((const char *)pl + 1, len - 1);
 	s = pl[0] == CMD_STMT_EXECUTE && len >= 5 ? stmts_find(&c->stmts, rd_u32(pl + 1)) : NULL;
-	return s && s->text && names_last_id(s->text, s->text_len);
+	return s && s->text && uses_last_id(s->text, s->text_len);
 }
 
 static int last_id_step(struct client *c)

@@ -31,12 +31,12 @@ mkdir -p "$work"
 # MUX_PARTS="2 3" runs some parts only (for development; default all).
 part() { [[ " ${MUX_PARTS:-1 2 3 4} " == *" $1 "* ]]; }
 # checks per part: 1: 12; 2: node + 9 (86-multiplex-tx.py); 3: two nodes +
-# 31 + 39 (86-multiplex-state.py carried, pinned); 4: three nodes + 10 + 7 + 5
+# 32 + 39 (86-multiplex-state.py carried, pinned); 4: three nodes + 10 + 7 + 5
 # (86-multiplex-limit.py wait, fifo, maxc)
 n=0
 part 1 && n=$((n + 12))
 part 2 && n=$((n + 10))
-part 3 && n=$((n + 72))
+part 3 && n=$((n + 73))
 part 4 && n=$((n + 25))
 plan "$n"
 

@@ -175,6 +175,15 @@ def last_insert_ids():
         "... and so does the other one, through @@identity")
     a.c.close()
     b.c.close()
+    a = Sess("inserter-3")
+    a.q("INSERT INTO mux_ai (who) VALUES ('lid-d')")
+    a.c.close()
+    e = Sess("explicit")
+    e.q("INSERT INTO mux_ai (id, who) VALUES (100000, 'lid-e')")
+    is_(one(e.c, "SELECT @@identity = 0, LAST_INSERT_ID()"), (1, 0),
+        "an INSERT of an explicit id leaves the session's LAST_INSERT_ID() at 0, as directly, "
+        "not at another session's id")
+    e.c.close()
 
 
 def gone(c, sql):

@@ -45,6 +45,14 @@ fi
 if ischroot 2>/dev/null; then
   skip_all "in a chroot: no dockerd of its own here"
 fi
+# An unprivileged container (no CAP_NET_ADMIN): dockerd cannot make its
+# bridge's NAT chain and exits at once. Say so rather than fail every check.
+if ! command -v iptables >/dev/null; then
+  skip_all "needs iptables (dockerd's bridge)"
+fi
+if ! ipt_err=$(iptables -t nat -S 2>&1 >/dev/null); then
+  skip_all "no network privilege here (iptables -t nat: $(head -n 1 <<<"$ipt_err")): dockerd cannot start; in a container, run it with --privileged"
+fi
 PLAN=31
 plan $PLAN
 

@@ -470,25 +470,42 @@ static bool uses_last_id(const char *q, size_t n)
 	return false;
 }
 
-/* The front command reads LAST_INSERT_ID() or may keep it, and c->up
- * holds another's. */
-static bool last_id_needed(struct client *c)
+/* The SQL text of the front command: a COM_QUERY's, or the statement a
+ * COM_STMT_EXECUTE runs. false when there is none (yet). */
+static bool front_text(struct client *c, const char **q, size_t *n)
 {
-	struct upstream *u = c->up;
 	const uint8_t *pl;
 	struct stmt_info *s;
 	uint32_t len;
 	uint8_t seq;
 
-	if (u->lid_client == c->id ? u->lid_gen == c->lid_gen : u->lid_client == 0 && c->lid == 0)
-		return false;
 	if (c->login_pending || !sbuf_packet_ready(&c->io, &len, &seq) || len < 1)
 		return false;
 	pl = sbuf_in_ptr(&c->io) + PKT_HEADER_LEN;
-	if (pl[0] == CMD_QUERY)
-		return uses_last_id((const char *)pl + 1, len - 1);
+	if (pl[0] == CMD_QUERY) {
+		*q = (const char *)pl + 1;
+		*n = len - 1;
+		return true;
+	}
 	s = pl[0] == CMD_STMT_EXECUTE && len >= 5 ? stmts_find(&c->stmts, rd_u32(pl + 1)) : NULL;
-	return s && s->text && uses_last_id(s->text, s->text_len);
+	if (!s || !s->text)
+		return false;
+	*q = s->text;
+	*n = s->text_len;
+	return true;
+}
+
+/* The front command reads LAST_INSERT_ID() or may keep it, and c->up
+ * holds another's. */
+static bool last_id_needed(struct client *c)
+{
+	struct upstream *u = c->up;
+	const char *q;
+	size_t n;
+
+	if (u->lid_client == c->id ? u->lid_gen == c->lid_gen : u->lid_client == 0 && c->lid == 0)
+		return false;
+	return front_text(c, &q, &n) && uses_last_id(q, n);
 }
 
 static int last_id_step(struct client *c)
@@ -530,19 +547,12 @@ static bool names_found_rows(const char *q, size_t n)
 static bool found_rows_needed(struct client *c)
 {
 	struct upstream *u = c->up;
-	const uint8_t *pl;
-	struct stmt_info *s;
-	uint32_t len;
-	uint8_t seq;
+	const char *q;
+	size_t n;
 
-	if (!c->fr_known || (u->fr_client == c->id && u->fr_gen == c->fr_gen) || !upstream_mariadb() ||
-	    c->login_pending || !sbuf_packet_ready(&c->io, &len, &seq) || len < 1)
+	if (!c->fr_known || (u->fr_client == c->id && u->fr_gen == c->fr_gen) || !upstream_mariadb())
 		return false;
-	pl = sbuf_in_ptr(&c->io) + PKT_HEADER_LEN;
-	if (pl[0] == CMD_QUERY)
-		return names_found_rows((const char *)pl + 1, len - 1);
-	s = pl[0] == CMD_STMT_EXECUTE && len >= 5 ? stmts_find(&c->stmts, rd_u32(pl + 1)) : NULL;
-	return s && s->text && names_found_rows(s->text, s->text_len);
+	return front_text(c, &q, &n) && names_found_rows(q, n);
 }
 
 static int found_rows_step(struct client *c)

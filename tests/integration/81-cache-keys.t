@@ -252,6 +252,18 @@ def reset_connection():
 run("COM_RESET_CONNECTION case runs", reset_connection)
 
 
+def default_twice(q):
+    """A default session through the node asks q twice: (first answer,
+    second answer, hits before and after the second)."""
+    full = session(VPORT, [], {})
+    whole = full.query(q)
+    h0 = hits(full)
+    again = full.query(q)
+    h1 = hits(full)
+    full.close()
+    return whole, again, h0, h1
+
+
 def recursion_limit():
     """max_recursive_iterations stops a recursive CTE short (warning 1931):
     a session with a low limit must get its own short answer, not the full
@@ -261,12 +273,7 @@ def recursion_limit():
     d = session(DPORT, low, {})
     want = d.query(q)
     d.close()
-    full = session(VPORT, [], {})
-    whole = full.query(q)
-    h0 = hits(full)
-    again = full.query(q)
-    h1 = hits(full)
-    full.close()
+    whole, again, h0, h1 = default_twice(q)
     ok(h1 == h0 + 1 and again == whole and whole != want,
        "max_recursive_iterations: the default session's full answer is cached (a hit)",
        "hits %d -> %d" % (h0, h1))
@@ -296,12 +303,7 @@ def refusing_limit(name, setting, code, q):
     d = session(DPORT, [("q", setting)], {})
     want = cp.err_of(d.query(q))
     d.close()
-    full = session(VPORT, [], {})
-    whole = full.query(q)
-    h0 = hits(full)
-    again = full.query(q)
-    h1 = hits(full)
-    full.close()
+    whole, again, h0, h1 = default_twice(q)
     ok(want and want[0] == code and not cp.err_of(whole) and h1 == h0 + 1 and again == whole,
        "%s: MariaDB refuses it (%s); the default session's answer is cached (a hit)" % (name, code),
        "direct: %r" % (want,), "hits %d -> %d" % (h0, h1))

@@ -16,7 +16,7 @@ set -uo pipefail
 
 if fake_mode; then skip_all "node-only limits"; fi
 # node starts, 13 + 4 checks of the two python parts, node still running
-plan 19
+plan 20
 
 MPORT=$(free_port) APORT=$(free_port)
 if shoal_start lim --handshake-timeout-ms 1500 --client-idle-timeout 1s \
@@ -40,6 +40,16 @@ def metric(name):
         if line.startswith(name + " "):
             return int(float(line.split()[1]))
     return None
+
+def wait_metric(name, value, limit=15.0):
+    """Poll /metrics until name reads value (the node reads a client's close
+    when its loop gets to it); returns the last value read."""
+    deadline = time.time() + limit
+    while True:
+        v = metric(name)
+        if v == value or time.time() > deadline:
+            return v
+        time.sleep(0.05)
 
 def closed_after(c, limit):
     """Seconds until the node closes c (reading and discarding), or None."""
@@ -120,20 +130,20 @@ run("idle timeout", idle)
 
 # ---- client connection limit
 def conn_limit():
-    time.sleep(0.3)
-    base = metric("shoal_client_connections")
+    base = wait_metric("shoal_client_connections", 0)
+    is_(base, 0, "max_client_connections: the sessions of the parts above are gone")
     before = metric("shoal_client_connections_refused_total")
-    held = [r.connect(port) for _ in range(6 - base)]
+    held = [r.connect(port) for _ in range(6 - (base or 0))]
     res = r.login_result(port)
     ok(res[:3] == ("err", 1040, "08004") and res[3] == "Too many connections",
        "max_client_connections: one more connection gets 1040 (08004) Too many connections", repr(res))
     is_(metric("shoal_client_connections_refused_total") - before, 1,
         "max_client_connections: shoal_client_connections_refused_total +1")
-    held.pop().close()
-    time.sleep(0.3)
+    held.pop().close_and_wait()
+    wait_metric("shoal_client_connections", 5)
     is_(r.login_result(port)[0], "ok", "max_client_connections: a slot freed is usable again")
     for c in held:
-        c.close()
+        c.close_and_wait()
 run("connection limit", conn_limit)
 
 # ---- admin connection limit
@@ -146,11 +156,10 @@ def admin_limit():
     ok(res[:3] == ("err", 1040, "08004"), "admin_max_connections: a third admin session gets 1040 (08004)", repr(res))
     is_(metric("shoal_admin_connections_refused_total") - before, 1,
         "admin_max_connections: shoal_admin_connections_refused_total +1")
-    held[0].close()
-    time.sleep(0.3)
+    held[0].close_and_wait()
     is_(r.login_result(aport, user="admin", pw="admin", db=None)[0], "ok",
         "admin_max_connections: below the limit the admin logs in")
-    held[1].close()
+    held[1].close_and_wait()
 run("admin limit", admin_limit)
 done_testing(always_zero=True)
 PY

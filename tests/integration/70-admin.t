@@ -53,7 +53,7 @@ stat_of() { a "SELECT Variable_Value FROM stats_shoal_global WHERE Variable_Name
 
 # The same count everywhere: where script(1) or a second address is
 # missing, those parts skip as many checks as they hold.
-plan 106
+plan 107
 data="$work/data"
 APORT=$(free_port)
 if start_admin node "127.0.0.1:$APORT" "$data"; then
@@ -180,8 +180,9 @@ a "SET shoal-cache-ttl-ms = 4321"
 
 # ---- multi-statements in one COM_QUERY, DEPRECATE_EOF and not (raw protocol)
 APORT=$APORT "$PY" - <<'PY' || not_ok "python part crashed"
-import os
+import os, time
 import rawmysql as r
+from cache_proto import scalar
 from taplib import ok, is_, diag, run, done_testing
 port = int(os.environ["APORT"])
 base = r.DEFAULT_CAPS | r.CLIENT_MULTI_STATEMENTS | r.CLIENT_MULTI_RESULTS
@@ -209,12 +210,30 @@ def check(deprecate):
     ok(len(res) == 1 and res[0][1][0] == 0xFE, "%s: COM_FIELD_LIST: an empty list" % mode)
     res = c.command(0x16, "SELECT 1", kind="one")
     ok(res[0][1][0] == 0xFF and r.parse_err(res[0][1])[0] == 1047, "%s: COM_STMT_PREPARE: 1047" % mode)
-    c.close()
+    c.close_and_wait()
 
 run("raw protocol with DEPRECATE_EOF", check, True)
 run("raw protocol with EOF", check, False)
 
+def admin_sessions_settle(limit=15.0):
+    """Wait until this session is the admin port's only one, then close it and
+    wait for the node to drop it. The mariadb runs above end with COM_QUIT and
+    leave at once; on a loaded machine the node may read those closes late,
+    and each one still holds a slot."""
+    c = r.connect(port, user="admin", pw="admin", db=None)
+    sql = "SELECT Variable_Value FROM stats_shoal_global WHERE Variable_Name = 'Admin_Connections_connected'"
+    deadline, n = time.time() + limit, None
+    while time.time() < deadline:
+        n = scalar(c, sql)
+        if n == "1":
+            break
+        time.sleep(0.05)
+    c.close_and_wait()
+    return n
+
 def limit():
+    n = admin_sessions_settle()
+    is_(n, "1", "before the limit: the other admin sessions are gone (Admin_Connections_connected)")
     conns = []
     try:
         for _ in range(64):

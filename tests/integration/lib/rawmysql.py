@@ -225,6 +225,19 @@ class Conn:
         except OSError:
             pass
 
+    def close_and_wait(self, timeout=10.0):
+        """Close our side and wait for the server to close its own. Once the
+        EOF arrives, the server has dropped the session: a limit it counts
+        against is free again (close() alone only queues a FIN the server
+        may read much later on a loaded machine)."""
+        try:
+            self.sock.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+        closed = self.is_closed(timeout)
+        self.close()
+        return closed
+
     def abort(self):
         """Close with RST (SO_LINGER 0): an abrupt client death."""
         try:

@@ -755,12 +755,12 @@ bool mux_sync_done(struct client *c, enum upcmd_kind kind)
 	struct stmt_info *s;
 	uint32_t evict;
 
-	if (kind == UPCMD_SYNC_LAST_ID) {
-		/* refused (by an old server): the command runs as before */
-		if (!c->relay.saw_err)
-			stamp_last_id(c);
+	if (kind == UPCMD_SYNC_LAST_ID && !c->relay.saw_err) {
+		stamp_last_id(c);
 		return true;
 	}
+	/* a refused SET last_insert_id is an error like any other sync's: run
+	 * on, the statement could read or keep another session's id */
 	if (kind == UPCMD_SYNC_FOUND_ROWS) {
 		/* a failure costs FOUND_ROWS() only: give up on it, not the command */
 		if (c->relay.saw_err)

@@ -7,6 +7,10 @@
 #     shoal_upstream_retries_total moves;
 #   - a session in a transaction: no retry (the transaction died with the
 #     connection): ERR 1158 and the session is closed, retries unchanged.
+# And a step that brings a connection to the session's state refused by the
+# server (the relay answers `SET last_insert_id` with ERR 1105): the
+# statement gets that error once, is not run, and is not retried forever;
+# the connection is reset and each session then reads its own id.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -14,7 +18,7 @@ if fake_mode; then
   skip_all "retries are node-only (fake mode)"
 fi
 
-plan 13
+plan 20
 work=$(mktemp -d "${TMPDIR:-/tmp}/shoal88.XXXXXX")
 "$PY" "$TESTLIB/break_relay.py" "$work/port" "$MDB_PORT" "$work/break" "$work/relay.log" &
 relay=$!
@@ -78,4 +82,49 @@ ok(res[0] == "rs" and res[2] == [["93"]], "the other session is not affected", r
 done_testing(always_zero=True)
 PY
 check "node still running" shoal_alive r
+
+# ---- a refused SET last_insert_id: one connection, so two sessions share it
+mdb -e "DROP TABLE IF EXISTS t88; CREATE TABLE t88 (id INT AUTO_INCREMENT PRIMARY KEY)"
+on_exit "mdb -e 'DROP TABLE IF EXISTS t88'"
+if shoal_start l --upstream-db-url "mysql://app:pw@127.0.0.1:$rport/shoaltest" --workers 1 \
+  --max-upstream-connections 1; then
+  ok "a second node behind the relay, one upstream connection (port $l_PORT)"
+else
+  bail "a second node behind the relay, one upstream connection (port $l_PORT)"
+fi
+PORT=$l_PORT WORK=$work "$PY" - <<'PY' || not_ok "python part (refused sync) crashed"
+import os
+import rawmysql as r
+from ha_help import query
+from taplib import ok, is_, done_testing
+
+port, work = int(os.environ["PORT"]), os.environ["WORK"]
+flag, log = work + "/break", work + "/relay.log"
+
+def refused():
+    try:
+        return open(log).read().count("refused")
+    except FileNotFoundError:
+        return 0
+
+a, b = r.connect(port), r.connect(port)
+res = query(a, "INSERT INTO t88 VALUES ()")
+a_id = query(a, "SELECT LAST_INSERT_ID()")
+with open(flag, "w") as f:
+    f.write("refuse SET last_insert_id")
+res = query(b, "SELECT LAST_INSERT_ID()")   # the connection holds a's id: a SET first, refused
+ok(res[0] == "err" and res[1] == 1105 and res[2] == "HY000" and "refused by the test relay" in res[3],
+   "the refused SET's error reaches the client instead of another session's id", repr(res))
+is_(refused(), 1, "the SET was sent once (not retried in a loop)")
+os.unlink(flag)
+res = query(b, "SELECT 88")
+ok(res[0] == "rs" and res[2] == [["88"]], "the session goes on", repr(res))
+res = query(b, "SELECT LAST_INSERT_ID()")
+ok(res[0] == "rs" and res[2] == [["0"]], "the session that inserted nothing reads 0", repr(res))
+res = query(a, "SELECT LAST_INSERT_ID()")
+ok(res[0] == "rs" and res == a_id and res[2] != [["0"]],
+   "the inserting session reads its own id after the reset", repr((res, a_id)))
+done_testing(always_zero=True)
+PY
+check "second node still running" shoal_alive l
 done_testing

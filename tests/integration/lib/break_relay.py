@@ -8,7 +8,11 @@ Everything else is copied both ways unchanged. It listens on a port of
 its own choosing on 127.0.0.1 and writes it to PORT_FILE once listening.
 When FLAG_FILE says "partition", the relay closes its listening socket
 before the reset, so that the node's next connect is refused: the
-upstream is gone, and the node learns it only from that command."""
+upstream is gone, and the node learns it only from that command.
+When FLAG_FILE says "refuse TEXT", the relay answers each COM_QUERY that
+starts with TEXT itself, with ERR 1105 (HY000) "refused by the test relay",
+and forwards nothing of it; the flag stays until the test removes it, and
+each refusal appends "refused" to LOG_FILE."""
 import os
 import socket
 import struct
@@ -30,18 +34,44 @@ def reset(*socks):
             pass
 
 
+def refusal(data):
+    """The ERR packet for a COM_QUERY the flag says to refuse, else None."""
+    try:
+        with open(flag) as f:
+            words = f.read().strip().split(" ", 1)
+    except FileNotFoundError:
+        return None
+    if len(words) != 2 or words[0] != "refuse" or len(data) < 5 or data[4] != 0x03:
+        return None
+    if not data[5:].decode("utf-8", "replace").startswith(words[1]):
+        return None
+    msg = b"refused by the test relay"
+    body = b"\xff" + struct.pack("<H", 1105) + b"#HY000" + msg
+    return struct.pack("<I", len(body))[:3] + b"\x01" + body
+
+
 def pump(src, dst, from_node, born):
     try:
         while True:
             data = src.recv(65536)
             if not data:
                 break
+            err = refusal(data) if from_node else None
+            if err:
+                with open(log, "a") as f:
+                    f.write("refused\n")
+                src.sendall(err)
+                continue
             if from_node and time.time() - born > 0.5:
                 with lock:
-                    hit = os.path.exists(flag)
-                    if hit:
+                    try:
                         with open(flag) as f:
-                            partition = f.read().strip() == "partition"
+                            word = f.read().strip()
+                    except FileNotFoundError:
+                        word = None
+                    hit = word is not None and not word.startswith("refuse ")
+                    if hit:
+                        partition = word == "partition"
                         os.unlink(flag)
                         if partition:  # shutdown wakes the blocked accept()
                             ls.shutdown(socket.SHUT_RDWR)

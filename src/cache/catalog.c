@@ -387,7 +387,7 @@ static void add_trigger(struct snapshot *s, const struct catalog_row *r)
 {
 	struct cat_obj *tbl = snap_find(s, r->schema, strlen(r->schema), r->name, strlen(r->name));
 	struct sql_lex lx = { .s = r->b ? r->b : "", .n = r->b ? strlen(r->b) : 0, .raw = true };
-	struct sql_tok t, prev = { T_END, NULL, 0, 0 };
+	struct sql_tok t, prev = { .kind = T_END };
 
 	if (!tbl || tbl->kind != CAT_TABLE)
 		return;
@@ -396,7 +396,7 @@ static void add_trigger(struct snapshot *s, const struct catalog_row *r)
 
 		if (sql_is_punct(&prev, '.'))
 			continue;
-		if (sql_word_is(&t, "CALL") || sql_word_is(&t, "EXECUTE")) {
+		if (sql_kw_is(&t, KW_CALL) || sql_kw_is(&t, KW_EXECUTE)) {
 			tbl->opaque = true;
 			return;
 		}
@@ -404,8 +404,8 @@ static void add_trigger(struct snapshot *s, const struct catalog_row *r)
 			tbl->opaque = true;  /* a stored function outside the DML statements */
 			return;
 		}
-		if (!(sql_word_is(&t, "INSERT") || sql_word_is(&t, "REPLACE") ||
-		      sql_word_is(&t, "UPDATE") || sql_word_is(&t, "DELETE")))
+		if (!(sql_kw_is(&t, KW_INSERT) || sql_kw_is(&t, KW_REPLACE) ||
+		      sql_kw_is(&t, KW_UPDATE) || sql_kw_is(&t, KW_DELETE)))
 			continue;
 		while (t.kind != T_END && !sql_is_punct(&t, ';'))
 			sql_lex_next(&lx, &t);
@@ -423,21 +423,21 @@ static void add_trigger(struct snapshot *s, const struct catalog_row *r)
 static bool body_may_call_or_create(const char *body)
 {
 	struct sql_lex lx = { .s = body ? body : "", .n = body ? strlen(body) : 0, .raw = true };
-	struct sql_tok t, prev = { T_END, NULL, 0, 0 }, before = prev;
+	struct sql_tok t, prev = { .kind = T_END }, before = prev;
 
 	if (!body || !body[0])
 		return true;
 	for (sql_lex_next(&lx, &t); t.kind != T_END; before = prev, prev = t, sql_lex_next(&lx, &t)) {
-		if (sql_word_is(&t, "TEMPORARY") || sql_word_is(&t, "PREPARE") ||
-		    sql_word_is(&t, "EXECUTE") || sql_word_is(&t, "CALL"))
+		if (sql_kw_is(&t, KW_TEMPORARY) || sql_kw_is(&t, KW_PREPARE) ||
+		    sql_kw_is(&t, KW_EXECUTE) || sql_kw_is(&t, KW_CALL))
 			return true;
 		if (sql_is_punct(&t, '(') && sql_is_name(&prev) && !sql_is_punct(&before, '.') &&
 		    !sql_fn_lookup(prev.p, prev.len) &&
-		    !(sql_word_is(&before, "INTO") || sql_word_is(&before, "TABLE") ||
-		      sql_word_is(&before, "UPDATE") || sql_word_is(&before, "FROM") ||
-		      sql_word_is(&before, "JOIN") || sql_word_is(&before, "REFERENCES") ||
-		      sql_word_is(&before, "AS") || sql_word_is(&before, "INSERT") ||
-		      sql_word_is(&before, "REPLACE")))
+		    !(sql_kw_is(&before, KW_INTO) || sql_kw_is(&before, KW_TABLE) ||
+		      sql_kw_is(&before, KW_UPDATE) || sql_kw_is(&before, KW_FROM) ||
+		      sql_kw_is(&before, KW_JOIN) || sql_kw_is(&before, KW_REFERENCES) ||
+		      sql_kw_is(&before, KW_AS) || sql_kw_is(&before, KW_INSERT) ||
+		      sql_kw_is(&before, KW_REPLACE)))
 			return true;
 		if (sql_is_punct(&t, '(') && sql_is_punct(&before, '.'))
 			return true;     /* db.f( */
@@ -448,11 +448,11 @@ static bool body_may_call_or_create(const char *body)
 /* Words after which "name (" is no call. */
 static bool names_a_table(const struct sql_tok *t)
 {
-	static const char *const words[] = { "INTO", "TABLE", "UPDATE", "FROM", "JOIN", "REFERENCES",
-					     "AS", "INSERT", "REPLACE", NULL };
+	static const enum sql_kw words[] = { KW_INTO, KW_TABLE, KW_UPDATE, KW_FROM, KW_JOIN, KW_REFERENCES,
+					     KW_AS, KW_INSERT, KW_REPLACE, KW_NONE };
 
 	for (int i = 0; words[i]; i++)
-		if (sql_word_is(t, words[i]))
+		if (sql_kw_is(t, words[i]))
 			return true;
 	return false;
 }
@@ -477,15 +477,15 @@ static void trigger_temps(struct snapshot *s, const struct catalog_row *r)
 	struct cat_obj *tbl = snap_find(s, r->schema, strlen(r->schema), r->name, strlen(r->name));
 	const char *dflt = r->a ? r->a : r->schema;
 	struct sql_lex lx = { .s = r->b ? r->b : "", .n = r->b ? strlen(r->b) : 0, .raw = true };
-	struct sql_tok t, w[3] = { { T_END, NULL, 0, 0 }, { T_END, NULL, 0, 0 }, { T_END, NULL, 0, 0 } };
+	struct sql_tok t, w[3] = { { .kind = T_END }, { .kind = T_END }, { .kind = T_END } };
 
 	if (!tbl || tbl->kind != CAT_TABLE || tbl->temps)
 		return;
 	for (sql_lex_next(&lx, &t); t.kind != T_END && !tbl->temps; sql_lex_next(&lx, &t)) {
 		/* w[0] the token before t, w[1] before it, w[2] before that */
-		if (sql_word_is(&t, "TEMPORARY") || sql_word_is(&t, "PREPARE") || sql_word_is(&t, "EXECUTE")) {
+		if (sql_kw_is(&t, KW_TEMPORARY) || sql_kw_is(&t, KW_PREPARE) || sql_kw_is(&t, KW_EXECUTE)) {
 			tbl->temps = true;
-		} else if (sql_word_is(&w[0], "CALL") && sql_is_name(&t)) {
+		} else if (sql_kw_is(&w[0], KW_CALL) && sql_is_name(&t)) {
 			struct sql_tok name = t, dot;
 
 			sql_lex_peek(&lx, &dot);

@@ -220,14 +220,14 @@ static bool flushes_tables(const char *q, size_t n)
 	struct sql_tok t;
 
 	sql_lex_next(&lx, &t);
-	if (sql_word_is(&t, "REPAIR"))
+	if (sql_kw_is(&t, KW_REPAIR))
 		return true;
-	if (!sql_word_is(&t, "FLUSH"))
+	if (!sql_kw_is(&t, KW_FLUSH))
 		return false;
 	sql_lex_next(&lx, &t);
-	if (sql_word_is(&t, "NO_WRITE_TO_BINLOG") || sql_word_is(&t, "LOCAL"))
+	if (sql_kw_is(&t, KW_NO_WRITE_TO_BINLOG) || sql_kw_is(&t, KW_LOCAL))
 		sql_lex_next(&lx, &t);
-	return sql_word_is(&t, "TABLE") || sql_word_is(&t, "TABLES");
+	return sql_kw_is(&t, KW_TABLE) || sql_kw_is(&t, KW_TABLES);
 }
 
 /* Global variables with no session value that change the answer of a
@@ -244,7 +244,7 @@ static bool sets_answer_global(const char *q, size_t n)
 	struct sql_tok t;
 
 	sql_lex_next(&lx, &t);
-	if (!sql_word_is(&t, "SET"))
+	if (!sql_kw_is(&t, KW_SET))
 		return false;
 	for (sql_lex_next(&lx, &t); t.kind != T_END; sql_lex_next(&lx, &t)) {
 		if (!sql_is_name(&t))

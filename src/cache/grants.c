@@ -247,11 +247,11 @@ void grants_note_statement(struct ident *id, const struct sql_tok_result *tok)
 
 bool grants_text_changes_privileges(const char *text, size_t n)
 {
-	static const char *const words[][4] = {
-		{ "GRANT" }, { "REVOKE" }, { "ALTER", "USER" }, { "DROP", "USER" },
-		{ "RENAME", "USER" }, { "SET", "PASSWORD" }, { "SET", "DEFAULT", "ROLE" },
-		{ "DROP", "ROLE" }, { "FLUSH", "PRIVILEGES" }, { "CREATE", "OR", "REPLACE", "USER" },
-		{ "CREATE", "OR", "REPLACE", "ROLE" },
+	static const enum sql_kw words[][4] = {
+		{ KW_GRANT }, { KW_REVOKE }, { KW_ALTER, KW_USER }, { KW_DROP, KW_USER },
+		{ KW_RENAME, KW_USER }, { KW_SET, KW_PASSWORD }, { KW_SET, KW_DEFAULT, KW_ROLE },
+		{ KW_DROP, KW_ROLE }, { KW_FLUSH, KW_PRIVILEGES }, { KW_CREATE, KW_OR, KW_REPLACE, KW_USER },
+		{ KW_CREATE, KW_OR, KW_REPLACE, KW_ROLE },
 	};
 	struct sql_tok first[4];
 	struct sql_lex lx = { .s = text, .n = n, .raw = true };
@@ -262,7 +262,7 @@ bool grants_text_changes_privileges(const char *text, size_t n)
 		int i;
 
 		for (i = 0; i < 4 && words[k][i]; i++)
-			if (!sql_word_is(&first[i], words[k][i]))
+			if (!sql_kw_is(&first[i], words[k][i]))
 				break;
 		if (i == 4 || !words[k][i])
 			return true;

@@ -852,16 +852,16 @@ static enum cache_step not_cacheable(struct cache_session *cs, const struct cach
 static bool sets_oneshot_ru(const char *q, size_t n)
 {
 	struct sql_lex lx = { .s = q, .n = n, .raw = true };
-	struct sql_tok t, prev = { T_END, NULL, 0, 0 };
+	struct sql_tok t, prev = { .kind = T_END };
 
 	sql_lex_next(&lx, &t);
-	if (!sql_word_is(&t, "SET"))
+	if (!sql_kw_is(&t, KW_SET))
 		return false;
 	sql_lex_next(&lx, &t);
-	if (!sql_word_is(&t, "TRANSACTION"))
+	if (!sql_kw_is(&t, KW_TRANSACTION))
 		return false;
 	for (sql_lex_next(&lx, &t); t.kind != T_END; prev = t, sql_lex_next(&lx, &t))
-		if (sql_word_is(&prev, "READ") && sql_word_is(&t, "UNCOMMITTED"))
+		if (sql_kw_is(&prev, KW_READ) && sql_kw_is(&t, KW_UNCOMMITTED))
 			return true;
 	return false;
 }

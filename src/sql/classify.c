@@ -57,7 +57,7 @@ static bool cte_then_select(struct sql_lex *lx)
 {
 	struct sql_tok t;
 
-	return sql_skip_cte_list(lx, &t) && sql_word_is(&t, "SELECT");
+	return sql_skip_cte_list(lx, &t) && sql_kw_is(&t, KW_SELECT);
 }
 
 static bool is_select(const char *s, size_t n)
@@ -68,9 +68,9 @@ static bool is_select(const char *s, size_t n)
 	do
 		sql_lex_next(&lx, &t);
 	while (sql_is_punct(&t, '('));
-	if (sql_word_is(&t, "SELECT"))
+	if (sql_kw_is(&t, KW_SELECT))
 		return true;
-	return sql_word_is(&t, "WITH") && cte_then_select(&lx);
+	return sql_kw_is(&t, KW_WITH) && cte_then_select(&lx);
 }
 
 /* A ';' followed by anything but more ';'. */
@@ -112,10 +112,10 @@ static bool value_for_follows(const struct sql_lex *lx)
 	struct sql_tok t;
 
 	sql_lex_next(&c, &t);
-	if (!sql_word_is(&t, "VALUE"))
+	if (!sql_kw_is(&t, KW_VALUE))
 		return false;
 	sql_lex_next(&c, &t);
-	return sql_word_is(&t, "FOR");
+	return sql_kw_is(&t, KW_FOR);
 }
 
 /* %ROWCOUNT after SQL (lx stands before the '%'): sql_mode=ORACLE's
@@ -129,7 +129,7 @@ static bool oracle_rowcount_follows(const struct sql_lex *lx)
 	if (!sql_is_punct(&t, '%'))
 		return false;
 	sql_lex_next(&c, &t);
-	return sql_word_is(&t, "ROWCOUNT");
+	return sql_kw_is(&t, KW_ROWCOUNT);
 }
 
 /* An unqualified, unquoted word that denies caching wherever it stands. */
@@ -145,9 +145,9 @@ static const struct reason *check_keyword(const struct sql_lex *lx, const struct
 	if (sql_name_is(t, "SQL_CALC_FOUND_ROWS"))
 		return r_side;
 	if (sql_name_is(t, "FOR") &&
-	    (sql_word_is(next, "UPDATE") || sql_word_is(next, "SHARE")))
+	    (sql_kw_is(next, KW_UPDATE) || sql_kw_is(next, KW_SHARE)))
 		return r_locking;
-	if (sql_name_is(t, "LOCK") && sql_word_is(next, "IN"))
+	if (sql_name_is(t, "LOCK") && sql_kw_is(next, KW_IN))
 		return r_locking;
 	if (sql_name_is(t, "NEXT") && value_for_follows(lx))
 		return r_side;
@@ -181,7 +181,7 @@ static bool cte_columns_follow(const struct sql_lex *lx)
 	if (!sql_is_punct(&t, ')'))
 		return false;
 	sql_lex_next(&c, &t);
-	if (!sql_word_is(&t, "AS"))
+	if (!sql_kw_is(&t, KW_AS))
 		return false;
 	sql_lex_next(&c, &t);
 	return sql_is_punct(&t, '(');
@@ -201,7 +201,7 @@ static const struct reason *check_call(const struct sql_lex *lx, const struct sq
 			return NULL;
 		fn = NULL;
 	}
-	if (sql_word_is(prev, "AS") || sql_is_punct(prev, ')'))
+	if (sql_kw_is(prev, KW_AS) || sql_is_punct(prev, ')'))
 		return NULL;    /* derived table alias with column list */
 	if (cte_columns_follow(lx))
 		return NULL;
@@ -232,7 +232,7 @@ static const struct reason *check_name(const struct sql_lex *lx, const struct sq
 static const struct reason *scan(const char *s, size_t n)
 {
 	struct sql_lex lx = { .s = s, .n = n };
-	struct sql_tok prev = { T_END, s, 0, 0 }, t;
+	struct sql_tok prev = { .kind = T_END, .p = s }, t;
 	const struct reason *r;
 
 	for (sql_lex_next(&lx, &t); t.kind != T_END; prev = t, sql_lex_next(&lx, &t)) {

@@ -3,17 +3,26 @@
  */
 #include "sql/lexer.h"
 
-/* MySQL allows bytes >= 0x80 in unquoted identifiers. */
-static bool is_ident(unsigned char c)
+#define CL_IDENT 1
+#define CL_SPACE 2
+
+/* A byte's class, one load per byte: MySQL allows bytes >= 0x80 in
+ * unquoted identifiers. */
+static const unsigned char classes[256] = {
+	['a' ... 'z'] = CL_IDENT, ['A' ... 'Z'] = CL_IDENT, ['0' ... '9'] = CL_IDENT,
+	['_'] = CL_IDENT, ['$'] = CL_IDENT, [0x80 ... 0xff] = CL_IDENT,
+	[' '] = CL_SPACE, ['\t'] = CL_SPACE, ['\n'] = CL_SPACE, ['\r'] = CL_SPACE,
+	['\f'] = CL_SPACE, ['\v'] = CL_SPACE,
+};
+
+static inline bool is_ident(unsigned char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c >= '0' && c <= '9') || c == '_' || c == '$' || c >= 0x80;
+	return classes[c] & CL_IDENT;
 }
 
-static bool is_space(unsigned char c)
+static inline bool is_space(unsigned char c)
 {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' ||
-	       c == '\f' || c == '\v';
+	return classes[c] & CL_SPACE;
 }
 
 /* End of a quoted run opened at s[i]: doubled quotes (and, in strings,
@@ -110,6 +119,7 @@ void sql_lex_next(struct sql_lex *lx, struct sql_tok *t)
 	t->p = lx->s + i;
 	t->len = 0;
 	t->c = 0;
+	t->kw = KW_NONE;
 	if (i >= n) {
 		t->kind = T_END;
 		lx->i = n;
@@ -120,6 +130,8 @@ void sql_lex_next(struct sql_lex *lx, struct sql_tok *t)
 		while (j < n && is_ident(s[j]))
 			j++;
 		t->kind = T_WORD;
+		if (s[i] > '9') /* a number is no keyword */
+			t->kw = sql_kw_lookup(t->p, j - i);
 	} else if (s[i] == '`' || s[i] == '\'' || s[i] == '"') {
 		j = quote_end(s, n, i);
 		t->kind = s[i] == '`' ? T_QUOTED : T_STRING;
@@ -192,7 +204,7 @@ static bool cte_head(struct sql_lex *lx, struct sql_tok *t)
 			return false;
 		sql_lex_next(lx, t);
 	}
-	if (!sql_word_is(t, "AS"))
+	if (!sql_kw_is(t, KW_AS))
 		return false;
 	sql_lex_next(lx, t);
 	return sql_is_punct(t, '(');
@@ -204,7 +216,7 @@ bool sql_cte_list_follows(const struct sql_lex *lx)
 	struct sql_tok t;
 
 	sql_lex_next(&c, &t);
-	if (sql_word_is(&t, "RECURSIVE"))
+	if (sql_kw_is(&t, KW_RECURSIVE))
 		sql_lex_next(&c, &t);
 	return cte_head(&c, &t);
 }
@@ -212,7 +224,7 @@ bool sql_cte_list_follows(const struct sql_lex *lx)
 bool sql_skip_cte_list(struct sql_lex *lx, struct sql_tok *t)
 {
 	sql_lex_next(lx, t);
-	if (sql_word_is(t, "RECURSIVE"))
+	if (sql_kw_is(t, KW_RECURSIVE))
 		sql_lex_next(lx, t);
 	for (;;) {
 		if (!cte_head(lx, t) || !sql_skip_parens(lx))

@@ -19,12 +19,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "sql/keywords.h"
+
 enum sql_tkind {
 	T_END, T_WORD, T_QUOTED, T_STRING, T_PUNCT, T_USERVAR, T_SYSVAR,
 };
 
 struct sql_tok {
 	enum sql_tkind kind;
+	enum sql_kw kw; /* T_WORD: its keyword id (keywords.h), else KW_NONE */
 	const char *p;  /* word, or the inside of a `quoted` name */
 	size_t len;
 	char c;         /* T_PUNCT: the character (len > 1: a run of dots) */
@@ -57,9 +60,9 @@ static inline bool sql_is_name(const struct sql_tok *t)
 bool sql_name_is(const struct sql_tok *t, const char *w);
 
 /* An unquoted keyword (a `quoted` name never is one). */
-static inline bool sql_word_is(const struct sql_tok *t, const char *w)
+static inline bool sql_kw_is(const struct sql_tok *t, enum sql_kw kw)
 {
-	return t->kind == T_WORD && sql_name_is(t, w);
+	return t->kw == kw;
 }
 
 /* After a '(' was read: true once its matching ')' has been read. */

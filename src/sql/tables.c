@@ -87,12 +87,12 @@ static void next(struct scan *s, struct sql_tok *t)
 	sql_lex_next(&s->lx, t);
 }
 
-static bool peek_word(const struct scan *s, const char *w)
+static bool peek_word(const struct scan *s, enum sql_kw w)
 {
 	struct sql_tok t;
 
 	sql_lex_peek(&s->lx, &t);
-	return sql_word_is(&t, w);
+	return sql_kw_is(&t, w);
 }
 
 static bool peek_punct(const struct scan *s, char c)
@@ -221,7 +221,7 @@ static void open_group(struct scan *s, bool factor)
 	struct sql_tok t;
 
 	sql_lex_peek(&s->lx, &t);
-	if (sql_word_is(&t, "SELECT") || sql_word_is(&t, "WITH") || sql_word_is(&t, "VALUES")) {
+	if (sql_kw_is(&t, KW_SELECT) || sql_kw_is(&t, KW_WITH) || sql_kw_is(&t, KW_VALUES)) {
 		push(s, LV_SUBQ, false);
 	} else if (factor) {
 		push(s, LV_LIST, true);  /* a parenthesised join */
@@ -256,7 +256,7 @@ static bool cte_header(struct scan *s, bool recursive, size_t with_pos)
 			return false;
 		next(s, &t);
 	}
-	if (!sql_word_is(&t, "AS"))
+	if (!sql_kw_is(&t, KW_AS))
 		return false;
 	next(s, &t);
 	if (!sql_is_punct(&t, '('))
@@ -269,7 +269,7 @@ static bool cte_header(struct scan *s, bool recursive, size_t with_pos)
 
 static void with_clause(struct scan *s, const struct sql_tok *with)
 {
-	bool rec = peek_word(s, "RECURSIVE");
+	bool rec = peek_word(s, KW_RECURSIVE);
 	struct sql_tok t;
 
 	if (rec)
@@ -288,7 +288,7 @@ static void table_factor(struct scan *s, const struct sql_tok *t, bool write)
 		open_group(s, true);
 		return;
 	}
-	if (sql_word_is(t, "LATERAL")) {
+	if (sql_kw_is(t, KW_LATERAL)) {
 		s->expect = true;
 		return;
 	}
@@ -315,16 +315,16 @@ static void table_factor(struct scan *s, const struct sql_tok *t, bool write)
 /* Words that end a level's table list. */
 static bool ends_table_list(const struct sql_tok *t)
 {
-	static const char *const words[] = {
-		"WHERE", "GROUP", "HAVING", "ORDER", "LIMIT", "WINDOW", "UNION", "EXCEPT",
-		"INTERSECT", "INTO", "SET", "VALUES", "VALUE", "RETURNING", "PROCEDURE",
-		"LOCK", "SELECT", "OFFSET", "FETCH",
+	static const enum sql_kw words[] = {
+		KW_WHERE, KW_GROUP, KW_HAVING, KW_ORDER, KW_LIMIT, KW_WINDOW, KW_UNION, KW_EXCEPT,
+		KW_INTERSECT, KW_INTO, KW_SET, KW_VALUES, KW_VALUE, KW_RETURNING, KW_PROCEDURE,
+		KW_LOCK, KW_SELECT, KW_OFFSET, KW_FETCH,
 	};
 
-	if (t->kind != T_WORD)
+	if (t->kw == KW_NONE)
 		return false;
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-		if (sql_name_is(t, words[i]))
+		if (t->kw == words[i])
 			return true;
 	return false;
 }
@@ -332,16 +332,16 @@ static bool ends_table_list(const struct sql_tok *t)
 /* Keywords that may stand before '(' in statements without being calls. */
 static bool paren_keyword(const struct sql_tok *t)
 {
-	static const char *const words[] = {
-		"VALUE", "SET", "INTO", "TO", "LIMIT", "INTERVAL", "RETURNING", "FORCE",
-		"IGNORE", "USE", "TABLE", "DO", "CALL", "ELSEIF", "WHILE", "UNTIL", "RETURN",
-		"SYSTEM_TIME", "AT", "PORTION",
+	static const enum sql_kw words[] = {
+		KW_VALUE, KW_SET, KW_INTO, KW_TO, KW_LIMIT, KW_INTERVAL, KW_RETURNING, KW_FORCE,
+		KW_IGNORE, KW_USE, KW_TABLE, KW_DO, KW_CALL, KW_ELSEIF, KW_WHILE, KW_UNTIL, KW_RETURN,
+		KW_SYSTEM_TIME, KW_AT, KW_PORTION,
 	};
 
-	if (t->kind != T_WORD)
+	if (t->kw == KW_NONE)
 		return false;
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-		if (sql_name_is(t, words[i]))
+		if (t->kw == words[i])
 			return true;
 	return false;
 }
@@ -353,7 +353,7 @@ static bool is_call(const struct sql_tok *prev, const struct sql_tok *before)
 
 	if (!sql_is_name(prev))
 		return false;
-	if (sql_word_is(before, "AS") || sql_is_punct(before, ')'))
+	if (sql_kw_is(before, KW_AS) || sql_is_punct(before, ')'))
 		return false;            /* a derived table's column list */
 	if (prev->kind == T_WORD) {
 		fn = sql_fn_lookup(prev->p, prev->len);
@@ -421,11 +421,11 @@ static void on_word(struct scan *s, const struct sql_tok *t)
 	struct level *l = &s->lv[s->depth];
 	struct sql_tok n;
 
-	if ((sql_word_is(t, "NEXT") || sql_word_is(t, "PREVIOUS")) && peek_word(s, "VALUE")) {
-		bool writes = sql_word_is(t, "NEXT");
+	if ((sql_kw_is(t, KW_NEXT) || sql_kw_is(t, KW_PREVIOUS)) && peek_word(s, KW_VALUE)) {
+		bool writes = sql_kw_is(t, KW_NEXT);
 
 		next(s, &n);
-		if (!peek_word(s, "FOR"))
+		if (!peek_word(s, KW_FOR))
 			return;
 		next(s, &n);
 		if (writes) {
@@ -438,29 +438,29 @@ static void on_word(struct scan *s, const struct sql_tok *t)
 			if (!read_name(s, &n, &schema, &name, &q))
 				unknown(s);
 		}
-	} else if (sql_word_is(t, "FROM")) {
+	} else if (sql_kw_is(t, KW_FROM)) {
 		if (s->skip_from) {
 			s->skip_from = false;
 		} else if (l->kind != LV_FUNC) {
 			l->from = true;
 			s->expect = true;
 		}
-	} else if (sql_word_is(t, "JOIN") || sql_word_is(t, "STRAIGHT_JOIN")) {
+	} else if (sql_kw_is(t, KW_JOIN) || sql_kw_is(t, KW_STRAIGHT_JOIN)) {
 		if (l->from)
 			s->expect = true;
-	} else if (sql_word_is(t, "USING")) {
+	} else if (sql_kw_is(t, KW_USING)) {
 		if (l->from && !peek_punct(s, '('))
 			s->expect = true;    /* DELETE ... USING table_list */
-	} else if (sql_word_is(t, "FOR")) {
+	} else if (sql_kw_is(t, KW_FOR)) {
 		sql_lex_peek(&s->lx, &n);
-		if (sql_word_is(&n, "JOIN") || sql_word_is(&n, "ORDER") || sql_word_is(&n, "GROUP")) {
+		if (sql_kw_is(&n, KW_JOIN) || sql_kw_is(&n, KW_ORDER) || sql_kw_is(&n, KW_GROUP)) {
 			next(s, &n);         /* an index hint's scope */
-		} else if (sql_word_is(&n, "SYSTEM_TIME")) {
+		} else if (sql_kw_is(&n, KW_SYSTEM_TIME)) {
 			s->skip_from = true;
 		} else {
 			l->from = false;
 		}
-	} else if (sql_word_is(t, "WITH") && sql_cte_list_follows(&s->lx)) {
+	} else if (sql_kw_is(t, KW_WITH) && sql_cte_list_follows(&s->lx)) {
 		with_clause(s, t);
 	} else if (ends_table_list(t)) {
 		l->from = false;
@@ -479,7 +479,7 @@ static void on_paren(struct scan *s, const struct sql_tok *prev, const struct sq
 		note_call(s, prev, before);
 		push(s, LV_FUNC, false);
 		if (s->calls && !sql_is_punct(before, '.') &&
-		    (sql_word_is(prev, "NEXTVAL") || sql_word_is(prev, "SETVAL")))
+		    (sql_kw_is(prev, KW_NEXTVAL) || sql_kw_is(prev, KW_SETVAL)))
 			sequence_write(s);
 	} else {
 		open_group(s, false);
@@ -502,7 +502,7 @@ static void on_comma(struct scan *s)
 /* The body scan, from the lexer's position to the end. */
 static void body(struct scan *s)
 {
-	struct sql_tok t, before = { T_END, s->lx.s, 0, 0 };
+	struct sql_tok t, before = { .kind = T_END, .p = s->lx.s };
 
 	for (;;) {
 		struct sql_tok prev = s->prev;
@@ -541,13 +541,13 @@ static void body(struct scan *s)
 
 /* ---- statement heads ----------------------------------------------------- */
 
-static void skip_words(struct scan *s, struct sql_tok *t, const char *const *words)
+static void skip_words(struct scan *s, struct sql_tok *t, const enum sql_kw *words)
 {
 	for (;;) {
 		bool hit = false;
 
 		for (size_t i = 0; words[i]; i++)
-			if (sql_word_is(t, words[i]))
+			if (sql_kw_is(t, words[i]))
 				hit = true;
 		if (!hit)
 			return;
@@ -558,12 +558,12 @@ static void skip_words(struct scan *s, struct sql_tok *t, const char *const *wor
 /* IF [NOT] EXISTS */
 static void skip_if_exists(struct scan *s, struct sql_tok *t)
 {
-	if (!sql_word_is(t, "IF"))
+	if (!sql_kw_is(t, KW_IF))
 		return;
 	next(s, t);
-	if (sql_word_is(t, "NOT"))
+	if (sql_kw_is(t, KW_NOT))
 		next(s, t);
-	if (sql_word_is(t, "EXISTS"))
+	if (sql_kw_is(t, KW_EXISTS))
 		next(s, t);
 }
 
@@ -582,8 +582,8 @@ static void name_list(struct scan *s, struct sql_tok *t)
 
 static void head_insert(struct scan *s)
 {
-	static const char *const mods[] = { "LOW_PRIORITY", "DELAYED", "HIGH_PRIORITY", "IGNORE",
-					    "INTO", NULL };
+	static const enum sql_kw mods[] = { KW_LOW_PRIORITY, KW_DELAYED, KW_HIGH_PRIORITY, KW_IGNORE,
+					    KW_INTO, KW_NONE };
 	struct sql_tok t;
 
 	s->out->kind = SQL_STMT_WRITE;
@@ -593,7 +593,7 @@ static void head_insert(struct scan *s)
 		return;
 	s->prev = t;
 	s->after_table = true;
-	if (peek_word(s, "PARTITION")) {
+	if (peek_word(s, KW_PARTITION)) {
 		next(s, &t);
 		next(s, &t);
 		if (!sql_is_punct(&t, '(') || !sql_skip_parens(&s->lx))
@@ -605,7 +605,7 @@ static void head_insert(struct scan *s)
 
 		sql_lex_next(&c, &a);
 		sql_lex_next(&c, &b);
-		if (!sql_word_is(&b, "SELECT") && !sql_word_is(&b, "WITH") && !sql_is_punct(&b, '(')) {
+		if (!sql_kw_is(&b, KW_SELECT) && !sql_kw_is(&b, KW_WITH) && !sql_is_punct(&b, '(')) {
 			next(s, &t);     /* the column list */
 			if (!sql_skip_parens(&s->lx))
 				unknown(s);
@@ -621,11 +621,11 @@ static void head_update_delete(struct scan *s, bool del)
 	s->out->kind = SQL_STMT_WRITE;
 	s->targets = true;
 	sql_lex_peek(&s->lx, &t);
-	while (sql_word_is(&t, "LOW_PRIORITY") || sql_word_is(&t, "QUICK") || sql_word_is(&t, "IGNORE")) {
+	while (sql_kw_is(&t, KW_LOW_PRIORITY) || sql_kw_is(&t, KW_QUICK) || sql_kw_is(&t, KW_IGNORE)) {
 		next(s, &t);
 		sql_lex_peek(&s->lx, &t);
 	}
-	if (del && sql_word_is(&t, "FROM"))
+	if (del && sql_kw_is(&t, KW_FROM))
 		next(s, &t);
 	s->lv[0].from = true;
 	s->expect = true;
@@ -638,11 +638,11 @@ static void head_load(struct scan *s)
 	struct sql_tok t;
 
 	next(s, &t);
-	if (!sql_word_is(&t, "DATA") && !sql_word_is(&t, "XML"))
+	if (!sql_kw_is(&t, KW_DATA) && !sql_kw_is(&t, KW_XML))
 		return;                   /* LOAD INDEX INTO CACHE: no data */
 	s->out->kind = SQL_STMT_WRITE;
 	for (next(s, &t); t.kind != T_END; next(s, &t)) {
-		if (sql_word_is(&t, "INTO") && peek_word(s, "TABLE")) {
+		if (sql_kw_is(&t, KW_INTO) && peek_word(s, KW_TABLE)) {
 			next(s, &t);
 			next(s, &t);
 			name_ref(s, &t, true);
@@ -658,7 +658,7 @@ static void head_truncate(struct scan *s)
 
 	s->out->kind = SQL_STMT_WRITE;
 	next(s, &t);
-	if (sql_word_is(&t, "TABLE"))
+	if (sql_kw_is(&t, KW_TABLE))
 		next(s, &t);
 	name_ref(s, &t, true);
 }
@@ -667,12 +667,12 @@ static void head_truncate(struct scan *s)
 static void skip_create_options(struct scan *s, struct sql_tok *t, bool *temporary, bool *replace)
 {
 	for (;;) {
-		if (sql_word_is(t, "OR") && peek_word(s, "REPLACE")) {
+		if (sql_kw_is(t, KW_OR) && peek_word(s, KW_REPLACE)) {
 			next(s, t);
 			*replace = true;
-		} else if (sql_word_is(t, "TEMPORARY")) {
+		} else if (sql_kw_is(t, KW_TEMPORARY)) {
 			*temporary = true;
-		} else if (sql_word_is(t, "DEFINER") || sql_word_is(t, "ALGORITHM")) {
+		} else if (sql_kw_is(t, KW_DEFINER) || sql_kw_is(t, KW_ALGORITHM)) {
 			next(s, t);          /* = */
 			next(s, t);          /* value */
 			if (peek_punct(s, '(')) {  /* CURRENT_USER() */
@@ -682,39 +682,39 @@ static void skip_create_options(struct scan *s, struct sql_tok *t, bool *tempora
 			sql_lex_peek(&s->lx, t);
 			if (t->kind == T_USERVAR)  /* user@host: '@' then the host */
 				{ next(s, t); next(s, t); }
-		} else if (sql_word_is(t, "SQL") && peek_word(s, "SECURITY")) {
+		} else if (sql_kw_is(t, KW_SQL) && peek_word(s, KW_SECURITY)) {
 			next(s, t);
 			next(s, t);
-		} else if (!(sql_word_is(t, "ONLINE") || sql_word_is(t, "IGNORE") ||
-			     sql_word_is(t, "UNIQUE") || sql_word_is(t, "FULLTEXT") ||
-			     sql_word_is(t, "SPATIAL") || sql_word_is(t, "AGGREGATE"))) {
+		} else if (!(sql_kw_is(t, KW_ONLINE) || sql_kw_is(t, KW_IGNORE) ||
+			     sql_kw_is(t, KW_UNIQUE) || sql_kw_is(t, KW_FULLTEXT) ||
+			     sql_kw_is(t, KW_SPATIAL) || sql_kw_is(t, KW_AGGREGATE))) {
 			return;
 		}
 		next(s, t);
 	}
 }
 
-static bool is_one_of(const struct sql_tok *t, const char *const *words)
+static bool is_one_of(const struct sql_tok *t, const enum sql_kw *words)
 {
 	for (size_t i = 0; words[i]; i++)
-		if (sql_word_is(t, words[i]))
+		if (sql_kw_is(t, words[i]))
 			return true;
 	return false;
 }
 
 /* Objects whose DDL changes no table data and no catalog fact we keep. */
-static const char *const harmless_objects[] = {
-	"EVENT", "USER", "ROLE", "SERVER", "LOGFILE", "TABLESPACE", "INSTANCE", NULL,
+static const enum sql_kw harmless_objects[] = {
+	KW_EVENT, KW_USER, KW_ROLE, KW_SERVER, KW_LOGFILE, KW_TABLESPACE, KW_INSTANCE, KW_NONE,
 };
 
 /* Stored routines: no table data, but the catalog keeps their bodies. */
-static const char *const routine_objects[] = { "PROCEDURE", "FUNCTION", "PACKAGE", NULL };
+static const enum sql_kw routine_objects[] = { KW_PROCEDURE, KW_FUNCTION, KW_PACKAGE, KW_NONE };
 
 /* DDL of an object that is not a table: true when it was one of these. */
 static bool other_object(struct scan *s, const struct sql_tok *t)
 {
 	if (is_one_of(t, routine_objects) ||
-	    (sql_word_is(t, "AGGREGATE") && peek_word(s, "FUNCTION"))) {
+	    (sql_kw_is(t, KW_AGGREGATE) && peek_word(s, KW_FUNCTION))) {
 		s->out->kind = SQL_STMT_OTHER;
 		s->out->flags |= SQL_TABLES_CATALOG;
 		return true;
@@ -730,7 +730,7 @@ static bool other_object(struct scan *s, const struct sql_tok *t)
 static void index_on(struct scan *s, struct sql_tok *t)
 {
 	for (; t->kind != T_END; next(s, t)) {
-		if (sql_word_is(t, "ON")) {
+		if (sql_kw_is(t, KW_ON)) {
 			next(s, t);
 			name_ref(s, t, true);
 			return;
@@ -747,12 +747,12 @@ static void head_create(struct scan *s)
 	s->out->kind = SQL_STMT_DDL;
 	next(s, &t);
 	skip_create_options(s, &t, &temporary, &replace);
-	if (sql_word_is(&t, "TABLE") || sql_word_is(&t, "VIEW") || sql_word_is(&t, "SEQUENCE")) {
-		bool table = sql_word_is(&t, "TABLE");
+	if (sql_kw_is(&t, KW_TABLE) || sql_kw_is(&t, KW_VIEW) || sql_kw_is(&t, KW_SEQUENCE)) {
+		bool table = sql_kw_is(&t, KW_TABLE);
 
 		/* a sequence is a table of one row (CREATE TEMPORARY SEQUENCE
 		 * makes a temporary table) */
-		s->out->flags |= SQL_TABLES_CATALOG | (sql_word_is(&t, "VIEW") ? 0 : SQL_TABLES_CREATE) |
+		s->out->flags |= SQL_TABLES_CATALOG | (sql_kw_is(&t, KW_VIEW) ? 0 : SQL_TABLES_CREATE) |
 				 (temporary ? SQL_TABLES_TEMPORARY : 0);
 		next(s, &t);
 		skip_if_exists(s, &t);
@@ -765,7 +765,7 @@ static void head_create(struct scan *s)
 
 			sql_lex_next(&c, &a);
 			sql_lex_next(&c, &b);
-			if (!sql_word_is(&b, "SELECT") && !sql_word_is(&b, "LIKE")) {
+			if (!sql_kw_is(&b, KW_SELECT) && !sql_kw_is(&b, KW_LIKE)) {
 				next(s, &t);     /* the definitions */
 				if (!sql_skip_parens(&s->lx))
 					unknown(s);
@@ -775,16 +775,16 @@ static void head_create(struct scan *s)
 			body(s);         /* LIKE t2, AS SELECT ...: reads */
 		return;
 	}
-	if (sql_word_is(&t, "INDEX")) {
+	if (sql_kw_is(&t, KW_INDEX)) {
 		index_on(s, &t);
 		return;
 	}
-	if (sql_word_is(&t, "TRIGGER")) {
+	if (sql_kw_is(&t, KW_TRIGGER)) {
 		s->out->flags |= SQL_TABLES_CATALOG;
 		index_on(s, &t);         /* ... ON table: the body is not read */
 		return;
 	}
-	if (sql_word_is(&t, "DATABASE") || sql_word_is(&t, "SCHEMA")) {
+	if (sql_kw_is(&t, KW_DATABASE) || sql_kw_is(&t, KW_SCHEMA)) {
 		s->out->flags |= SQL_TABLES_CATALOG | (replace ? SQL_TABLES_UNKNOWN : 0);
 		return;
 	}
@@ -799,15 +799,15 @@ static void alter_table_rest(struct scan *s)
 	struct sql_tok t;
 
 	for (next(s, &t); t.kind != T_END; next(s, &t)) {
-		if (sql_word_is(&t, "RENAME")) {
+		if (sql_kw_is(&t, KW_RENAME)) {
 			next(s, &t);
-			if (sql_word_is(&t, "COLUMN") || sql_word_is(&t, "INDEX") ||
-			    sql_word_is(&t, "KEY") || sql_word_is(&t, "CONSTRAINT"))
+			if (sql_kw_is(&t, KW_COLUMN) || sql_kw_is(&t, KW_INDEX) ||
+			    sql_kw_is(&t, KW_KEY) || sql_kw_is(&t, KW_CONSTRAINT))
 				continue;
-			if (sql_word_is(&t, "TO") || sql_word_is(&t, "AS"))
+			if (sql_kw_is(&t, KW_TO) || sql_kw_is(&t, KW_AS))
 				next(s, &t);
 			name_ref(s, &t, true);
-		} else if (sql_word_is(&t, "WITH") && peek_word(s, "TABLE")) {
+		} else if (sql_kw_is(&t, KW_WITH) && peek_word(s, KW_TABLE)) {
 			next(s, &t);
 			next(s, &t);
 			name_ref(s, &t, true);
@@ -823,8 +823,8 @@ static void head_alter(struct scan *s)
 	s->out->kind = SQL_STMT_DDL;
 	next(s, &t);
 	skip_create_options(s, &t, &temporary, &replace);
-	if (sql_word_is(&t, "TABLE") || sql_word_is(&t, "VIEW") || sql_word_is(&t, "SEQUENCE")) {
-		bool table = sql_word_is(&t, "TABLE");
+	if (sql_kw_is(&t, KW_TABLE) || sql_kw_is(&t, KW_VIEW) || sql_kw_is(&t, KW_SEQUENCE)) {
+		bool table = sql_kw_is(&t, KW_TABLE);
 
 		s->out->flags |= SQL_TABLES_CATALOG;
 		next(s, &t);
@@ -835,7 +835,7 @@ static void head_alter(struct scan *s)
 			alter_table_rest(s);
 		return;
 	}
-	if (sql_word_is(&t, "DATABASE") || sql_word_is(&t, "SCHEMA")) {
+	if (sql_kw_is(&t, KW_DATABASE) || sql_kw_is(&t, KW_SCHEMA)) {
 		s->out->kind = SQL_STMT_OTHER;
 		return;
 	}
@@ -850,28 +850,28 @@ static void head_drop(struct scan *s)
 
 	s->out->kind = SQL_STMT_DDL;
 	next(s, &t);
-	if (sql_word_is(&t, "TEMPORARY")) {
+	if (sql_kw_is(&t, KW_TEMPORARY)) {
 		s->out->flags |= SQL_TABLES_TEMPORARY;
 		next(s, &t);
 	}
-	if (sql_word_is(&t, "TABLE") || sql_word_is(&t, "TABLES") || sql_word_is(&t, "VIEW") ||
-	    sql_word_is(&t, "SEQUENCE")) {
-		s->out->flags |= SQL_TABLES_CATALOG | (sql_word_is(&t, "VIEW") ? 0 : SQL_TABLES_DROP);
+	if (sql_kw_is(&t, KW_TABLE) || sql_kw_is(&t, KW_TABLES) || sql_kw_is(&t, KW_VIEW) ||
+	    sql_kw_is(&t, KW_SEQUENCE)) {
+		s->out->flags |= SQL_TABLES_CATALOG | (sql_kw_is(&t, KW_VIEW) ? 0 : SQL_TABLES_DROP);
 		next(s, &t);
 		skip_if_exists(s, &t);
 		name_list(s, &t);
 		return;
 	}
-	if (sql_word_is(&t, "INDEX")) {
+	if (sql_kw_is(&t, KW_INDEX)) {
 		index_on(s, &t);
 		return;
 	}
-	if (sql_word_is(&t, "TRIGGER")) {
+	if (sql_kw_is(&t, KW_TRIGGER)) {
 		s->out->flags |= SQL_TABLES_CATALOG;
 		s->out->kind = SQL_STMT_OTHER;
 		return;
 	}
-	if (sql_word_is(&t, "DATABASE") || sql_word_is(&t, "SCHEMA")) {
+	if (sql_kw_is(&t, KW_DATABASE) || sql_kw_is(&t, KW_SCHEMA)) {
 		s->out->flags |= SQL_TABLES_CATALOG | SQL_TABLES_UNKNOWN; /* every table in it */
 		return;
 	}
@@ -886,8 +886,8 @@ static void head_rename(struct scan *s)
 	struct sql_tok t;
 
 	next(s, &t);
-	if (!sql_word_is(&t, "TABLE") && !sql_word_is(&t, "TABLES")) {
-		if (!sql_word_is(&t, "USER"))
+	if (!sql_kw_is(&t, KW_TABLE) && !sql_kw_is(&t, KW_TABLES)) {
+		if (!sql_kw_is(&t, KW_USER))
 			unknown(s);
 		return;
 	}
@@ -899,13 +899,13 @@ static void head_rename(struct scan *s)
 		if (!name_ref(s, &t, true))
 			return;
 		next(s, &t);
-		if (sql_word_is(&t, "WAIT")) {
+		if (sql_kw_is(&t, KW_WAIT)) {
 			next(s, &t);
 			next(s, &t);
-		} else if (sql_word_is(&t, "NOWAIT")) {
+		} else if (sql_kw_is(&t, KW_NOWAIT)) {
 			next(s, &t);
 		}
-		if (!sql_word_is(&t, "TO") && !sql_is_punct(&t, ','))
+		if (!sql_kw_is(&t, KW_TO) && !sql_is_punct(&t, ','))
 			return;
 		next(s, &t);
 	}
@@ -914,12 +914,12 @@ static void head_rename(struct scan *s)
 /* Statements that change no table data and whose text we need not read. */
 static bool quiet_statement(const struct sql_tok *t)
 {
-	static const char *const words[] = {
-		"SHOW", "USE", "START", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE", "LOCK",
-		"UNLOCK", "FLUSH", "GRANT", "REVOKE", "KILL", "PREPARE", "DEALLOCATE", "XA",
-		"OPTIMIZE", "REPAIR", "CHECK", "CHECKSUM", "HELP", "INSTALL", "UNINSTALL",
-		"RESET", "PURGE", "CHANGE", "STOP", "SHUTDOWN", "BACKUP", "EXPLAIN", "DESCRIBE",
-		"DESC", "HANDLER", "CACHE", "SIGNAL", "RESIGNAL", "GET", "VALUES", "TABLE", NULL,
+	static const enum sql_kw words[] = {
+		KW_SHOW, KW_USE, KW_START, KW_COMMIT, KW_ROLLBACK, KW_SAVEPOINT, KW_RELEASE, KW_LOCK,
+		KW_UNLOCK, KW_FLUSH, KW_GRANT, KW_REVOKE, KW_KILL, KW_PREPARE, KW_DEALLOCATE, KW_XA,
+		KW_OPTIMIZE, KW_REPAIR, KW_CHECK, KW_CHECKSUM, KW_HELP, KW_INSTALL, KW_UNINSTALL,
+		KW_RESET, KW_PURGE, KW_CHANGE, KW_STOP, KW_SHUTDOWN, KW_BACKUP, KW_EXPLAIN, KW_DESCRIBE,
+		KW_DESC, KW_HANDLER, KW_CACHE, KW_SIGNAL, KW_RESIGNAL, KW_GET, KW_VALUES, KW_TABLE, KW_NONE,
 	};
 
 	return is_one_of(t, words);
@@ -933,12 +933,12 @@ static void head_analyze(struct scan *s)
 	struct sql_tok t;
 
 	next(s, &t);
-	if (sql_word_is(&t, "FORMAT")) {
+	if (sql_kw_is(&t, KW_FORMAT)) {
 		next(s, &t);
 		next(s, &t);
 		next(s, &t);
 	}
-	if (sql_word_is(&t, "TABLE") || sql_word_is(&t, "NO_WRITE_TO_BINLOG") || sql_word_is(&t, "LOCAL"))
+	if (sql_kw_is(&t, KW_TABLE) || sql_kw_is(&t, KW_NO_WRITE_TO_BINLOG) || sql_kw_is(&t, KW_LOCAL))
 		return;
 	dispatch(s, &t);
 }
@@ -950,7 +950,7 @@ static bool with_then_select(const struct scan *s)
 	struct sql_lex c = s->lx;
 	struct sql_tok t;
 
-	return sql_skip_cte_list(&c, &t) && (sql_word_is(&t, "SELECT") || sql_word_is(&t, "VALUES"));
+	return sql_skip_cte_list(&c, &t) && (sql_kw_is(&t, KW_SELECT) || sql_kw_is(&t, KW_VALUES));
 }
 
 /* SET STATEMENT var = value [, ...] FOR statement: the statement's tables
@@ -962,7 +962,7 @@ static void head_set(struct scan *s)
 	struct sql_tok t;
 	int depth = 0;
 
-	if (!peek_word(s, "STATEMENT")) {
+	if (!peek_word(s, KW_STATEMENT)) {
 		body(s);                 /* reads in subqueries, stored-function calls */
 		return;
 	}
@@ -971,7 +971,7 @@ static void head_set(struct scan *s)
 			depth++;
 		else if (sql_is_punct(&t, ')'))
 			depth--;
-		else if (depth == 0 && sql_word_is(&t, "FOR"))
+		else if (depth == 0 && sql_kw_is(&t, KW_FOR))
 			break;
 	}
 	if (t.kind == T_END) {
@@ -985,34 +985,34 @@ static void head_set(struct scan *s)
 
 static void dispatch(struct scan *s, const struct sql_tok *t)
 {
-	if (sql_word_is(t, "WITH") && !with_then_select(s)) {
+	if (sql_kw_is(t, KW_WITH) && !with_then_select(s)) {
 		unknown(s);
 		return;
 	}
-	if (sql_word_is(t, "SELECT") || sql_is_punct(t, '(') || sql_word_is(t, "WITH")) {
+	if (sql_kw_is(t, KW_SELECT) || sql_is_punct(t, '(') || sql_kw_is(t, KW_WITH)) {
 		s->out->kind = SQL_STMT_READ;
 		s->lx.i = pos_of(s, t);  /* the body scan reads it again */
 		s->prev.kind = T_END;
 		body(s);
-	} else if (sql_word_is(t, "INSERT") || sql_word_is(t, "REPLACE")) {
+	} else if (sql_kw_is(t, KW_INSERT) || sql_kw_is(t, KW_REPLACE)) {
 		head_insert(s);
-	} else if (sql_word_is(t, "UPDATE") || sql_word_is(t, "DELETE")) {
-		head_update_delete(s, sql_word_is(t, "DELETE"));
-	} else if (sql_word_is(t, "LOAD")) {
+	} else if (sql_kw_is(t, KW_UPDATE) || sql_kw_is(t, KW_DELETE)) {
+		head_update_delete(s, sql_kw_is(t, KW_DELETE));
+	} else if (sql_kw_is(t, KW_LOAD)) {
 		head_load(s);
-	} else if (sql_word_is(t, "TRUNCATE")) {
+	} else if (sql_kw_is(t, KW_TRUNCATE)) {
 		head_truncate(s);
-	} else if (sql_word_is(t, "CREATE")) {
+	} else if (sql_kw_is(t, KW_CREATE)) {
 		s->calls = false;
 		head_create(s);
-	} else if (sql_word_is(t, "ALTER")) {
+	} else if (sql_kw_is(t, KW_ALTER)) {
 		s->calls = false;
 		head_alter(s);
-	} else if (sql_word_is(t, "DROP")) {
+	} else if (sql_kw_is(t, KW_DROP)) {
 		head_drop(s);
-	} else if (sql_word_is(t, "RENAME")) {
+	} else if (sql_kw_is(t, KW_RENAME)) {
 		head_rename(s);
-	} else if (sql_word_is(t, "CALL")) {
+	} else if (sql_kw_is(t, KW_CALL)) {
 		struct sql_tok n, schema, name;
 		bool q;
 
@@ -1023,17 +1023,17 @@ static void dispatch(struct scan *s, const struct sql_tok *t)
 			add_routine(s, q ? &schema : NULL, &name);
 		else
 			s->out->flags |= SQL_TABLES_ROUTINES_MANY;
-	} else if (sql_word_is(t, "EXECUTE") || sql_word_is(t, "BINLOG")) {
+	} else if (sql_kw_is(t, KW_EXECUTE) || sql_kw_is(t, KW_BINLOG)) {
 		s->out->kind = SQL_STMT_OPAQUE;
-	} else if (sql_word_is(t, "BEGIN")) {
+	} else if (sql_kw_is(t, KW_BEGIN)) {
 		/* BEGIN [WORK] starts a transaction; BEGIN NOT ATOMIC runs a block */
-		if (peek_word(s, "NOT"))
+		if (peek_word(s, KW_NOT))
 			s->out->kind = SQL_STMT_OPAQUE;
-	} else if (sql_word_is(t, "ANALYZE")) {
+	} else if (sql_kw_is(t, KW_ANALYZE)) {
 		head_analyze(s);
-	} else if (sql_word_is(t, "SET")) {
+	} else if (sql_kw_is(t, KW_SET)) {
 		head_set(s);
-	} else if (sql_word_is(t, "DO")) {
+	} else if (sql_kw_is(t, KW_DO)) {
 		body(s);                 /* reads in subqueries, stored-function calls */
 	} else if (!quiet_statement(t)) {
 		unknown(s);

@@ -199,14 +199,14 @@ void mux_note_command(struct client *c, const uint8_t *pl, uint32_t len)
 	c->delta = NULL;
 	c->cur_sv = 0;
 	if (pl[0] == CMD_QUERY) {
-		c->cur_sv = sv_classify((const char *)pl + 1, len - 1, &d, upstream_mariadb());
+		c->cur_sv = sv_classify((const char *)pl + 1, len - 1, NULL, &d, upstream_mariadb());
 	} else if ((pl[0] == CMD_STMT_EXECUTE || pl[0] == CMD_STMT_BULK_EXECUTE) && len >= 5) {
 		/* a prepared SET, CREATE TEMPORARY TABLE, LOCK TABLES, ... does
 		 * to the session what the same text does in a COM_QUERY */
 		struct stmt_info *s = stmts_find(&c->stmts, rd_u32(pl + 1));
 
 		if (s && s->text)
-			c->cur_sv = sv_classify(s->text, s->text_len, &d, upstream_mariadb());
+			c->cur_sv = sv_classify(s->text, s->text_len, &s->facts, &d, upstream_mariadb());
 	} else if (pl[0] == CMD_INIT_DB) {
 		memset(&d, 0, sizeof(d));
 		if (len - 1 < sizeof(d.db)) {
@@ -453,26 +453,16 @@ static void note_last_id(struct client *c)
 /* The statement reads the value, or may keep it (an INSERT of explicit ids
  * reports them and leaves the server's value as it was, so the connection
  * must hold the session's own before it: sys_vars.identity_func). */
-static bool uses_last_id(const char *q, size_t n)
+static bool uses_last_id(const struct stmt_facts *f)
 {
-	size_t i = 0;
-
-	while (i < n && (isspace((unsigned char)q[i]) || q[i] == '('))
-		i++;
-	if ((n - i >= 6 && strncasecmp(q + i, "INSERT", 6) == 0) ||
-	    (n - i >= 7 && strncasecmp(q + i, "REPLACE", 7) == 0) ||
-	    (n - i >= 4 && strncasecmp(q + i, "LOAD", 4) == 0))
-		return true;
-	for (i = 0; i + 8 <= n; i++)
-		if (((q[i] | 0x20) == 'l' && i + 14 <= n && strncasecmp(q + i, "LAST_INSERT_ID", 14) == 0) ||
-		    ((q[i] | 0x20) == 'i' && strncasecmp(q + i, "IDENTITY", 8) == 0))
-			return true;
-	return false;
+	return f->first == KW_INSERT || f->first == KW_REPLACE || f->first == KW_LOAD ||
+	       (f->seen & SF_LAST_ID);
 }
 
-/* The SQL text of the front command: a COM_QUERY's, or the statement a
- * COM_STMT_EXECUTE runs. false when there is none (yet). */
-static bool front_text(struct client *c, const char **q, size_t *n)
+/* The facts of the front command: a COM_QUERY's text read now, or those of
+ * the statement a COM_STMT_EXECUTE runs (read when it was prepared). false
+ * when there is none (yet). */
+static bool front_facts(struct client *c, struct stmt_facts *f)
 {
 	const uint8_t *pl;
 	struct stmt_info *s;
@@ -483,15 +473,13 @@ static bool front_text(struct client *c, const char **q, size_t *n)
 		return false;
 	pl = sbuf_in_ptr(&c->io) + PKT_HEADER_LEN;
 	if (pl[0] == CMD_QUERY) {
-		*q = (const char *)pl + 1;
-		*n = len - 1;
+		stmt_facts_read((const char *)pl + 1, len - 1, f);
 		return true;
 	}
 	s = pl[0] == CMD_STMT_EXECUTE && len >= 5 ? stmts_find(&c->stmts, rd_u32(pl + 1)) : NULL;
 	if (!s || !s->text)
 		return false;
-	*q = s->text;
-	*n = s->text_len;
+	*f = s->facts;
 	return true;
 }
 
@@ -500,12 +488,11 @@ static bool front_text(struct client *c, const char **q, size_t *n)
 static bool last_id_needed(struct client *c)
 {
 	struct upstream *u = c->up;
-	const char *q;
-	size_t n;
+	struct stmt_facts f;
 
 	if (u->lid_client == c->id ? u->lid_gen == c->lid_gen : u->lid_client == 0 && c->lid == 0)
 		return false;
-	return front_text(c, &q, &n) && uses_last_id(q, n);
+	return front_facts(c, &f) && uses_last_id(&f);
 }
 
 static int last_id_step(struct client *c)
@@ -535,24 +522,15 @@ void mux_found_rows_lost(struct client *c)
 		c->up->fr_client = 0;
 }
 
-static bool names_found_rows(const char *q, size_t n)
-{
-	for (size_t i = 0; i + 10 <= n; i++)
-		if ((q[i] == 'F' || q[i] == 'f') && strncasecmp(q + i, "FOUND_ROWS", 10) == 0)
-			return true;
-	return false;
-}
-
 /* The front command reads FOUND_ROWS() and c->up holds another answer's. */
 static bool found_rows_needed(struct client *c)
 {
 	struct upstream *u = c->up;
-	const char *q;
-	size_t n;
+	struct stmt_facts f;
 
 	if (!c->fr_known || (u->fr_client == c->id && u->fr_gen == c->fr_gen) || !upstream_mariadb())
 		return false;
-	return front_text(c, &q, &n) && names_found_rows(q, n);
+	return front_facts(c, &f) && (f.seen & SF_FOUND_ROWS);
 }
 
 static int found_rows_step(struct client *c)

@@ -462,60 +462,22 @@ static unsigned classify_drop(struct scan *s, struct sv_delta *d)
 	return SV_CHANGES;
 }
 
-/* profiling, @@profiling, @@session.profiling (and profiling_history_size):
- * the connection's statement history, which a session cannot take along. */
-static bool names_profiling(const struct tok *t)
-{
-	const char *p = t->p;
-	size_t n = t->n;
-
-	if (t->t == TK_SYSVAR) {
-		const char *dot = memchr(p, '.', n);
-
-		if (dot) {
-			n -= (size_t)(dot + 1 - p);
-			p = dot + 1;
-		} else {
-			p += 2;
-			n -= 2;
-		}
-	} else if (t->t != TK_WORD) {
-		return false;
-	}
-	return n >= 9 && strncasecmp(p, "profiling", 9) == 0 &&
-	       (n == 9 || (n == 22 && strncasecmp(p + 9, "_history_size", 13) == 0));
-}
-
-/* Flags from a scan of the whole statement (anything may hide anywhere). */
-static unsigned scan_body(struct scan *s)
+/* The flags a statement's marks give, wherever they stand (anything may
+ * hide anywhere: a subquery, a function argument, a second statement). */
+static unsigned flags_of_marks(unsigned seen)
 {
 	unsigned f = 0;
-	struct tok t, prev = { .t = TK_END };
 
-	for (next(s, &t); t.t != TK_END; prev = t, next(s, &t)) {
-		if (punct_is(&t, ';', 1)) {
-			struct scan peek = *s;
-			struct tok n2;
-
-			next(&peek, &n2);
-			if (n2.t != TK_END)
-				f |= SV_PIN_FOREVER;   /* several statements */
-		} else if (punct_is(&t, ':', 2)) {
-			f |= SV_PIN_FOREVER;           /* @v := ... */
-		} else if (t.t == TK_USERVAR && word_is(&prev, "INTO")) {
-			f |= SV_PIN_FOREVER;           /* ... INTO @v */
-		} else if (word_is(&t, "GET_LOCK") || word_is(&t, "TEMPORARY")) {
-			f |= SV_PIN_FOREVER;
-		} else if (names_profiling(&t)) {
-			f |= SV_PIN_FOREVER | SV_PROFILING;
-		} else if (word_is(&t, "SQL_CALC_FOUND_ROWS")) {
-			f |= SV_STICKY_NEXT;
-		} else if (word_is(&t, "CONNECTION_ID")) {
-			f |= SV_TELLS_ID;
-		} else if (word_is(&t, "SELECT")) {
-			f |= SV_SELECTS;
-		}
-	}
+	if (seen & (SF_MULTI | SF_ASSIGN | SF_INTO_VAR | SF_GET_LOCK | SF_TEMPORARY))
+		f |= SV_PIN_FOREVER;  /* several statements, @v := ..., INTO @v, a lock, a temporary table */
+	if (seen & SF_PROFILING)      /* the connection's statement history */
+		f |= SV_PIN_FOREVER | SV_PROFILING;
+	if (seen & SF_CALC_FOUND)
+		f |= SV_STICKY_NEXT;
+	if (seen & SF_CONNECTION_ID)
+		f |= SV_TELLS_ID;
+	if (seen & SF_SELECT)
+		f |= SV_SELECTS;
 	return f;
 }
 
@@ -561,42 +523,62 @@ bool sv_completion_releases(const struct sess_state *s)
 	return false;
 }
 
-unsigned sv_classify(const char *q, size_t n, struct sv_delta *d, bool mariadb)
+/* The statements whose words after the first one say what they do. */
+static bool read_further(enum sql_kw first)
 {
-	struct scan s = { .q = q, .n = n }, body;
+	return first == KW_SET || first == KW_USE || first == KW_DROP || first == KW_COMMIT ||
+	       first == KW_ROLLBACK || first == KW_FLUSH;
+}
+
+unsigned sv_classify(const char *q, size_t n, const struct stmt_facts *facts, struct sv_delta *d,
+		     bool mariadb)
+{
+	struct scan s = { .q = q, .n = n };
+	struct stmt_facts own;
 	struct tok t;
 	unsigned f;
 
-	memset(d, 0, sizeof(*d));
-	next(&s, &t);
-	while (punct_is(&t, '(', 1))
-		next(&s, &t);
-	body = s;
-	f = scan_body(&body);
-	if (t.t != TK_WORD)
-		return f;
-	if (word_is(&t, "SET"))
+	/* the flags and counts only: the texts are written before they are read
+	 * (a delta is 5 KB, and this runs for every statement) */
+	d->set_db = d->drop_db = d->set_names = false;
+	d->db[0] = d->names[0] = 0;
+	d->n = 0;
+	if (!facts) {
+		stmt_facts_read(q, n, &own);
+		facts = &own;
+	}
+	f = flags_of_marks(facts->seen);
+	if (read_further(facts->first)) {
+		next(&s, &t);          /* past the leading '(' and the first word */
+		while (punct_is(&t, '(', 1))
+			next(&s, &t);
+	}
+	switch (facts->first) {
+	case KW_SET:
 		return f | (f & SV_PIN_FOREVER ? 0 : classify_set(&s, d, mariadb));
-	if (word_is(&t, "USE"))
+	case KW_USE:
 		return f | classify_use(&s, d);
-	if (word_is(&t, "DROP"))
+	case KW_DROP:
 		return f | (f & SV_PIN_FOREVER ? 0 : classify_drop(&s, d));
-	if (word_is(&t, "COMMIT") || word_is(&t, "ROLLBACK"))
+	case KW_COMMIT:
+	case KW_ROLLBACK:
 		return f | classify_txn_end(&s);
-	if (word_is(&t, "LOCK"))
+	case KW_LOCK:
 		return f | SV_PIN_LOCK;
-	if (word_is(&t, "UNLOCK"))
+	case KW_UNLOCK:
 		return f | SV_UNLOCK;
-	if (word_is(&t, "FLUSH"))
+	case KW_FLUSH:
 		return f | (flush_locks(&s) ? SV_PIN_LOCK : 0);
 	/* BACKUP STAGE / BACKUP LOCK: a backup lock the connection holds until
 	 * BACKUP STAGE END, BACKUP UNLOCK or its end (conformance:
 	 * main.backup_log). The session keeps its connection, and the pool
 	 * never lends it again. */
-	if (word_is(&t, "PREPARE") || word_is(&t, "EXECUTE") || word_is(&t, "DEALLOCATE") ||
-	    word_is(&t, "CALL") || word_is(&t, "XA") || word_is(&t, "HANDLER") || word_is(&t, "BACKUP"))
+	case KW_PREPARE: case KW_EXECUTE: case KW_DEALLOCATE: case KW_CALL:
+	case KW_XA: case KW_HANDLER: case KW_BACKUP:
 		return f | SV_PIN_FOREVER;
-	return f;
+	default:
+		return f;
+	}
 }
 
 /* ---- state records ----------------------------------------------------- */

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "proto/packet.h"
+#include "sql/facts.h"
 
 #define SV_NAME_MAX 64
 #define SV_VALUE_MAX 512
@@ -84,9 +85,11 @@ void sv_names_from_collation(struct sess_state *s, uint16_t collation);
 /* Apply a delta. 0 or -1 (out of memory, or too many variables). */
 int sv_apply(struct sess_state *s, const struct sv_delta *d);
 
-/* Read a COM_QUERY text: SV_* flags, and the delta when SV_CHANGES.
- * mariadb selects the variable names of SET TRANSACTION. */
-unsigned sv_classify(const char *q, size_t n, struct sv_delta *d, bool mariadb);
+/* Read a statement's text: SV_* flags, and the delta when SV_CHANGES.
+ * facts: the text's (sql/facts.h), or NULL to read them here. mariadb
+ * selects the variable names of SET TRANSACTION. */
+unsigned sv_classify(const char *q, size_t n, const struct stmt_facts *facts, struct sv_delta *d,
+		     bool mariadb);
 /* The session set completion_type to RELEASE (or 2). */
 bool sv_completion_releases(const struct sess_state *s);
 

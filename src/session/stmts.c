@@ -77,6 +77,7 @@ struct stmt_info *stmts_add(struct stmt_table *t, uint32_t id, uint16_t nparams,
 	memcpy(s->text, t->prep_text.data, t->prep_text.len);
 	s->text[t->prep_text.len] = 0;
 	s->text_len = t->prep_text.len;
+	stmt_facts_read(s->text, s->text_len, &s->facts);
 	sv_init(&s->ctx);
 	s->have_ctx = ctx && sv_copy(&s->ctx, ctx) == 0;
 	t->n++;

@@ -30,6 +30,7 @@ struct stmt_info {
 	bool cursor;                  /* an execute opened a cursor not yet exhausted */
 	char *text;
 	size_t text_len;
+	struct stmt_facts facts;      /* of text, read once when it was prepared */
 	uint8_t *types;               /* 2 bytes per parameter, from the last execute */
 	uint64_t serial;              /* in the statement registry (stmtreg.h), held by it */
 	struct sess_state ctx;        /* the session's state when it was prepared */

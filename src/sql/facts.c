@@ -1,0 +1,62 @@
+/*
+ * facts.c: the one pass over a statement's text that fills stmt_facts (see
+ * facts.h), on the shared lexer and its keyword ids.
+ */
+#include "sql/facts.h"
+
+#include <stdbool.h>
+
+#include "sql/lexer.h"
+
+/* The mark a keyword sets wherever it stands. */
+static unsigned word_mark(enum sql_kw kw)
+{
+	switch (kw) {
+	case KW_GET_LOCK: return SF_GET_LOCK;
+	case KW_TEMPORARY: return SF_TEMPORARY;
+	case KW_PROFILING: case KW_PROFILING_HISTORY_SIZE: return SF_PROFILING;
+	case KW_SQL_CALC_FOUND_ROWS: return SF_CALC_FOUND;
+	case KW_CONNECTION_ID: return SF_CONNECTION_ID;
+	case KW_SELECT: return SF_SELECT;
+	case KW_LAST_INSERT_ID: case KW_IDENTITY: return SF_LAST_ID;
+	case KW_FOUND_ROWS: return SF_FOUND_ROWS;
+	default: return 0;
+	}
+}
+
+/* The mark a punctuation character sets; lx stands after it. */
+static unsigned punct_mark(const struct sql_lex *lx, const struct sql_tok *t)
+{
+	struct sql_tok after;
+
+	if (sql_is_punct(t, ':') && lx->i < lx->n && lx->s[lx->i] == '=')
+		return SF_ASSIGN;
+	if (!sql_is_punct(t, ';'))
+		return 0;
+	sql_lex_peek(lx, &after);
+	return after.kind == T_END ? 0 : SF_MULTI;
+}
+
+void stmt_facts_read(const char *q, size_t n, struct stmt_facts *f)
+{
+	struct sql_lex lx = { .s = q, .n = n, .raw = true };
+	struct sql_tok t;
+	enum sql_kw prev = KW_NONE;
+	bool leading = true;
+
+	f->first = KW_NONE;
+	f->seen = 0;
+	for (sql_lex_next(&lx, &t); t.kind != T_END; sql_lex_next(&lx, &t)) {
+		if (leading && !sql_is_punct(&t, '(')) {
+			f->first = t.kw;   /* marks nothing: a SELECT mark is a later one */
+			leading = false;
+		} else if (t.kind == T_WORD) {
+			f->seen |= word_mark(t.kw);
+		}
+		if (t.kind == T_PUNCT)
+			f->seen |= punct_mark(&lx, &t);
+		else if (t.kind == T_USERVAR && prev == KW_INTO)
+			f->seen |= SF_INTO_VAR;
+		prev = t.kw;
+	}
+}

@@ -256,6 +256,22 @@ static bool sets_answer_global(const char *q, size_t n)
 	return false;
 }
 
+/* The statement's tables, and its facts on the way (consist_facts). */
+static void read_tables(struct consist *s, const char *q, size_t n, struct sql_tables *t)
+{
+	sql_tables_facts(q, n, t, &s->facts);
+	s->facts_text = q;
+	s->facts_len = n;
+}
+
+bool consist_facts(const struct consist *s, const char *q, size_t n, struct stmt_facts *out)
+{
+	if (!s->facts_text || s->facts_text != q || s->facts_len != n)
+		return false;
+	*out = s->facts;
+	return true;
+}
+
 void consist_statement(struct consist *s, const char *q, size_t n, bool hidden, const char *schema)
 {
 	struct sql_tables t;
@@ -266,7 +282,7 @@ void consist_statement(struct consist *s, const char *q, size_t n, bool hidden, 
 	s->cur_opaque = s->cur_catalog = s->cur_routine_ddl = false;
 	s->cur_flush = flushes_tables(q, n) || sets_answer_global(q, n);
 	s->cur_temp = TEMP_NONE;
-	sql_tables(q, n, &t);
+	read_tables(s, q, n, &t);
 	if (t.kind == SQL_STMT_READ && (t.flags & SQL_TABLES_VERSIONED) && !hidden)
 		t.flags &= ~(unsigned)SQL_TABLES_UNKNOWN;  /* a read writes only through its routines */
 	if (hidden || (t.flags & SQL_TABLES_UNKNOWN) || t.kind == SQL_STMT_OPAQUE ||
@@ -469,7 +485,7 @@ const struct reason *consist_read_deps(struct consist *s, const char *q, size_t 
 		return reason;
 	if (s->temps_unknown)
 		return reason_of(WHY_MAYBE_TEMPORARY);
-	sql_tables(q, n, &t);
+	read_tables(s, q, n, &t);
 	if (t.kind != SQL_STMT_READ || (t.flags & SQL_TABLES_UNKNOWN))
 		return reason_of(WHY_TABLES_UNKNOWN);
 	if (s->ntemps && reads_temp(s, &t, schema))

@@ -17,6 +17,7 @@
 
 #include "cache/inval.h"
 #include "cache/store.h"
+#include "sql/facts.h"
 
 #define CONSIST_MAX_WRITES 32
 #define CONSIST_SCHEMA_MAX 256
@@ -38,6 +39,9 @@ struct consist {
 
 	/* the statement in flight */
 	bool cur_set;             /* consist_statement() ran for it */
+	struct stmt_facts facts;  /* its facts, noted while its tables were read */
+	const char *facts_text;   /* the text they are of (NULL: none) */
+	size_t facts_len;
 	struct inval_table *cur[CONSIST_MAX_WRITES];
 	unsigned ncur;
 	bool cur_opaque;          /* writes not in the text (CALL, triggers calling routines, ...) */
@@ -76,6 +80,10 @@ void consist_set_schema(struct consist *s, const char *schema);
  * writes (unqualified names in schema, the session's current one). hidden:
  * the text cannot be trusted to show all it runs. */
 void consist_statement(struct consist *s, const char *q, size_t n, bool hidden, const char *schema);
+/* The facts of the statement q[0, n) in flight, when its tables were read
+ * (consist_statement, consist_read_deps) since the cache was last asked:
+ * the multiplexer then needs no reading of its own. */
+bool consist_facts(const struct consist *s, const char *q, size_t n, struct stmt_facts *out);
 /* Should this statement, which may write, wait for the catalog to be read
  * first? While anything may be cached and a DDL made the catalog stale, a
  * write's triggers and cascading keys, and the routines a statement calls,

@@ -1127,6 +1127,7 @@ enum cache_step cache_command(struct cache_session *cs, const struct cache_ctx *
 	cs->cur_ends_oneshot = false;
 	cs->grants.refused = false;
 	cs->cons.cur_set = false;
+	cs->cons.facts_text = NULL;   /* the facts of an earlier command */
 	if (cmd == CMD_QUERY)
 		return on_query(cs, x, pl, len);
 	if (cmd == CMD_STMT_EXECUTE)

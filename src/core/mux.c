@@ -199,7 +199,11 @@ void mux_note_command(struct client *c, const uint8_t *pl, uint32_t len)
 	c->delta = NULL;
 	c->cur_sv = 0;
 	if (pl[0] == CMD_QUERY) {
-		c->cur_sv = sv_classify((const char *)pl + 1, len - 1, NULL, &d, upstream_mariadb());
+		/* read with its tables when the cache looked at them */
+		struct stmt_facts f;
+		bool known = consist_facts(&c->cs.cons, (const char *)pl + 1, len - 1, &f);
+
+		c->cur_sv = sv_classify((const char *)pl + 1, len - 1, known ? &f : NULL, &d, upstream_mariadb());
 	} else if ((pl[0] == CMD_STMT_EXECUTE || pl[0] == CMD_STMT_BULK_EXECUTE) && len >= 5) {
 		/* a prepared SET, CREATE TEMPORARY TABLE, LOCK TABLES, ... does
 		 * to the session what the same text does in a COM_QUERY */

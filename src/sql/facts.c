@@ -27,36 +27,58 @@ static unsigned word_mark(enum sql_kw kw)
 /* The mark a punctuation character sets; lx stands after it. */
 static unsigned punct_mark(const struct sql_lex *lx, const struct sql_tok *t)
 {
-	struct sql_tok after;
+	struct sql_lex after = *lx;
+	struct sql_tok next;
 
 	if (sql_is_punct(t, ':') && lx->i < lx->n && lx->s[lx->i] == '=')
 		return SF_ASSIGN;
 	if (!sql_is_punct(t, ';'))
 		return 0;
-	sql_lex_peek(lx, &after);
-	return after.kind == T_END ? 0 : SF_MULTI;
+	after.on_token = NULL;   /* a look ahead, not a token read */
+	sql_lex_next(&after, &next);
+	return next.kind == T_END ? 0 : SF_MULTI;
+}
+
+void stmt_facts_begin(struct stmt_facts *f)
+{
+	*f = (struct stmt_facts){ .first = KW_NONE, .prev = KW_NONE };
+}
+
+void stmt_facts_note(void *arg, const struct sql_lex *lx, const struct sql_tok *t)
+{
+	struct stmt_facts *f = arg;
+
+	if (t->p == f->var_end && (t->kind == T_WORD || sql_is_punct(t, '.'))) {
+		/* @select, @a.identity: a user variable's name, no word of SQL */
+		f->var_end = t->p + t->len;
+		f->prev = KW_NONE;
+		return;
+	}
+	f->var_end = t->kind == T_USERVAR ? t->p + t->len : NULL;
+	if (!f->started && !sql_is_punct(t, '(')) {
+		f->first = t->kw;   /* marks nothing: a SELECT mark is a later one */
+		f->started = true;
+		f->lead = t->p;
+	} else if (t->p == f->lead) {
+		/* the leading word read again (the table reader goes back to a
+		 * leading SELECT): still no mark */
+	} else if (t->kind == T_WORD) {
+		f->seen |= word_mark(t->kw);
+	}
+	if (t->kind == T_PUNCT)
+		f->seen |= punct_mark(lx, t);
+	else if (t->kind == T_USERVAR && f->prev == KW_INTO)
+		f->seen |= SF_INTO_VAR;
+	f->prev = t->kw;
 }
 
 void stmt_facts_read(const char *q, size_t n, struct stmt_facts *f)
 {
-	struct sql_lex lx = { .s = q, .n = n, .raw = true };
+	struct sql_lex lx = { .s = q, .n = n, .raw = true, .on_token = stmt_facts_note, .on_token_arg = f };
 	struct sql_tok t;
-	enum sql_kw prev = KW_NONE;
-	bool leading = true;
 
-	f->first = KW_NONE;
-	f->seen = 0;
-	for (sql_lex_next(&lx, &t); t.kind != T_END; sql_lex_next(&lx, &t)) {
-		if (leading && !sql_is_punct(&t, '(')) {
-			f->first = t.kw;   /* marks nothing: a SELECT mark is a later one */
-			leading = false;
-		} else if (t.kind == T_WORD) {
-			f->seen |= word_mark(t.kw);
-		}
-		if (t.kind == T_PUNCT)
-			f->seen |= punct_mark(&lx, &t);
-		else if (t.kind == T_USERVAR && prev == KW_INTO)
-			f->seen |= SF_INTO_VAR;
-		prev = t.kw;
-	}
+	stmt_facts_begin(f);
+	do
+		sql_lex_next(&lx, &t);
+	while (t.kind != T_END);
 }

@@ -10,6 +10,7 @@
 #ifndef SHOAL_SQL_FACTS_H
 #define SHOAL_SQL_FACTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "sql/keywords.h"
@@ -30,9 +31,26 @@
 struct stmt_facts {
 	enum sql_kw first; /* the leading word past '(' (KW_NONE: none we know) */
 	unsigned seen;     /* SF_* */
+	/* the reading's own: */
+	bool started;      /* the leading word was read */
+	const char *lead;  /* where it stands (a reader may read it again) */
+	enum sql_kw prev;  /* the token before (INTO @v) */
+	const char *var_end; /* where a user variable's name would go on
+			      * (@select.x marks nothing); NULL: none */
 };
 
-/* Read q[0, n) once. */
+struct sql_lex;
+struct sql_tok;
+
+/* Read q[0, n) once, on a lexer of its own. */
 void stmt_facts_read(const char *q, size_t n, struct stmt_facts *f);
+
+/* Or note the facts while another reader walks the text (sql_tables_facts):
+ * begin, then each token the reader's lexer reads (its on_token hook, with
+ * f as the argument). Every token must be read at least once, in order;
+ * a token read again (a peek, a reader going back) changes nothing but may
+ * add a mark (a pin the session did not need, never one missed). */
+void stmt_facts_begin(struct stmt_facts *f);
+void stmt_facts_note(void *f, const struct sql_lex *lx, const struct sql_tok *t);
 
 #endif

@@ -138,6 +138,8 @@ void sql_lex_next(struct sql_lex *lx, struct sql_tok *t)
 		t->p++;
 		t->len = j - i - 1;
 		lx->i = j < n ? j + 1 : n;
+		if (lx->on_token)
+			lx->on_token(lx->on_token_arg, lx, t);
 		return;
 	} else if (s[i] == '@') {
 		t->kind = T_USERVAR;
@@ -153,6 +155,8 @@ void sql_lex_next(struct sql_lex *lx, struct sql_tok *t)
 	}
 	t->len = j - i;
 	lx->i = j;
+	if (lx->on_token)
+		lx->on_token(lx->on_token_arg, lx, t);
 }
 
 void sql_lex_peek(const struct sql_lex *lx, struct sql_tok *t)

@@ -33,12 +33,20 @@ struct sql_tok {
 	char c;         /* T_PUNCT: the character (len > 1: a run of dots) */
 };
 
+struct sql_lex;
+/* Called with each token read (not T_END), by every copy of the lexer
+ * (peeks too): a reader that walks the text once can note other facts on
+ * the way (sql/facts.h). */
+typedef void sql_token_hook(void *arg, const struct sql_lex *lx, const struct sql_tok *t);
+
 struct sql_lex {
 	const char *s;
 	size_t n, i;
 	bool raw;      /* the text may hold comments (not a digest_text) */
 	bool doubt;    /* set when an executable comment was passed that some
 			* servers run and others skip (its body was read as code) */
+	sql_token_hook *on_token;  /* NULL: none */
+	void *on_token_arg;
 };
 
 /* The next token (T_END at the end of the text, and from then on). */

@@ -1070,18 +1070,39 @@ static void drop_ctes(struct scan *s, size_t end)
 	o->n = w;
 }
 
+/* The facts of the text the table reader left unread (it stops at an
+ * executable comment some servers skip). */
+static void facts_rest(const struct sql_lex *lx)
+{
+	struct sql_lex rest = *lx;
+	struct sql_tok t;
+
+	rest.doubt = false;
+	do
+		sql_lex_next(&rest, &t);
+	while (t.kind != T_END);
+}
+
 void sql_tables(const char *text, size_t len, struct sql_tables *out)
+{
+	sql_tables_facts(text, len, out, NULL);
+}
+
+void sql_tables_facts(const char *text, size_t len, struct sql_tables *out, struct stmt_facts *facts)
 {
 	struct scan s;
 	struct sql_tok t;
 
 	memset(out, 0, sizeof(*out));
+	if (facts)
+		stmt_facts_begin(facts);
 	if (!text) {
 		out->flags = SQL_TABLES_UNKNOWN;
 		return;
 	}
 	memset(&s, 0, sizeof(s));
-	s.lx = (struct sql_lex){ .s = text, .n = len, .raw = true };
+	s.lx = (struct sql_lex){ .s = text, .n = len, .raw = true,
+				 .on_token = facts ? stmt_facts_note : NULL, .on_token_arg = facts };
 	s.out = out;
 	s.calls = true;
 	s.lv[0].kind = LV_STMT;
@@ -1096,6 +1117,8 @@ void sql_tables(const char *text, size_t len, struct sql_tables *out)
 		unknown(&s);
 	while (!s.lx.doubt && s.lx.i < len)  /* a head parser may stop early */
 		next(&s, &t);
+	if (facts && s.lx.i < len)
+		facts_rest(&s.lx);
 	/* some servers skip an executable comment: which tables the text
 	 * names depends on the server */
 	if (s.lx.doubt)

@@ -19,6 +19,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "sql/facts.h"
 #include <stdint.h>
 
 /* References recorded per statement; more set SQL_TABLES_UNKNOWN. */
@@ -73,6 +75,9 @@ struct sql_tables {
  * with backslash escapes: under NO_BACKSLASH_ESCAPES the caller must not
  * trust a text that uses them). Always fills *out. */
 void sql_tables(const char *text, size_t len, struct sql_tables *out);
+/* The same, and the statement's facts noted on the way (facts.h): one
+ * reading of the text for both. */
+void sql_tables_facts(const char *text, size_t len, struct sql_tables *out, struct stmt_facts *facts);
 
 /* Copy a name into dst (NUL-terminated, ASCII lower-cased, a doubled
  * backtick of a quoted name undone). Returns its length, or 0 when it

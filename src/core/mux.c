@@ -741,8 +741,8 @@ bool mux_sync_done(struct client *c, enum upcmd_kind kind)
 		stamp_last_id(c);
 		return true;
 	}
-	/* a refused SET last_insert_id is an error like any other sync's: run
-	 * on, the statement could read or keep another session's id */
+	/* a refused SET last_insert_id fails the command like any other
+	 * sync (below): run anyway, it could read or keep another session's id */
 	if (kind == UPCMD_SYNC_FOUND_ROWS) {
 		/* a failure costs FOUND_ROWS() only: give up on it, not the command */
 		if (c->relay.saw_err)

@@ -1,6 +1,7 @@
 /*
- * facts.c: the one pass over a statement's text that fills stmt_facts (see
- * facts.h), on the shared lexer and its keyword ids.
+ * facts.c: a statement's facts (see facts.h), noted token by token on the
+ * shared lexer and its keyword ids: in a pass of their own
+ * (stmt_facts_read) or through the hook of another reader's lexer.
  */
 #include "sql/facts.h"
 
@@ -27,13 +28,14 @@ static unsigned word_mark(enum sql_kw kw)
 /* The mark a punctuation character sets; lx stands after it. */
 static unsigned punct_mark(const struct sql_lex *lx, const struct sql_tok *t)
 {
-	struct sql_lex after = *lx;
+	struct sql_lex after;
 	struct sql_tok next;
 
 	if (sql_is_punct(t, ':') && lx->i < lx->n && lx->s[lx->i] == '=')
 		return SF_ASSIGN;
 	if (!sql_is_punct(t, ';'))
 		return 0;
+	after = *lx;
 	after.on_token = NULL;   /* a look ahead, not a token read */
 	sql_lex_next(&after, &next);
 	return next.kind == T_END ? 0 : SF_MULTI;

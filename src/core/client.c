@@ -168,7 +168,7 @@ static void give_back(struct client *c)
 	if (!c->up)
 		return;
 	if (c->up->st != UP_READY || (!upstream_busy(c) && !c->held && !mux_holds_state(c) &&
-				      (c->st != CS_CLOSING || c->drained)))
+				      c->st != CS_CLOSING))
 		pool_release(c);
 	else
 		pool_discard(c);
@@ -179,7 +179,7 @@ void client_close(struct client *c, const char *why)
 	struct worker *w = c->w;
 
 	log_debug("client %u (%s) closed: %s", c->id, c->peer, why);
-	if (c->st < CS_CONNECTING || c->login_pending || (c->st == CS_CLOSING && !c->drained))
+	if (c->st < CS_CONNECTING || c->login_pending || c->st == CS_CLOSING)
 		STAT_INC(client_connections_aborted);
 	ev_io_stop(w->loop, &c->watcher);
 	ev_timer_stop(w->loop, &c->timer);
@@ -228,8 +228,8 @@ bool client_flush(struct client *c)
 		client_close(c, "write failed");
 		return false;
 	}
-	if (r == SBUF_OK && c->st == CS_CLOSING) {
-		client_close(c, c->drained ? "closed for the drain" :
+	if (r == SBUF_OK && client_ending(c)) {
+		client_close(c, c->st == CS_DRAINED ? "closed for the drain" :
 			     c->releasing ? "ended by COMMIT/ROLLBACK RELEASE" : "closed after error");
 		return false;
 	}
@@ -359,9 +359,10 @@ static void upstream_lost(struct client *c, const char *why)
 		client_set_state(c, c->login_pending ? CS_CLOSING : CS_READY);
 	}
 	c->upcmd = UPCMD_NONE;
-	if (cut || ((lost_state || c->st == CS_CLOSING) && !keep_when_lost(c))) {
+	if (cut || ((lost_state || client_ending(c)) && !keep_when_lost(c))) {
 		abort_cache(c);
-		client_set_state(c, CS_CLOSING);
+		if (c->st != CS_DRAINED) /* (drained: its end stays a clean one) */
+			client_set_state(c, CS_CLOSING);
 		settle(c);
 		return;
 	}
@@ -766,7 +767,7 @@ static void pump_upstream(struct client *c)
 	for (;;) {
 		if (!feed_relay(c))
 			return;
-		if (c->st == CS_READY || c->st == CS_CLOSING) {
+		if (c->st == CS_READY || client_ending(c)) {
 			process_input(c);
 			return;
 		}
@@ -1038,7 +1039,7 @@ static enum hc_result local_command(struct client *c, uint32_t len)
 	if ((cmd == CMD_QUERY || cmd == CMD_PROCESS_KILL || cmd == CMD_STMT_EXECUTE) &&
 	    kill_answer(c, pl, len)) {
 		sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
-		return c->st == CS_CLOSING ? HC_STOP : HC_NEXT;
+		return client_ending(c) ? HC_STOP : HC_NEXT;
 	}
 	if (c->up_lost)
 		return lost_command(c, len);
@@ -1246,8 +1247,7 @@ static bool drain_due(const struct client *c)
 static void close_for_drain(struct client *c)
 {
 	log_debug("client %u (%s): idle, closing for the drain", c->id, c->peer);
-	c->drained = true;
-	client_set_state(c, CS_CLOSING);
+	client_set_state(c, CS_DRAINED);
 }
 
 void client_drain(struct client *c)
@@ -1332,7 +1332,7 @@ static void process_input(struct client *c)
 	for (;;) {
 		enum hc_result r;
 
-		if (c->io.z && c->st != CS_CLOSING && !decode_input(c))
+		if (c->io.z && !client_ending(c) && !decode_input(c))
 			break;
 		/* COMMIT ... RELEASE was answered: the session ends with it, as
 		 * the server's does; what the client sent after it is dropped */
@@ -1383,7 +1383,7 @@ static void process_input(struct client *c)
 		if (r == HC_STOP)
 			break;
 	}
-	if (c->st == CS_CLOSING)
+	if (client_ending(c))
 		sbuf_in_consume(&c->io, sbuf_in_len(&c->io));
 	else if (drain_due(c))
 		close_for_drain(c);
@@ -1430,7 +1430,7 @@ static void on_client_io(struct ev_loop *loop, ev_io *w, int revents)
 			return;
 		}
 	}
-	if ((revents & EV_READ) && c->st != CS_CLOSING) {
+	if ((revents & EV_READ) && !client_ending(c)) {
 		r = sbuf_read(&c->io, read_budget(c));
 		if (r == SBUF_EOF || r == SBUF_ERROR) {
 			client_close(c, r == SBUF_EOF ? "client disconnected" : "read error");

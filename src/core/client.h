@@ -6,25 +6,8 @@
  * stands below: the core asks cache_command() what to do with a command
  * and does it (see cache/session.h); the cache never calls back.
  *
- * States (explicit, see docs/architecture.md):
- *   CS_HANDSHAKE     greeting sent, waiting for the handshake response
- *                    (or an SSL request)
- *   CS_TLS_ACCEPT    TLS handshake in progress
- *   CS_AUTH_SWITCH   auth-switch request sent, waiting for the new token
- *   CS_AUTH_SHA2     caching_sha2 full auth: waiting for the cleartext
- *                    password (TLS) or a public-key request / RSA blob
- *   CS_CONNECTING    waiting for a pooled upstream connection (being opened,
- *                    or queued while the pool is exhausted)
- *   CS_READY         waiting for the next command
- *   CS_RELAYING      a client's command is upstream; its answer is relayed
- *   CS_INTERNAL      a command of the node's own is upstream (upcmd_send;
- *                    its kind in c->upcmd says what for and where its answer
- *                    goes): a sync step, the settings query, a grant check,
- *                    or a background refresh (during which the session still
- *                    answers hits)
- *   CS_WAITING       waiting for another session to load the same cache key
- *   CS_CLOSING       flushing a last error (or, when draining, the last
- *                    answer), then closing
+ * States: enum client_state in cstate.h, one comment each, and the table
+ * of the moves between them (docs/architecture.md).
  * login.c drives the first five; client.c the command phase.
  */
 #ifndef SHOAL_CLIENT_H
@@ -91,15 +74,12 @@ struct client {
 	bool login_pending;           /* CS_CONNECTING for a login: OK follows */
 	bool tls_done;
 	uint32_t ext_caps_offered;    /* MariaDB extended capabilities offered (MCAP_*) */
-	bool sha2_full_requested;
 
 	/* command phase */
 	struct upstream *up;
 	bool up_lost;                 /* serve-stale: the upstream connection was lost and
 				       * its session state with it; cache answers only */
-	bool drained;                 /* closed by the drain at an idle point */
 	struct relay relay;
-	bool upstream_eof_seen;
 	bool cont_packets;            /* the client's command continues (16 MiB+) */
 	bool infile_cont;             /* LOAD DATA LOCAL: the last file packet was a full one */
 	uint64_t cont_total;
@@ -158,6 +138,13 @@ struct client {
 
 /* Inside a transaction: the upstream's last status says so, or autocommit
  * is off. */
+/* The session's end has begun (CLOSING or DRAINED): its last output is
+ * flushed, nothing more is read. */
+static inline bool client_ending(const struct client *c)
+{
+	return c->st == CS_CLOSING || c->st == CS_DRAINED;
+}
+
 static inline bool client_in_txn(const struct client *c)
 {
 	return status_in_txn(c->server_status);

@@ -15,23 +15,24 @@
 /* The moves each state may make (bit i: to state i). Login states go on
  * to each other, to the upstream or to READY; a command's states go
  * among themselves; READY starts either (COM_CHANGE_USER logs in again);
- * CLOSING is the end. */
+ * CLOSING is the end, and DRAINED (READY's at the drain) goes only there. */
 static const uint16_t client_moves[CS_COUNT] = {
 	[CS_HANDSHAKE] = LOGIN | TO(CS_TLS_ACCEPT) | TO(CS_CONNECTING) | TO(CS_READY) | TO(CS_CLOSING),
 	[CS_TLS_ACCEPT] = TO(CS_TLS_ACCEPT) | TO(CS_HANDSHAKE) | TO(CS_CLOSING),
 	[CS_AUTH_SWITCH] = LOGIN | TO(CS_CONNECTING) | TO(CS_READY) | TO(CS_CLOSING),
 	[CS_AUTH_SHA2] = LOGIN | TO(CS_CONNECTING) | TO(CS_READY) | TO(CS_CLOSING),
 	[CS_CONNECTING] = MID_COMMAND,
-	[CS_READY] = MID_COMMAND | LOGIN,
+	[CS_READY] = MID_COMMAND | LOGIN | TO(CS_DRAINED),
 	[CS_RELAYING] = MID_COMMAND,
 	[CS_INTERNAL] = MID_COMMAND,
 	[CS_WAITING] = MID_COMMAND,
 	[CS_CLOSING] = TO(CS_CLOSING),
+	[CS_DRAINED] = TO(CS_CLOSING),
 };
 
 static const char *const client_state_names[CS_COUNT] = {
 	"HANDSHAKE", "TLS_ACCEPT", "AUTH_SWITCH", "AUTH_SHA2", "CONNECTING",
-	"READY", "RELAYING", "INTERNAL", "WAITING", "CLOSING",
+	"READY", "RELAYING", "INTERNAL", "WAITING", "CLOSING", "DRAINED",
 };
 
 const char *client_state_name(enum client_state s)

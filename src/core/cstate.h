@@ -26,10 +26,29 @@ enum client_state {
 			 * session's connection; the client's command waits */
 	CS_WAITING,     /* parked: another session loads the key (the cache's
 			 * WAIT), with the wait timer running */
-	CS_CLOSING,     /* the last output is flushed, then the session is freed;
-			 * no state follows */
+	CS_CLOSING,     /* the last output (an error, or the answer a COMMIT ...
+			 * RELEASE ends with) is flushed, then the session is
+			 * freed and its upstream connection closed; no state
+			 * follows */
+	CS_DRAINED,     /* closed by the drain at an idle point: the last answer
+			 * is flushed, then the session is freed and its upstream
+			 * connection goes back to the pool; only CLOSING follows
+			 * (an error while flushing) */
 };
-#define CS_COUNT (CS_CLOSING + 1)
+#define CS_COUNT (CS_DRAINED + 1)
+
+/* The session's flags are modes that hold across states, not states:
+ *   changing_user   the login states were entered from COM_CHANGE_USER
+ *   login_pending   the login's upstream is being borrowed and synced: it
+ *                   spans CONNECTING, INTERNAL and READY until its OK goes out
+ *   releasing       a COMMIT/ROLLBACK ... RELEASE succeeded: its answer is
+ *                   still relayed (RELAYING), then CLOSING follows
+ *   up_lost         serve-stale: the session answers from the cache only,
+ *                   in READY and WAITING alike
+ *   cont_packets, infile_cont, retried, pass_pending
+ *                   where the front command stands (RELAYING, CONNECTING)
+ *   pq_queued, pq_granted
+ *                   the pool's queue (pool.c): membership of its list */
 
 
 /* The state's name, for logs. */

@@ -29,6 +29,11 @@ int main(void)
 		{ CS_WAITING, CS_AUTH_SHA2, false, "... nor while parked" },
 		{ CS_HANDSHAKE, CS_RELAYING, false, "no command before the login is done" },
 		{ CS_TLS_ACCEPT, CS_READY, false, "TLS first, then the login" },
+		{ CS_READY, CS_DRAINED, true, "the drain closes an idle session" },
+		{ CS_DRAINED, CS_CLOSING, true, "an error while its last answer is flushed" },
+		{ CS_DRAINED, CS_READY, false, "a drained session never reads again" },
+		{ CS_RELAYING, CS_DRAINED, false, "the drain waits for the answer (an idle point)" },
+		{ CS_CLOSING, CS_DRAINED, false, "a session closed after an error is not drained" },
 	};
 
 	log_set_level(LOG_LEVEL_ERROR);
@@ -38,6 +43,7 @@ int main(void)
 		   client_state_name(moves[i].from), client_state_name(moves[i].to),
 		   moves[i].allowed ? "allowed" : "refused", moves[i].why);
 	ok(cstate_move(7, CS_READY, CS_READY), "staying in a state is allowed");
+	is_str(client_state_name(CS_DRAINED), "DRAINED", "the last state has its name");
 	is_str(client_state_name((enum client_state)99), "?", "an unknown state has a name for logs");
 	return done_testing();
 }

@@ -96,7 +96,3 @@ struct user_account *ident_conn_account(const struct ident *id)
 	return id && id->id != 0 ? id->acct : NULL;
 }
 
-bool ident_may_kill(const struct ident *killer, const struct ident *target)
-{
-	return killer && target && strcmp(killer->login, target->login) == 0;
-}

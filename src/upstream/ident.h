@@ -57,12 +57,4 @@ bool ident_revoked(const struct ident *id);
  * the shared upstream user (it comes from the configuration). */
 struct user_account *ident_conn_account(const struct ident *id);
 
-/* KILL through the node (for the KILL interception): may a session acting as
- * killer end target's session or query without asking anyone? MySQL lets a
- * user kill its own threads: true for the same login user. Another user's
- * session needs a privilege only the upstream knows (CONNECTION ADMIN,
- * SUPER): false means "not on the node's own authority" (ERR 1095, "You are
- * not owner of thread N", unless the upstream is asked). NULL: false. */
-bool ident_may_kill(const struct ident *killer, const struct ident *target);
-
 #endif

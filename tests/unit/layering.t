@@ -18,7 +18,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SRCDIR = os.path.abspath(os.environ.get("srcdir") or os.path.join(HERE, "..", ".."))
 OBJDIR = os.getcwd() if os.path.isdir(os.path.join(os.getcwd(), "src")) else SRCDIR
 CHECK = os.path.join(SRCDIR, "scripts", "check-layering")
-PLAN = 13
+PLAN = 14
 n = 0
 
 
@@ -211,9 +211,28 @@ layered = compile_tree({
     "src/core.c": '#include "core.h"\n#include "cache/store.h"\n'
                   "int core_step(int x) { return store_get(x); }\n",
     "admin/a.c": '#include "core.h"\nint admin_a(int x) { return core_step(x); }\n',
+    "src/main.c": "int admin_a(int);\nint main(void) { return admin_a(0); }\n",
 })
 rc, out = run("--top", layered)
-ok(rc == 0 and "0 loop(s)" in out, "a compiled tree with the core above the cache passes", out)
+ok(rc == 0 and "0 loop(s)" in out and "0 function(s) defined that nothing calls" in out,
+   "a compiled tree with the core above the cache, every function called, passes", out)
+
+# --- rule 5: a function nothing calls fails; one only a test calls is listed
+uncalled_tree = compile_tree({
+    "src/cache/store.c": "static int store_hits;\n"
+                         "/* store_forgotten() was once called from here */\n"
+                         "int store_forgotten(int x) { return x + store_hits; }\n"
+                         "int store_seam(int x) { return x; }\n"
+                         "int store_own(int x) { return x; }\n"
+                         "int store_get(int x) { return store_own(x); }\n",
+    "src/main.c": "int store_get(int);\nint main(void) { return store_get(1); }\n",
+    "tests/unit/test_store.c": "int store_seam(int);\nint t(void) { return store_seam(2); }\n",
+})
+rc, out = run("--top", uncalled_tree)
+ok(rc == 1 and "uncalled: store_forgotten (src/cache/store.c)" in out
+   and "tests only: store_seam (src/cache/store.c)" in out and "store_own" not in out,
+   "a function nothing calls fails (a comment naming it is no call); one only a test calls "
+   "is listed; one called in its own file passes", out)
 
 if n != PLAN:
     print(f"# ran {n} of {PLAN}")

@@ -195,6 +195,7 @@ static pthread_mutex_t pos_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t pos_cond;
 static struct gtid applied[MAX_DOMAINS];
 static unsigned napplied;
+static uint32_t upstream_server_id;    /* @@server_id of the server followed (pos_lock) */
 
 static void publish_pos(void)
 {
@@ -750,7 +751,7 @@ static void close_conn(void)
 /* Connect and open the dump at the follower's position. 0, or -1. */
 static int start_stream(char *err, size_t cap)
 {
-	char target[1024], pos[1024];
+	char target[1024], pos[1024], id[24];
 	int n;
 
 	F.m = connect_login(err, cap);
@@ -765,6 +766,11 @@ static int start_stream(char *err, size_t cap)
 		return -1;
 	}
 	F.ntarget = (unsigned)n;
+	if (query_value(F.m, "SELECT @@server_id", id, sizeof(id)) == 0) {
+		pthread_mutex_lock(&pos_lock);
+		upstream_server_id = (uint32_t)strtoul(id, NULL, 10);
+		pthread_mutex_unlock(&pos_lock);
+	}
 	if (F.fresh) {
 		memcpy(F.pos, F.target, sizeof(F.pos));
 		F.npos = F.ntarget;
@@ -1038,3 +1044,17 @@ void binlog_get_status(struct binlog_status *out)
 	pthread_mutex_unlock(&pos_lock);
 }
 
+bool binlog_identity(uint32_t *server_id, char *pos, size_t cap)
+{
+	size_t need = 0;
+
+	pthread_mutex_lock(&pos_lock);
+	*server_id = upstream_server_id;
+	for (unsigned i = 0; i < napplied; i++)
+		need += (size_t)snprintf(NULL, 0, "%s%u-%u-%llu", i ? "," : "", applied[i].domain,
+					 applied[i].server, (unsigned long long)applied[i].seq);
+	if (napplied && need < cap)
+		format_pos(applied, napplied, pos, cap);
+	pthread_mutex_unlock(&pos_lock);
+	return napplied && need < cap && *server_id;
+}

@@ -63,6 +63,10 @@ void binlog_defer(void);
 void binlog_demand(void);
 
 void binlog_get_status(struct binlog_status *out);
+/* The server followed (@@server_id) and the GTID position applied so far
+ * ("d-s-n,..." into pos), read together. false when the follower has not
+ * read a position yet, or pos does not fit in cap. */
+bool binlog_identity(uint32_t *server_id, char *pos, size_t cap);
 const char *binlog_state_name(enum binlog_state s);
 
 /* The server id the follower uses (binlog_server_id, or derived). */

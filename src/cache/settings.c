@@ -132,3 +132,16 @@ size_t settings_field(uint32_t id, unsigned idx, char *out, size_t cap)
 	pthread_mutex_unlock(&lock);
 	return n;
 }
+
+size_t settings_get(uint32_t id, uint8_t *out, size_t cap)
+{
+	size_t n = 0;
+
+	pthread_mutex_lock(&lock);
+	if (id >= 1 && id <= n_items && items[id - 1].len <= cap) {
+		n = items[id - 1].len;
+		memcpy(out, items[id - 1].bytes, n);
+	}
+	pthread_mutex_unlock(&lock);
+	return n;
+}

@@ -20,5 +20,8 @@ void settings_free_all(void);
  * copied NUL-terminated into out. Returns its length; 0 for NULL, an empty
  * value, an unknown id or a value that does not fit. */
 size_t settings_field(uint32_t id, unsigned idx, char *out, size_t cap);
+/* The whole list of id, as interned, copied into out. Returns its length;
+ * 0 for an unknown id, or when it does not fit in cap. */
+size_t settings_get(uint32_t id, uint8_t *out, size_t cap);
 
 #endif

@@ -506,6 +506,24 @@ size_t store_flush(struct cache_def *def)
 	return n;
 }
 
+int store_each(int64_t now_ms, int (*fn)(const struct cache_entry *e, void *arg), void *arg)
+{
+	for (int i = 0; i < N_SHARDS; i++) {
+		struct shard *s = &shards[i];
+		int rc = 0;
+
+		pthread_mutex_lock(&s->lock);
+		for (size_t b = 0; b < s->nbuckets && !rc; b++)
+			for (struct cache_entry *e = s->buckets[b]; e && !rc; e = e->next)
+				if (e->state == ENTRY_READY && fresh(e, now_ms))
+					rc = fn(e, arg);
+		pthread_mutex_unlock(&s->lock);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 uint64_t store_fills_discarded(void) { return atomic_load_explicit(&n_discarded, memory_order_relaxed); }
 uint64_t store_entries(void) { return atomic_load_explicit(&n_entries, memory_order_relaxed); }
 uint64_t store_bytes(void) { return atomic_load_explicit(&n_bytes, memory_order_relaxed); }

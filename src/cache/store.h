@@ -136,6 +136,11 @@ void store_abandon(struct cache_entry *e);
 void store_cancel_wait(const uint8_t *key, size_t len, uint64_t hash, struct store_waiter *w);
 /* Drop a reference. */
 void store_release(struct cache_entry *e);
+/* Call fn for every entry a lookup at now_ms would serve (READY, not
+ * expired, not invalidated, its shape cached), shard by shard with that
+ * shard's lock held: fn must not call back into the store. A non-zero
+ * return of fn stops the walk and is returned. */
+int store_each(int64_t now_ms, int (*fn)(const struct cache_entry *e, void *arg), void *arg);
 /* Remove every entry of def (NULL: every entry). Returns how many. */
 size_t store_flush(struct cache_def *def);
 

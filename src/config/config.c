@@ -707,6 +707,7 @@ void config_defaults(struct shoal_config *cfg)
 	cfg->cache_scope = CACHE_SCOPE_USER;
 	cfg->grant_check_ms = 1000;
 	cfg->drain_timeout_ms = 30000;
+	cfg->snapshot_write_timeout_ms = 5000;
 	cfg->drain_handoff_ms = 8000;
 	cfg->drain_quiet_ms = 1000;
 	cfg->upstream_down_policy = DOWN_POLICY_SHUN;
@@ -1117,6 +1118,10 @@ void config_print_help(FILE *out)
 	fprintf(out,
 		"  -h, --help\n      Print this help and exit.\n"
 		"  --version\n      Print the version and exit.\n"
+		"  --check-snapshot PATH\n      Do not start a node: read the cache snapshot file PATH, check it\n"
+		"      whole (format version, lengths, checksums, references) and print\n"
+		"      what it holds. Exit 0 when it is sound, 1 when not (the reason\n"
+		"      printed), 2 when it cannot be read.\n"
 		"  --health\n      Do not start a node: ask the running one for its /health at\n"
 		"      METRICS_ADDRESS (read from the same file, environment and flags;\n"
 		"      0.0.0.0 is asked on 127.0.0.1, [::] on [::1]), 2 s at most. Exit 0\n"

@@ -303,6 +303,14 @@ const struct setting config_settings[] = {
 	  .help = "Admin password." },
 	PATH_SETTING("data_dir", "DATA_DIR", "data-dir", data_dir, "/var/lib/shoal",
 		     "Directory of the admin's disk database (cache definitions, settings)."),
+	PATH_SETTING("cache_snapshot", "CACHE_SNAPSHOT", "cache-snapshot", cache_snapshot, "(none: off)",
+		     "File the cache is written to at the end of a graceful stop (SIGTERM or SIGINT "
+		     "after the drain), mode 0600: it holds query results (docs/operations.md)."),
+	{ .key = "snapshot_write_timeout_ms", .env = "SNAPSHOT_WRITE_TIMEOUT_MS",
+	  .flag = "snapshot-write-timeout-ms", .type = T_INT, .off = OFF(snapshot_write_timeout_ms),
+	  .min = 1, .max = 3600000, .metavar = "MS", .def = "5000",
+	  .help = "Longest a cache snapshot write may take; a write cut short leaves the file "
+		  "that was there before." },
 	{ .key = "metrics_max_queries", .env = "METRICS_MAX_QUERIES", .flag = "metrics-max-queries",
 	  .type = T_INT, .off = OFF(metrics_max_queries), .min = 0, .max = 100000, .metavar = "N",
 	  .def = "100",

@@ -94,6 +94,8 @@ struct shoal_config {
 	/* admin and metrics */
 	struct shoal_user admin_user;    /* default admin/admin, loopback only while default */
 	char data_dir[1024];             /* default /var/lib/shoal: the admin's disk database */
+	char cache_snapshot[1024];       /* "" (off): the file the cache is written to on a graceful stop */
+	int snapshot_write_timeout_ms;   /* longest a snapshot write may take; default 5000 */
 	int metrics_max_queries;         /* per-query series kept in /metrics, default 100 */
 
 	/* cache */

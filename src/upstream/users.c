@@ -322,6 +322,22 @@ bool users_exists(const char *user)
 	return found;
 }
 
+bool users_account_name(uint32_t id, char *out, size_t cap)
+{
+	bool found = false;
+
+	if (id == 0 || cap == 0)
+		return false;
+	pthread_rwlock_rdlock(&store_lock);
+	for (size_t i = 0; i < store_n && !found; i++) {
+		if (store[i].acct && store[i].acct->id == id) {
+			found = (size_t)snprintf(out, cap, "%s", store[i].name) < cap;
+		}
+	}
+	pthread_rwlock_unlock(&store_lock);
+	return found;
+}
+
 /* The account entry e continues from the old store, if any (lock held). */
 static struct user_account *carried_account(const struct users_entry *e)
 {

@@ -125,6 +125,10 @@ bool users_check_native(const char *user, const uint8_t nonce[20], const uint8_t
 
 /* Is user in the store (active or not)? */
 bool users_exists(const char *user);
+/* The name of the configured user whose account id is id, copied into out:
+ * false when no user of the store has it now (removed, or 0, the shared
+ * upstream user's). */
+bool users_account_name(uint32_t id, char *out, size_t cap);
 
 /* Replace the whole store with n entries (copied; their acct is ignored).
  * A user that stays active keeps its account (its sessions go on, a new

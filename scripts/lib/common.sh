@@ -69,10 +69,10 @@ finally:
 PY
 }
 
-# free_port [PREFERRED]: print PREFERRED if free, else a free ephemeral port.
+# free_port [PREFERRED]: print PREFERRED if free, else a free port below the
+# kernel's ephemeral range (scripts/lib/free_port.py says why).
 free_port() {
-  if [ -n "${1:-}" ] && port_free "$1"; then echo "$1"; return; fi
-  /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+  /usr/bin/python3 "$(dirname "${BASH_SOURCE[0]}")/free_port.py" "${1:-}"
 }
 
 # is_pid X: X is a plausible single process id (digits, > 1). Guards every

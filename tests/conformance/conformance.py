@@ -96,12 +96,8 @@ def port_free(port):
         s.close()
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "lib"))
+from free_port import free_port  # noqa: E402,F401  (below the ephemeral range: why there)
 
 
 # ---------------------------------------------------------------- cases

@@ -12,18 +12,16 @@ import random
 import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
 
 import pymysql
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "scripts", "lib"))
+from free_port import free_port  # noqa: E402  (below the ephemeral range: why there)
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+
 
 
 def port_open(port, host="127.0.0.1"):

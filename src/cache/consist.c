@@ -283,6 +283,7 @@ void consist_statement(struct consist *s, const char *q, size_t n, bool hidden, 
 	s->cur_flush = flushes_tables(q, n) || sets_answer_global(q, n);
 	s->cur_temp = TEMP_NONE;
 	read_tables(s, q, n, &t);
+	s->cur_delayed = (t.flags & SQL_TABLES_DELAYED) != 0;
 	if (t.kind == SQL_STMT_READ && (t.flags & SQL_TABLES_VERSIONED) && !hidden)
 		t.flags &= ~(unsigned)SQL_TABLES_UNKNOWN;  /* a read writes only through its routines */
 	if (hidden || (t.flags & SQL_TABLES_UNKNOWN) || t.kind == SQL_STMT_OPAQUE ||
@@ -336,10 +337,16 @@ static bool opaque_written(enum inval_mode m)
 	return false;
 }
 
-static void bump_set(struct inval_table *const *set, unsigned n)
+/* How long fills of a table an INSERT DELAYED wrote are not stored: the
+ * server writes its rows when its delayed-insert queue gets to them, after
+ * the OK, usually within milliseconds (a table lock held elsewhere delays
+ * them; docs/caching.md). */
+#define DELAYED_SETTLE_MS 10000
+
+static void bump_set(struct inval_table *const *set, unsigned n, int settle_ms)
 {
 	for (unsigned i = 0; i < n; i++)
-		inval_bump(set[i], INVAL_SRC_WRITE, 0);
+		inval_bump(set[i], INVAL_SRC_WRITE, settle_ms);
 }
 
 /* The writes the session kept back (in a transaction, under table locks)
@@ -351,7 +358,7 @@ static bool release_kept(struct consist *s, enum inval_mode m, bool can_hold)
 	bool wait = false;
 
 	if (m != INVAL_TTL) {
-		bump_set(s->txn, s->ntxn);
+		bump_set(s->txn, s->ntxn, 0);
 		if (s->txn_all || (s->txn_opaque && !can_hold))
 			inval_all(INVAL_SRC_FLUSH);
 		if (s->txn_opaque && can_hold)
@@ -426,7 +433,7 @@ bool consist_done(struct consist *s, bool in_txn, bool ok)
 		if (s->cur_catalog)
 			catalog_changed();
 		if (m != INVAL_TTL) {
-			bump_set(s->cur, s->ncur);
+			bump_set(s->cur, s->ncur, s->cur_delayed ? DELAYED_SETTLE_MS : 0);
 			if (s->cur_flush && ok)
 				inval_all(INVAL_SRC_FLUSH);
 			if (in_txn) {

@@ -49,6 +49,7 @@ struct consist {
 	bool cur_routine_ddl;     /* it may run DDL the text does not show: read the
 				   * catalog again, unless its OK is held for the
 				   * binlog (which brings that DDL first) */
+	bool cur_delayed;         /* INSERT / REPLACE DELAYED: its rows land after the OK */
 	bool cur_flush;           /* FLUSH TABLE(S): the server reopens tables, which
 				   * can change an answer's warnings: every entry goes */
 	enum consist_temp_op cur_temp;

@@ -588,6 +588,11 @@ static void head_insert(struct scan *s)
 
 	s->out->kind = SQL_STMT_WRITE;
 	next(s, &t);
+	while (sql_kw_is(&t, KW_LOW_PRIORITY) || sql_kw_is(&t, KW_DELAYED) || sql_kw_is(&t, KW_HIGH_PRIORITY)) {
+		if (sql_kw_is(&t, KW_DELAYED))
+			s->out->flags |= SQL_TABLES_DELAYED;
+		next(s, &t);
+	}
 	skip_words(s, &t, mods);
 	if (!name_ref(s, &t, true))
 		return;

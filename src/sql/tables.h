@@ -47,6 +47,8 @@ enum sql_stmt_kind {
 				     * comment some servers skip (/ *!50700 .. / *!99999 run on
 				     * MySQL only, a MariaDB version): the refs and routines are
 				     * the reading with every comment run */
+#define SQL_TABLES_DELAYED   0x200 /* INSERT / REPLACE DELAYED: the server writes the
+				     * rows after its OK, when its queue gets to them */
 
 /* Reference flags. */
 #define SQL_TREF_WRITE 0x01

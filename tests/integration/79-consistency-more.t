@@ -23,7 +23,10 @@
 #     served from the cache any more;
 #   - a temporary table created by a routine that a trigger calls (the
 #     session's write fired it) was not known: the session got the cached
-#     rows of the base table of that name.
+#     rows of the base table of that name;
+#   - INSERT DELAYED: the server writes its rows after the OK; writes mode
+#     kept a read made before they landed (main.subselect_no_mat, cursor
+#     protocol, once in a conformance run).
 # Then the footprint of a node that can cache nothing (no auto-cache, no
 # rule, no cache): it asks the upstream nothing of its own (no catalog
 # read, no binlog follower: the server's general log shows none) through
@@ -33,7 +36,7 @@ set -uo pipefail
 
 if fake_mode; then skip_all "consistency, more: needs a node (SHOAL_FAKE_DIRECT=1)"; fi
 
-plan 70
+plan 73
 work="$BUILD_TEST/t79"
 rm -rf "$work"
 mkdir -p "$work"
@@ -68,8 +71,36 @@ printf '1\t1\n2\t2\n3\t3\n' >"$work/ld.tsv"
 LD_FILE="$work/ld.tsv" BL_PORT=$BL_PORT NB=${nb_PORT:-0} NW=${nw_PORT:-0} "$PY" "$TESTLIB/79-consistency-more.py"
 [ $? -le 1 ] || not_ok "the python part ran to its end"
 
-# ---- a node that can cache nothing asks the upstream nothing of its own
 bl() { mariadb --no-defaults -h127.0.0.1 -uapp -ppw -P"$BL_PORT" shoaltest "$@"; }
+
+# ---- INSERT DELAYED: the server writes its rows after the OK (when its
+# delayed-insert thread gets the table), so a read right after it can still
+# see the old rows, and that answer must not be kept: for 10 s after it,
+# fills of its table are not stored. (Seen once in a conformance run,
+# main.subselect_no_mat: a wait_condition polled a stale COUNT(*) for 30 s.
+# When the row lands cannot be forced here, so the check is that the
+# answers are not kept, against a plain INSERT's, which are.) A server with
+# its binlog on runs INSERT DELAYED as a plain INSERT: the test's plain
+# MariaDB, with a writes-mode node of its own.
+mkdir -p "$work/nd"
+if shoal_start nd --auto-cache --invalidation writes --data-dir "$work/nd"; then
+  ok "node nd (writes mode, on the plain MariaDB) starts"
+else
+  not_ok "node nd (writes mode, on the plain MariaDB) starts"
+fi
+mdb -e "DROP TABLE IF EXISTS dl79; CREATE TABLE dl79 (a INT) ENGINE=MyISAM; INSERT INTO dl79 VALUES (1)"
+on_exit "mdb -e 'DROP TABLE IF EXISTS dl79'"
+nd_hits() { via_to nd -N -e "SHOW SHOAL STATUS" 2>/dev/null | awk -F'\t' '$1 == "Cache Hits" {print $2}'; }
+h0=$(nd_hits)
+got=$(via_to nd -N -e "INSERT INTO dl79 VALUES (2); SELECT COUNT(*) FROM dl79; SELECT COUNT(*) FROM dl79" 2>&1 | tr '\n' ' ')
+h1=$(nd_hits)
+is "$got $((h1 - h0))" "2 2  1" "a plain INSERT: the read after it is kept (the second one a hit)"
+got=$(via_to nd -N -e "INSERT DELAYED INTO dl79 VALUES (3); SELECT SLEEP(0.3); SELECT COUNT(*) FROM dl79; SELECT COUNT(*) FROM dl79" 2>&1 | tr '\n' ' ')
+h2=$(nd_hits)
+is "$got $((h2 - h1))" "0 3 3  0" "INSERT DELAYED: the reads after it are right, and not kept (no hit)"
+shoal_stop nd
+
+# ---- a node that can cache nothing asks the upstream nothing of its own
 shoal_stop nw   # (writes mode with auto-cache reads its catalog every minute)
 mkdir -p "$work/np"
 if shoal_start np --upstream-db-url "$URL" --data-dir "$work/np"; then

@@ -386,6 +386,23 @@ int main(void)
 		is_str(n, "a`b", "quoted name lower-cased");
 		is_int(sql_table_name_copy("abcdefgh", 8, false, n, sizeof(n)), 0, "too long: 0");
 	}
+	{
+		static const struct { const char *sql; bool delayed; } d[] = {
+			{ "INSERT DELAYED INTO t VALUES (1)", true },
+			{ "insert delayed t (a) values (1)", true },
+			{ "INSERT HIGH_PRIORITY DELAYED IGNORE INTO t VALUES (1)", true },
+			{ "REPLACE DELAYED INTO t VALUES (1)", true },
+			{ "INSERT INTO t VALUES (1)", false },
+			{ "INSERT INTO delayed VALUES (1)", false },
+		};
+		struct sql_tables t;
+
+		for (size_t i = 0; i < sizeof d / sizeof d[0]; i++) {
+			sql_tables(d[i].sql, strlen(d[i].sql), &t);
+			ok(((t.flags & SQL_TABLES_DELAYED) != 0) == d[i].delayed && t.n == 1, "%s: %s", d[i].sql,
+			   d[i].delayed ? "DELAYED (its rows land after the OK)" : "not delayed");
+		}
+	}
 	random_soup();
 	return done_testing();
 }

@@ -119,14 +119,20 @@ for q in Q:
 
 # ug_tab's first reads, counted: a hit of app's entry only when shared
 s0 = stats()
+t0 = time.monotonic()
 via("ug_tab", Q[0], "ug")
 s1 = stats()
 via("ug_tab", Q[0], "ug")
+t2 = time.monotonic()
 s2 = stats()
 via("ug_tab", Q[1], "ug")
 s3 = stats()
 got = (s1[0] - s0[0], s2[0] - s1[0], s3[1] - s0[1] > 0, s3[2] - s2[2] > 0)
 want = (1, 1, True, True) if scope == "shared" else (0, 1, False, False)
+if scope == "user" and t2 - t0 >= 0.4:
+    # the hit came grant_check_ms (400 ms) or more after the fill's verdict
+    # (a loaded machine): a check is then due, and may have run
+    got = got[:2] + (False,) + got[3:]
 is_(got, want, "%s: ug_tab's reads (hits of its 1st and 2nd read, grant checked, refused)" % scope)
 
 # every user, every query: twice through the node = directly (when shared,

@@ -36,7 +36,6 @@ import re
 import shlex
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -85,19 +84,8 @@ def log(msg):
     print("== " + msg, file=sys.stderr, flush=True)
 
 
-def port_free(port):
-    s = socket.socket()
-    try:
-        s.bind(("127.0.0.1", port))
-        return True
-    except OSError:
-        return False
-    finally:
-        s.close()
-
-
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "lib"))
-from free_port import free_port  # noqa: E402,F401  (below the ephemeral range: why there)
+from free_port import bindable as port_free, free_port  # noqa: E402  (below the ephemeral range: why there)
 
 
 # ---------------------------------------------------------------- cases

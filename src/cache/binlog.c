@@ -48,6 +48,8 @@
 #define CLOSURE_MAX 64        /* tables a written table's closure may name */
 #define MAP_SLOTS 64          /* remembered table maps (by table id) */
 #define MAP_NAME_MAX 256
+#define REPLAY_CATALOG_WAIT_MS 10000
+#define RESUME_GATE_MS 60000     /* the longest wait for the snapshot's entries */
 
 struct gtid {
 	uint32_t domain, server;
@@ -103,11 +105,29 @@ static int64_t wall_s(void)
 	return (int64_t)time(NULL);
 }
 
+/* The resume position (binlog_resume_from): set before the thread starts,
+ * read by it; the result is an atomic any thread reads. */
+static struct gtid resume_pos[MAX_DOMAINS];
+static unsigned resume_npos;
+static uint32_t resume_server_id;
+static atomic_bool resume_released;
+static _Atomic int resume_result = BINLOG_RESUME_NONE;
+
+/* Move the resume's result from `from` to `to` (no move from another). */
+static void resume_settle(enum binlog_resume from, enum binlog_resume to)
+{
+	int expect = (int)from;
+
+	atomic_compare_exchange_strong(&resume_result, &expect, (int)to);
+}
+
 static void set_state(enum binlog_state st, const char *err)
 {
 	bool serve = st == BINLOG_STREAMING;
 
 	atomic_store(&cur_state, (int)st);
+	if (st == BINLOG_STREAMING)
+		resume_settle(BINLOG_RESUME_REPLAYING, BINLOG_RESUME_DONE);
 	pthread_mutex_lock(&status_lock);
 	status.state = st;
 	if (err)
@@ -246,12 +266,25 @@ static void trx_add_closure(struct inval_table *const *also, unsigned n)
 				    * cascading key, whose changes a row binlog does not log */
 }
 
+/* Catching up (nothing is served meanwhile), a write waits for the catalog
+ * to be read (at start, or after a DDL of the replay) rather than flush
+ * everything: a restart's replay keeps what the writes of the outage did
+ * not touch. */
+static void replay_await_catalog(void)
+{
+	if (atomic_load(&cur_state) == BINLOG_CATCHING_UP && !catalog_ready() &&
+	    !catalog_await_ready(REPLAY_CATALOG_WAIT_MS))
+		log_warn("binlog: the catalog could not be read within %d ms while catching up: "
+			 "writes flush the whole cache until it is", REPLAY_CATALOG_WAIT_MS);
+}
+
 static void trx_add_written(const char *schema, size_t slen, const char *name, size_t nlen)
 {
 	struct inval_table *also[CLOSURE_MAX];
 	unsigned n = 0;
 	bool opaque = false;
 
+	replay_await_catalog();
 	catalog_write_closure(schema, slen, name, nlen, also, CLOSURE_MAX, &n, &opaque);
 	trx_add_closure(also, n);
 }
@@ -261,8 +294,11 @@ static void trx_add_written(const char *schema, size_t slen, const char *name, s
 static void trx_add_mapped(uint64_t id, const MARIADB_STRING *db, const MARIADB_STRING *tbl)
 {
 	struct map_slot *m = &map_slots[id % MAP_SLOTS];
-	unsigned loads = catalog_loads();   /* before the closure: a newer read retires it */
+	unsigned loads;
 	bool opaque = false;
+
+	replay_await_catalog();
+	loads = catalog_loads();   /* before the closure: a newer read retires it */
 
 	if (m->used && m->table_id == id && m->loads == loads && m->slen == db->length &&
 	    m->nlen == tbl->length && memcmp(m->names, db->str, db->length) == 0 &&
@@ -370,16 +406,20 @@ static void on_query(const MARIADB_RPL_EVENT *ev)
 		trx_end();
 		return;
 	}
-	memcpy(schema, q->database.str, slen);
+	if (slen) /* no default schema: the connector's str may be NULL */
+		memcpy(schema, q->database.str, slen);
 	schema[slen] = 0;
 	if (grants_text_changes_privileges(q->statement.str, q->statement.length))
 		grants_invalidate("a privilege change in the binlog");
 	sql_tables(q->statement.str, q->statement.length, &t);
-	/* a session's temporary table (statement format) changes nothing shared */
+	/* a session's temporary table (statement format) changes nothing
+	 * shared; a DDL's own tables are worked out on the catalog before it
+	 * (a redefined view still names the tables its old entries read), and
+	 * the writes after it wait for the catalog to be read again */
 	if (!(t.flags & SQL_TABLES_TEMPORARY)) {
+		query_tables(&t, schema, slen, &q->statement);
 		if (t.flags & SQL_TABLES_CATALOG)
 			catalog_changed();
-		query_tables(&t, schema, slen, &q->statement);
 	}
 	if (!F.in_trx || F.standalone)
 		trx_end();
@@ -748,6 +788,22 @@ static void close_conn(void)
 	F.trx_all = false;
 }
 
+/* Replaying from a snapshot's position: is this the server it was written
+ * against? Its @@server_id (id, "" when unread) must be the snapshot's;
+ * else its entries are dropped and the follower starts afresh. */
+static void resume_check_server(const char *id)
+{
+	if (atomic_load(&resume_result) != BINLOG_RESUME_REPLAYING || !resume_server_id ||
+	    (id[0] && strtoul(id, NULL, 10) == resume_server_id))
+		return;
+	log_warn("binlog: the cache snapshot was written against server id %u, the upstream is %s%s: "
+		 "its entries are dropped and the follower starts at the server's position",
+		 resume_server_id, id[0] ? "server id " : "a server whose id cannot be read", id);
+	inval_all(INVAL_SRC_FLUSH);
+	F.fresh = true;
+	resume_settle(BINLOG_RESUME_REPLAYING, BINLOG_RESUME_FOREIGN);
+}
+
 /* Connect and open the dump at the follower's position. 0, or -1. */
 static int start_stream(char *err, size_t cap)
 {
@@ -770,7 +826,10 @@ static int start_stream(char *err, size_t cap)
 		pthread_mutex_lock(&pos_lock);
 		upstream_server_id = (uint32_t)strtoul(id, NULL, 10);
 		pthread_mutex_unlock(&pos_lock);
+	} else {
+		id[0] = 0;
 	}
+	resume_check_server(id);
 	if (F.fresh) {
 		memcpy(F.pos, F.target, sizeof(F.pos));
 		F.npos = F.ntarget;
@@ -916,6 +975,34 @@ static void pause_s(int secs)
 		usleep(100000);
 }
 
+/* A resume (binlog_resume_from): the snapshot's entries must be in the
+ * store before the first event is applied (their tables' generations are
+ * taken as they are put there), and the catalog read (else each write of
+ * the replay flushes everything); then the follower starts at its
+ * position. binlog_resume_release() always comes (main.c). */
+static void resume_begin(void)
+{
+	int waited = 0;
+
+	if (atomic_load(&resume_result) != BINLOG_RESUME_WAITING)
+		return;
+	while (!atomic_load(&resume_released) && !atomic_load(&stopping)) {
+		usleep(20000);
+		if ((waited += 20) % RESUME_GATE_MS == 0)
+			log_warn("binlog: still waiting for the cache snapshot's entries (%d s)", waited / 1000);
+	}
+	if (atomic_load(&stopping))
+		return;
+	if (!catalog_await_ready(REPLAY_CATALOG_WAIT_MS))
+		log_warn("binlog: the catalog could not be read within %d ms: the replay's writes flush "
+			 "the whole cache until it is", REPLAY_CATALOG_WAIT_MS);
+	memcpy(F.pos, resume_pos, sizeof(F.pos));
+	F.npos = resume_npos;
+	F.fresh = false;
+	publish_pos();
+	resume_settle(BINLOG_RESUME_WAITING, BINLOG_RESUME_REPLAYING);
+}
+
 static void *follower_main(void *arg)
 {
 	int backoff = 1;
@@ -924,6 +1011,7 @@ static void *follower_main(void *arg)
 	pthread_setname_np(pthread_self(), "shoal-binlog");
 	mysql_thread_init();
 	F.fresh = true;
+	resume_begin();
 	while (!atomic_load(&stopping)) {
 		char err[512] = "";
 		enum stream_end end = STREAM_LOST;
@@ -941,8 +1029,10 @@ static void *follower_main(void *arg)
 		status.reconnects++;
 		status.resume_failures += end != STREAM_LOST;
 		pthread_mutex_unlock(&status_lock);
-		if (end != STREAM_LOST)
+		if (end != STREAM_LOST) {
+			resume_settle(BINLOG_RESUME_REPLAYING, BINLOG_RESUME_GONE);
 			skip_ahead(end);
+		}
 		if (end == STREAM_UNREADABLE)
 			continue;   /* at once: the server is there */
 		pause_s(backoff);
@@ -1057,4 +1147,29 @@ bool binlog_identity(uint32_t *server_id, char *pos, size_t cap)
 		format_pos(applied, napplied, pos, cap);
 	pthread_mutex_unlock(&pos_lock);
 	return napplied && need < cap && *server_id;
+}
+
+int binlog_resume_from(const char *pos, uint32_t server_id)
+{
+	struct gtid g[MAX_DOMAINS];
+	int n = parse_pos(pos, g, MAX_DOMAINS);
+
+	if (n <= 0)
+		return -1;
+	memcpy(resume_pos, g, sizeof(resume_pos));
+	resume_npos = (unsigned)n;
+	resume_server_id = server_id;
+	atomic_store(&resume_released, false);
+	atomic_store(&resume_result, BINLOG_RESUME_WAITING);
+	return 0;
+}
+
+void binlog_resume_release(void)
+{
+	atomic_store(&resume_released, true);
+}
+
+enum binlog_resume binlog_resume_result(void)
+{
+	return (enum binlog_resume)atomic_load(&resume_result);
 }

@@ -69,6 +69,27 @@ void binlog_get_status(struct binlog_status *out);
 bool binlog_identity(uint32_t *server_id, char *pos, size_t cap);
 const char *binlog_state_name(enum binlog_state s);
 
+/* A restart's resume (a cache snapshot, cache/warm.h). binlog_resume_from(),
+ * before the follower starts, makes it start at pos (the snapshot's GTID
+ * position) instead of the server's current one, once
+ * binlog_resume_release() says the snapshot's entries are in the store (at
+ * most a minute later) and the catalog has been read: the replay of what
+ * the server wrote meanwhile invalidates their tables, and nothing is
+ * served until it is done. A server other than server_id, or a position
+ * gone from its binlogs, flushes the whole cache instead. */
+enum binlog_resume {
+	BINLOG_RESUME_NONE = 0,   /* no resume position: started at the server's */
+	BINLOG_RESUME_WAITING,    /* for the entries, or for the catalog */
+	BINLOG_RESUME_REPLAYING,  /* from the snapshot's position to the server's */
+	BINLOG_RESUME_DONE,       /* caught up: what is left may be served */
+	BINLOG_RESUME_GONE,       /* the position is gone from the binlogs: flushed */
+	BINLOG_RESUME_FOREIGN,    /* another server (its server_id): flushed */
+};
+/* 0, or -1 when pos is no GTID list (nothing is set then). */
+int binlog_resume_from(const char *pos, uint32_t server_id);
+void binlog_resume_release(void);
+enum binlog_resume binlog_resume_result(void);
+
 /* The server id the follower uses (binlog_server_id, or derived). */
 uint32_t binlog_server_id(void);
 

@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "config/config.h"
 #include "base/log.h"
@@ -1106,6 +1107,20 @@ void catalog_changed(void)
 {
 	/* read again when a statement needs it (catalog_wait), not now */
 	atomic_fetch_add(&requested, 1);
+}
+
+bool catalog_await_ready(int timeout_ms)
+{
+	for (int waited = 0; !catalog_ready(); waited += 10) {
+		if (waited >= timeout_ms || atomic_load(&stopping))
+			return false;
+		if (waited % 1000 == 0) { /* hint again: a failed read waits for one */
+			atomic_store(&hinted, true);
+			wake_reader();
+		}
+		usleep(10000);
+	}
+	return true;
 }
 
 void catalog_stop(void)

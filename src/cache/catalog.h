@@ -33,6 +33,11 @@ void catalog_stop(void);
  * resolved. */
 void catalog_changed(void);
 
+/* Read the catalog now if it is not ready, and wait (this thread blocks,
+ * polling) until it is, at most timeout_ms: true when ready. For the
+ * binlog follower's replay, which serves nothing meanwhile. */
+bool catalog_await_ready(int timeout_ms);
+
 /* Loaded, and no reload requested by a DDL pending. */
 bool catalog_ready(void);
 

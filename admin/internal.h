@@ -158,6 +158,7 @@ enum admin_stmt_kind {
 	ASTMT_SHOW_CREATE,
 	ASTMT_SHOW_WARNINGS,
 	ASTMT_USE,
+	ASTMT_SAVE_SNAPSHOT,  /* SAVE [SHOAL] CACHE TO DISK: the cache's entries (cache_snapshot) */
 };
 
 #define ADMIN_MAX_ITEMS 8

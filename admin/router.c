@@ -17,6 +17,8 @@
 #include <strings.h>
 
 #include "internal.h"
+#include "cache/snapshot.h"
+#include "proto/packet.h"
 #include "base/log.h"
 
 #define MAX_WORDS 8
@@ -206,6 +208,13 @@ static void parse_module(struct lex *l, bool load, struct admin_stmt *out)
 		size_t used = strlen(module);
 
 		snprintf(module + used, sizeof module - used, "%s%s", i ? " " : "", words[i]);
+	}
+	/* the entries, not the definitions (SAVE CACHES TO DISK) */
+	if (!load && (strcmp(module, "CACHE") == 0 || strcmp(module, "SHOAL CACHE") == 0) &&
+	    strcmp(words[n - 2], "TO") == 0 && strcmp(words[n - 1], "DISK") == 0) {
+		out->kind = ASTMT_SAVE_SNAPSHOT;
+		out->err[0] = '\0';
+		return;
 	}
 	canon = modules_canonical(module);
 	if (!canon) {
@@ -596,6 +605,22 @@ static void run_use(struct admin_reply *r, const char *name)
 	reply_ok(r, 0, NULL);
 }
 
+/* SAVE CACHE TO DISK: the snapshot a stop writes, written now (the admin
+ * waits for it; the workers go on serving). OK: the entries written, as
+ * the rows affected; the log says the rest. */
+static void run_save_snapshot(struct admin_reply *r)
+{
+	struct snapshot_stats st;
+	char err[512];
+	int rc = snapshot_save("by SAVE CACHE TO DISK", &st, err, sizeof err);
+
+	if (rc != 0) {
+		reply_err(r, ERR_UNKNOWN_ERROR, "HY000", "SAVE CACHE TO DISK: %s", err);
+		return;
+	}
+	reply_ok(r, st.entries, NULL);
+}
+
 static void run_special(struct admin_reply *r, const struct admin_stmt *s)
 {
 	const char *params[1] = { s->like };
@@ -634,6 +659,9 @@ static void run_special(struct admin_reply *r, const struct admin_stmt *s)
 		break;
 	case ASTMT_USE:
 		run_use(r, s->name);
+		break;
+	case ASTMT_SAVE_SNAPSHOT:
+		run_save_snapshot(r);
 		break;
 	case ASTMT_SQL:
 		break;

@@ -34,6 +34,7 @@
 #include "ops/drain.h"
 #include "base/health.h"
 #include "cache/snapshot.h"
+#include "cache/warm.h"
 #include "ops/healthcheck.h"
 #include "ops/http.h"
 #include "ops/status.h"
@@ -161,17 +162,39 @@ static void save_snapshot(void)
 	struct snapshot_stats st;
 	char err[512];
 
-	if (!g_config.cache_snapshot[0])
+	snapshot_save("at the stop", &st, err, sizeof err);
+}
+
+/* The snapshot's replay, watched once a second until it ends, to log what
+ * it left (the state's own readers see it at once). */
+static ev_timer warm_watch;
+
+static void on_warm_watch(struct ev_loop *loop, ev_timer *t, int revents)
+{
+	struct warm_status w;
+
+	(void)revents;
+	warm_status(&w);
+	if (w.state == WARM_LOADING || w.state == WARM_REPLAYING)
 		return;
-	if (snapshot_write(g_config.cache_snapshot, (int64_t)(ev_time() * 1000.0),
-			   g_config.snapshot_write_timeout_ms, &st, err, sizeof err) != 0) {
-		log_error("cache snapshot %s not written (the file before it stays): %s", g_config.cache_snapshot,
-			  err);
+	ev_timer_stop(loop, t);
+	if (w.state == WARM_WARM)
+		log_info("cache snapshot: the binlog replay is done: %" PRIu64 " of the %" PRIu64
+			 " entries loaded are served (the others were invalidated by writes made while "
+			 "the node was down, or expired)", w.kept, w.loaded);
+	else if (w.state == WARM_DROPPED)
+		log_warn("cache snapshot: its entries were dropped: %s", w.reason);
+}
+
+static void warm_watch_start(struct ev_loop *loop)
+{
+	struct warm_status w;
+
+	warm_status(&w);
+	if (w.state != WARM_REPLAYING)
 		return;
-	}
-	log_info("cache snapshot %s written: %" PRIu64 " entries of %" PRIu64 " shapes, %" PRIu64
-		 " bytes of keys and results, %" PRIu64 " bytes on disk, %" PRIu64 " left out, in %.3f s",
-		 g_config.cache_snapshot, st.entries, st.shapes, st.bytes, st.file_bytes, st.skipped, st.seconds);
+	ev_timer_init(&warm_watch, on_warm_watch, 0.1, 0.2);
+	ev_timer_start(loop, &warm_watch);
 }
 
 /* `shoal --check-snapshot PATH` (or =PATH): read a snapshot file, say
@@ -226,6 +249,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	cache_persist_load();
+	warm_read(g_config.cache_snapshot);
 	rc = consistency_start();
 	if (rc != 0)
 		return rc;
@@ -242,6 +266,8 @@ int main(int argc, char **argv)
 		log_error("admin interface: %s", err);
 		return 1;
 	}
+	warm_restore(); /* the users are known now: their keys name them */
+	warm_watch_start(loop);
 	metrics_register_provider(cache_metrics_render);
 	metrics_register_provider(consistency_metrics_render);
 	status_start(loop); /* the status page's samples: before the HTTP thread reads them */
@@ -269,6 +295,7 @@ int main(int argc, char **argv)
 	consistency_stop();
 	save_snapshot();
 	cache_global_free();
+	warm_free();
 	auth_rsa_free();
 	argscrub_free(start_argv);
 	SSL_CTX_free(tls);

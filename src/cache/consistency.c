@@ -12,6 +12,7 @@
 #include "base/log.h"
 #include "proto/metrics.h"
 #include "cache/store.h"
+#include "cache/warm.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -77,6 +78,7 @@ int consistency_start(void)
 	inval_set_mode(m);
 	if (m == INVAL_BINLOG)
 		binlog_defaults();
+	warm_prepare(m);
 	if (catalog_start() < 0) {
 		log_error("cannot start the catalog reader");
 		return 1;
@@ -114,6 +116,23 @@ static void fig(struct consist_figure *f, const char *title, const char *name, c
 	va_end(ap);
 }
 
+/* The cache snapshot loaded at start (cache/warm.h): 6 figures. */
+static size_t warm_figures(struct consist_figure *out)
+{
+	struct warm_status w;
+	size_t n = 0;
+
+	warm_status(&w);
+	fig(&out[n++], "Warm State", "Warm_state", "%s", warm_state_name(w.state));
+	fig(&out[n++], "Warm Reason", "Warm_reason", "%s", w.reason);
+	fig(&out[n++], "Warm Entries In File", "Warm_entries_file", "%llu", (unsigned long long)w.file_entries);
+	fig(&out[n++], "Warm Entries Loaded", "Warm_entries_loaded", "%llu", (unsigned long long)w.loaded);
+	fig(&out[n++], "Warm Entries Kept", "Warm_entries_kept", "%llu", (unsigned long long)w.kept);
+	fig(&out[n++], "Warm Entries Left Out", "Warm_entries_left_out", "%llu",
+	    (unsigned long long)(w.skipped + w.over_limit));
+	return n;
+}
+
 size_t consistency_figures(struct consist_figure out[CONSIST_FIGURES])
 {
 	struct binlog_status b;
@@ -139,7 +158,7 @@ size_t consistency_figures(struct consist_figure out[CONSIST_FIGURES])
 	    (unsigned long long)inval_dropped());
 	fig(&out[n++], "Fills Discarded", "Cache_fills_discarded", "%llu",
 	    (unsigned long long)store_fills_discarded());
-	return n;
+	return n + warm_figures(out + n);
 }
 
 /* ---- /metrics ------------------------------------------------------------------ */
@@ -150,6 +169,45 @@ static int counter(struct pbuf *out, const char *name, const char *help, uint64_
 	    metrics_sample_u64(out, name, NULL, 0, v) < 0)
 		return -1;
 	return 0;
+}
+
+/* shoal_warm_*: the cache snapshot loaded at start. */
+static int warm_metrics(struct pbuf *out)
+{
+	static const enum warm_state states[] = { WARM_OFF, WARM_REFUSED, WARM_DISCARDED, WARM_LOADING,
+						  WARM_REPLAYING, WARM_WARM, WARM_DROPPED };
+	struct warm_status w;
+	struct {
+		const char *kind;
+		uint64_t v;
+	} counts[4];
+	int rc = 0;
+
+	warm_status(&w);
+	counts[0].kind = "file", counts[0].v = w.file_entries;
+	counts[1].kind = "loaded", counts[1].v = w.loaded;
+	counts[2].kind = "kept", counts[2].v = w.kept;
+	counts[3].kind = "left_out", counts[3].v = w.skipped + w.over_limit;
+	rc |= metrics_family(out, "shoal_warm_state", "gauge",
+			     "The cache snapshot read at start: 1 for its current state (off, refused, "
+			     "discarded, loading, replaying, warm, dropped).");
+	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++) {
+		struct metrics_label l = { "state", warm_state_name(states[i]) };
+
+		rc |= metrics_sample_u64(out, "shoal_warm_state", &l, 1, w.state == states[i]);
+	}
+	rc |= metrics_family(out, "shoal_warm_entries", "gauge",
+			     "Entries of the cache snapshot read at start: in the file, loaded, kept once "
+			     "the binlog replay was done, left out.");
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		struct metrics_label l = { "kind", counts[i].kind };
+
+		rc |= metrics_sample_u64(out, "shoal_warm_entries", &l, 1, counts[i].v);
+	}
+	rc |= metrics_family(out, "shoal_warm_load_seconds", "gauge",
+			     "How long putting the cache snapshot's entries in the store took.");
+	rc |= metrics_sample(out, "shoal_warm_load_seconds", NULL, 0, w.load_seconds);
+	return rc;
 }
 
 int consistency_metrics_render(struct pbuf *out)
@@ -195,5 +253,6 @@ int consistency_metrics_render(struct pbuf *out)
 	rc |= counter(out, "shoal_binlog_resume_failures_total",
 		      "Times the binlog could not be resumed from the follower's GTID position, or "
 		      "held an event that cannot be read (the cache was flushed).", b.resume_failures);
+	rc |= warm_metrics(out);
 	return rc ? -1 : 0;
 }

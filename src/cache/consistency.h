@@ -3,7 +3,8 @@
  * invalidation mode (--invalidation; auto picks binlog when the upstream
  * has a binlog the binlog login may read, else writes) and logs it with the
  * reason, makes the TTL defaults match the mode, and starts the catalog
- * reader and, in binlog mode, the binlog follower.
+ * reader and, in binlog mode, the binlog follower, which resumes at a cache
+ * snapshot's position when one was read (cache/warm.h).
  */
 #ifndef SHOAL_CONSISTENCY_H
 #define SHOAL_CONSISTENCY_H
@@ -24,7 +25,7 @@ struct consist_figure {
 	const char *name;
 	char value[280];
 };
-#define CONSIST_FIGURES 13
+#define CONSIST_FIGURES 19
 size_t consistency_figures(struct consist_figure out[CONSIST_FIGURES]);
 
 /* The /metrics provider: shoal_invalidations_total{source},

@@ -31,6 +31,7 @@
 #include "cache/rules.h"
 #include "cache/settings.h"
 #include "cache/vcols.h"
+#include "cache/verdict.h"
 #include "config/config.h"
 #include "base/health.h"
 #include "base/log.h"
@@ -439,56 +440,6 @@ static struct sql_tok_result *tokenize(struct cache_session *cs, const char *q, 
 	return &t->r;
 }
 
-/* A shape the classifier accepts: a cache made with CREATE CACHE stays as
- * it is; else the query rules decide (cache with the rule's TTL, or never),
- * and without a rule auto-cache does. */
-static void decide_cacheable(struct cache_def *d)
-{
-	int state = atomic_load(&d->state), ttl = 0, v;
-
-	if (state == CACHE_CACHED && atomic_load(&d->explicit_cache))
-		return;
-	v = rules_decide(d->digest, d->digest_text, &ttl, NULL);
-	if (v < 0)
-		registry_set_skipped(d, reason_of(WHY_QUERY_RULE));
-	else if (v > 0) /* refresh 0: half the TTL */
-		registry_set_cached(d, NULL, ttl, 0, g_config.cache_coalesce_ms, TXN_DEFAULT, false);
-	else if (g_config.auto_cache)
-		registry_set_cached(d, NULL, inval_default_ttl_ms(), inval_default_refresh_ms(),
-				    g_config.cache_coalesce_ms, TXN_DEFAULT, false);
-	else if (state != CACHE_PROXIED)
-		registry_set_proxied(d); /* a rule's verdict that no longer holds */
-}
-
-/* Decide once per shape (and again after LOAD QUERY RULES TO RUNTIME)
- * whether it can be cached and whether a cache is created for it. */
-static void classify_once(struct cache_def *d, const struct sql_tok_result *tok)
-{
-	const struct reason *reason;
-	unsigned gen;
-
-	if (atomic_load(&d->classified))
-		return;
-	gen = rules_generation();
-	atomic_store(&d->keyword, (int)tok->keyword);
-	if (!tok->ok)
-		reason = reason_of(WHY_UNREADABLE);
-	else if (tok->flags & SQL_TOK_TEXT_TRUNCATED)
-		reason = reason_of(WHY_TOO_LONG);
-	else if (tok->lits_overflow)
-		reason = reason_of(WHY_TOO_MANY_LITERALS);
-	else
-		reason = sql_skip_reason(tok->text, tok->text_len);
-	if (reason)
-		registry_set_skipped(d, reason);
-	else
-		decide_cacheable(d);
-	atomic_store(&d->classified, true);
-	/* rules loaded while this ran: decide again at the next sight */
-	if (rules_generation() != gen)
-		atomic_store(&d->classified, false);
-}
-
 static bool is_read_keyword(int kw)
 {
 	return kw == SQL_KW_SELECT || kw == SQL_KW_WITH;
@@ -842,7 +793,7 @@ static enum cache_step not_cacheable(struct cache_session *cs, const struct cach
 	note_statement(cs, tok->keyword, (tok->flags & SQL_TOK_MULTI_STATEMENT) != 0);
 	grants_note_statement(x->ident, tok);
 	if (d)
-		classify_once(d, tok);
+		verdict_classify(d, tok);
 	cs->last_reason = d ? atomic_load(&d->skip_reason) : reason_of(WHY_NOT_SELECT);
 	return CSTEP_PASS;
 }
@@ -915,7 +866,7 @@ static enum cache_step on_query(struct cache_session *cs, const struct cache_ctx
 		return not_cacheable(cs, x, d, tok, q, n);
 	if (!d)
 		return writes_step(cs, q, n, false, x->db); /* it may call a stored function */
-	classify_once(d, tok);
+	verdict_classify(d, tok);
 	step = verdict(cs, x, d, bypass);
 	if (step != CSTEP_SERVED) {
 		/* an uncached read may still call a stored function that writes */
@@ -945,7 +896,7 @@ void cache_stmt_prepared(struct cache_session *cs, struct ident *ident, struct s
 	if (tok) {
 		s->def = registry_get(tok->digest, tok->text, tok->text_len, s->text, s->text_len);
 		if (s->def)
-			classify_once(s->def, tok);
+			verdict_classify(s->def, tok);
 		if (!is_read_keyword(tok->keyword))
 			grants_note_statement(ident, tok);
 	}
@@ -1112,7 +1063,7 @@ static bool prepare_may_cache(struct cache_session *cs, const uint8_t *pl, uint3
 	d = registry_get(tok->digest, tok->text, tok->text_len, (const char *)pl + 1, len - 1);
 	if (!d)
 		return true;
-	classify_once(d, tok);
+	verdict_classify(d, tok);
 	return atomic_load(&d->state) == CACHE_CACHED;
 }
 

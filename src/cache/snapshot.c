@@ -25,6 +25,7 @@
 #include "cache/settings.h"
 #include "cache/store.h"
 #include "config/config.h"
+#include "base/log.h"
 #include "proto/packet.h"
 #include "upstream/users.h"
 
@@ -815,8 +816,29 @@ static int print_header(const struct snapshot_header *h, void *arg)
 	return 0;
 }
 
-/* The whole file into memory: NULL (errno set) when it cannot be read. */
-static uint8_t *read_file(const char *path, size_t *len)
+int snapshot_save(const char *why, struct snapshot_stats *st, char *err, size_t cap)
+{
+	struct timespec now;
+
+	if (!g_config.cache_snapshot[0]) {
+		snprintf(err, cap, "cache_snapshot is not set (--cache-snapshot PATH)");
+		return 1;
+	}
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (snapshot_write(g_config.cache_snapshot, (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000,
+			   g_config.snapshot_write_timeout_ms, st, err, cap) != 0) {
+		log_error("cache snapshot %s not written %s (the file before it stays): %s",
+			  g_config.cache_snapshot, why, err);
+		return -1;
+	}
+	log_info("cache snapshot %s written %s: %" PRIu64 " entries of %" PRIu64 " shapes, %" PRIu64
+		 " bytes of keys and results, %" PRIu64 " bytes on disk, %" PRIu64 " left out, in %.3f s",
+		 g_config.cache_snapshot, why, st->entries, st->shapes, st->bytes, st->file_bytes, st->skipped,
+		 st->seconds);
+	return 0;
+}
+
+uint8_t *snapshot_read_file(const char *path, size_t *len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct stat sb;
@@ -858,7 +880,7 @@ int snapshot_check_file(const char *path, FILE *out)
 	struct snapshot_stats st;
 	char err[512];
 	size_t len = 0;
-	uint8_t *buf = read_file(path, &len);
+	uint8_t *buf = snapshot_read_file(path, &len);
 	int rc;
 
 	if (!buf) {

@@ -104,6 +104,16 @@ int snapshot_parse(const uint8_t *buf, size_t len, const struct snapshot_visitor
 bool snapshot_entry_dep(const struct snapshot_entry *e, unsigned i, const char **schema,
 			size_t *slen, const char **table, size_t *tlen);
 
+/* Write the node's snapshot to cache_snapshot now (the end of a stop, or
+ * the admin's SAVE CACHE TO DISK: why says which, "at the stop") and log what was written
+ * and how long it took, or why not. 0 (st filled), 1 when cache_snapshot
+ * is not set, -1 (err says why; the file before it stays). */
+int snapshot_save(const char *why, struct snapshot_stats *st, char *err, size_t cap);
+
+/* The whole file at path, malloc'd (free() it): NULL, errno set, when it
+ * cannot be read (EINVAL: not a regular file). */
+uint8_t *snapshot_read_file(const char *path, size_t *len);
+
 /* shoal --check-snapshot PATH: read and check the file, print what it holds
  * to out. 0 when it is sound, 1 when not (the reason printed), 2 when it
  * cannot be read. */

@@ -441,6 +441,36 @@ int store_fill(struct cache_entry *old, const uint8_t *resp, size_t len,
 	return changed;
 }
 
+int store_restore(const struct store_restore *r, int64_t now, const struct fill_deps *deps)
+{
+	uint64_t h = store_hash(r->key, r->key_len);
+	struct shard *s = shard_of(h);
+	struct cache_entry *e = new_entry(r->key, r->key_len, r->resp_len, h, deps);
+
+	if (!e)
+		return -1;
+	memcpy((uint8_t *)entry_resp(e), r->resp, r->resp_len);
+	memcpy(e->status_off, r->status_off, sizeof(e->status_off));
+	e->state = ENTRY_READY;
+	e->restored = true;
+	e->def = r->def;
+	e->upstream_us = r->upstream_us;
+	e->rows = r->rows;
+	atomic_init(&e->hits, r->hits);
+	set_times(e, now, r->ttl_ms, r->refresh_ms);
+	pthread_mutex_lock(&s->lock);
+	if (find(s, r->key, r->key_len, h)) {
+		pthread_mutex_unlock(&s->lock);
+		free(e);
+		return 0;
+	}
+	e->priority = s->inflation + (double)(r->hits + 1) * (r->upstream_us + 1) / (double)entry_size(e);
+	link_entry(s, e);
+	account(e, +1);
+	pthread_mutex_unlock(&s->lock);
+	return 1;
+}
+
 void store_abandon(struct cache_entry *e)
 {
 	struct shard *s = shard_of(e->hash);

@@ -50,6 +50,7 @@ struct cache_entry {
 	atomic_int refs;                 /* the table's reference + readers */
 	enum entry_state state;          /* under the shard lock */
 	bool linked;                     /* in the table (under the shard lock) */
+	bool restored;                   /* put there from a cache snapshot (store_restore) */
 	atomic_bool refreshing;
 	struct cache_def *def;
 	struct store_waiter *waiters;    /* LOADING only, under the shard lock */
@@ -129,6 +130,20 @@ int store_fill(struct cache_entry *old, const uint8_t *resp, size_t len,
 /* Copy an entry's dependencies, with the tables' generations as they are
  * now (for a refresh of a current entry). */
 void store_entry_deps(const struct cache_entry *e, struct fill_deps *out);
+/* An entry read from a cache snapshot (cache/warm.c). */
+struct store_restore {
+	const uint8_t *key, *resp;
+	uint32_t key_len, resp_len;
+	uint16_t status_off[ENTRY_MAX_STATUS];
+	uint32_t upstream_us, rows;
+	uint64_t hits;
+	int ttl_ms, refresh_ms;          /* what is left of its TTL; its shape's refresh age */
+	struct cache_def *def;
+};
+/* Put it in the table as a READY entry of r->def that depends on deps
+ * (the generations its tables have now), with no eviction: 1 when put, 0
+ * when the key is taken (a fill came first), -1 when out of memory. */
+int store_restore(const struct store_restore *r, int64_t now_ms, const struct fill_deps *deps);
 /* Give up on a placeholder (error result, too large...), or end a refresh
  * that failed. Wakes the waiters. Drops the caller's reference. */
 void store_abandon(struct cache_entry *e);

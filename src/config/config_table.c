@@ -305,7 +305,8 @@ const struct setting config_settings[] = {
 		     "Directory of the admin's disk database (cache definitions, settings)."),
 	PATH_SETTING("cache_snapshot", "CACHE_SNAPSHOT", "cache-snapshot", cache_snapshot, "(none: off)",
 		     "File the cache is written to at the end of a graceful stop (SIGTERM or SIGINT "
-		     "after the drain), mode 0600: it holds query results (docs/operations.md)."),
+		     "after the drain) and read at start: in binlog mode a restart starts warm "
+		     "(docs/operations.md). Mode 0600: it holds query results."),
 	{ .key = "snapshot_write_timeout_ms", .env = "SNAPSHOT_WRITE_TIMEOUT_MS",
 	  .flag = "snapshot-write-timeout-ms", .type = T_INT, .off = OFF(snapshot_write_timeout_ms),
 	  .min = 1, .max = 3600000, .metavar = "MS", .def = "5000",

@@ -27,6 +27,7 @@
 
 #include "cache/binlog.h"
 #include "cache/inval.h"
+#include "cache/warm.h"
 #include "base/health.h"
 #include "base/hex.h"
 #include "core/listener.h"
@@ -122,6 +123,7 @@ static enum MHD_Result serve_health(struct MHD_Connection *c)
 	double down = (double)(int64_t)(health_upstream_down_seconds() * 1000.0 + 0.5) / 1000.0;
 	uint64_t conns = STAT_GET(client_connections);
 	struct binlog_status bl;
+	struct warm_status warm;
 	enum MHD_Result ret;
 	char up_version[160];
 	uint8_t collation;
@@ -131,14 +133,16 @@ static enum MHD_Result serve_health(struct MHD_Connection *c)
 	if (conns > (uint64_t)INT64_MAX) /* a racing inc/dec pair may wrap */
 		conns = 0;
 	binlog_get_status(&bl);
+	warm_status(&warm);
 	upstream_info(up_version, sizeof(up_version), &collation);
-	o = json_pack("{s:s, s:s, s:s, s:s, s:f, s:b, s:I, s:s, s:b, s:s, s:f}", "status", why,
+	o = json_pack("{s:s, s:s, s:s, s:s, s:f, s:b, s:I, s:s, s:b, s:s, s:f, s:s, s:I}", "status", why,
 		      "version", SHOAL_VERSION, "upstream_version", up_version,
 		      "upstream", health_upstream_up() ? "up" : "down",
 		      "upstream_down_seconds", down, "draining", (int)health_draining(),
 		      "client_connections", (json_int_t)conns,
 		      "invalidation", inval_mode_name(inval_mode()), "cache_serving", (int)inval_serving(),
-		      "binlog", binlog_state_name(bl.state), "binlog_lag_seconds", bl.lag_seconds);
+		      "binlog", binlog_state_name(bl.state), "binlog_lag_seconds", bl.lag_seconds,
+		      "warm", warm_state_name(warm.state), "warm_entries_kept", (json_int_t)warm.kept);
 	s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12)) : NULL;
 	json_decref(o);
 	if (!s)

@@ -338,6 +338,19 @@ bool users_account_name(uint32_t id, char *out, size_t cap)
 	return found;
 }
 
+uint32_t users_account_id(const char *name)
+{
+	const struct users_entry *e;
+	uint32_t id = 0;
+
+	pthread_rwlock_rdlock(&store_lock);
+	e = find_locked(name);
+	if (e && e->active && e->acct)
+		id = e->acct->id;
+	pthread_rwlock_unlock(&store_lock);
+	return id;
+}
+
 /* The account entry e continues from the old store, if any (lock held). */
 static struct user_account *carried_account(const struct users_entry *e)
 {

@@ -129,6 +129,9 @@ bool users_exists(const char *user);
  * false when no user of the store has it now (removed, or 0, the shared
  * upstream user's). */
 bool users_account_name(uint32_t id, char *out, size_t cap);
+/* The account id of the active user name now (its keys' id); 0 when the
+ * store has no such active user. */
+uint32_t users_account_id(const char *name);
 
 /* Replace the whole store with n entries (copied; their acct is ignored).
  * A user that stays active keeps its account (its sessions go on, a new

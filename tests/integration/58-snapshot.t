@@ -71,7 +71,7 @@ shoal_stop nb
 is "$?" 0 "SIGTERM: the node stops with status 0"
 check "the snapshot file is there" test -f "$snap"
 is "$(stat -c %a "$snap" 2>/dev/null)" 600 "it is mode 0600 (it holds query results)"
-like "$(cat "$nb_LOG")" "cache snapshot .*cache.snap written: 29 entries of 3 shapes, [0-9]+ bytes of keys and results, [0-9]+ bytes on disk, 0 left out, in [0-9.]+ s" \
+like "$(cat "$nb_LOG")" "cache snapshot .*cache.snap written at the stop: 29 entries of 3 shapes, [0-9]+ bytes of keys and results, [0-9]+ bytes on disk, 0 left out, in [0-9.]+ s" \
   "the log says how many entries and bytes were written, and how long it took"
 out=$(check_snap "$snap")
 is "$?" 0 "--check-snapshot: the file is sound"
@@ -120,7 +120,7 @@ mkdir -p "$snap.tmp"
 start_node nx writes >/dev/null && fill "$nx_PORT"
 shoal_stop nx
 is "$?" 0 "the temporary file cannot be made (a folder is in its place): the node still stops with status 0"
-like "$(cat "$nx_LOG")" "cache snapshot .*cache.snap not written \\(the file before it stays\\): cannot remove .*cache.snap.tmp" \
+like "$(cat "$nx_LOG")" "cache snapshot .*cache.snap not written at the stop \\(the file before it stays\\): cannot remove .*cache.snap.tmp" \
   "the log says the snapshot was not written, and why"
 check "the file before it stays, byte for byte" cmp -s "$snap" "$work/before.snap"
 rmdir "$snap.tmp"

@@ -8,7 +8,10 @@
  * read keep the generations recorded when its fill began; a fill whose
  * table was invalidated while it ran is not stored; a flush (epoch) retires
  * every entry; a table in its settle window makes a snapshot refuse; the
- * refresh age at or past the TTL means no refresh.
+ * refresh age at or past the TTL means no refresh. An entry put back from
+ * a cache snapshot (store_restore) is served like a filled one, is retired
+ * by a write to its tables after it was put there, and never takes a key
+ * a fill has taken.
  */
 #include "cache/registry.h"
 #include "cache/store.h"
@@ -131,6 +134,44 @@ static void kept(void)
 	is_int((int)store_entries(), 0, "  nothing left");
 }
 
+/* store_restore: an entry of a cache snapshot, its deps as they are now. */
+static int restore(int64_t now, int ttl, uint64_t hits)
+{
+	struct inval_table *tabs[2] = { t1, t2 };
+	struct fill_deps d = { .epoch = inval_epoch(), .n = 2 };
+	struct store_restore r = { .key = key, .key_len = sizeof(key), .resp = resp,
+				   .resp_len = sizeof(resp) - 1, .upstream_us = 50, .rows = 1,
+				   .hits = hits, .ttl_ms = ttl, .refresh_ms = ttl, .def = &def };
+
+	inval_snapshot(tabs, 2, d.d);
+	return store_restore(&r, now, &d);
+}
+
+static int count_restored(const struct cache_entry *e, void *arg)
+{
+	*(int *)arg += e->restored && atomic_load(&e->hits) == 7;
+	return 0;
+}
+
+static void restored(void)
+{
+	int n = 0;
+
+	is_int(restore(1000, 100, 7), 1, "store_restore: an entry put back");
+	is_int(store_entries(), 1, "  ... counted in the store");
+	store_each(1010, count_restored, &n);
+	is_int(n, 1, "  ... marked restored, with its hits");
+	is_int(restore(1000, 100, 7), 0, "  ... a key already there is not taken again");
+	is_int(look(1010, 0), SL_HIT, "  ... served before its TTL");
+	is_int(look(1090, 0), SL_HIT, "  ... its refresh age as given (the TTL: no refresh)");
+	inval_bump(t2, INVAL_SRC_BINLOG, 0);
+	is_int(look(1020, 0), SL_MISS, "  ... retired by a write to a table it read, after it was put there");
+	is_int(restore(1000, 100, 7), 1, "put back again, after the write");
+	is_int(look(1020, 0), SL_HIT, "  ... served: its deps are the tables' generations now");
+	is_int(look(1101, 0), SL_MISS, "  ... gone past the TTL it was given");
+	is_int(store_entries(), 0, "no entries left");
+}
+
 int main(void)
 {
 	if (store_init(1 << 20, NULL) < 0 || inval_init() < 0)
@@ -156,6 +197,7 @@ int main(void)
 	is_int(store_entries(), 0, "no entries left");
 	invalidation();
 	kept();
+	restored();
 	store_destroy();
 	inval_destroy();
 	return done_testing();

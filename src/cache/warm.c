@@ -1,0 +1,506 @@
+/*
+ * warm.c: a cache snapshot loaded at start (see warm.h): the file read and
+ * checked, whether its data may be kept, the follower's resume position,
+ * the entries put back in the store under this run's settings and user
+ * ids, and the status of it all.
+ */
+#include "cache/warm.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/log.h"
+#include "cache/binlog.h"
+#include "cache/registry.h"
+#include "cache/settings.h"
+#include "cache/snapshot.h"
+#include "cache/store.h"
+#include "cache/verdict.h"
+#include "config/config.h"
+#include "upstream/users.h"
+
+#define KEY_HEAD 10          /* kind, caps, settings id (2..5), user id (6..9) */
+#define ID_GONE UINT32_MAX   /* a saved id that stands for nothing now */
+
+struct id_map {
+	uint32_t saved, now;
+};
+
+struct id_maps {
+	struct id_map *v;
+	size_t n, cap;
+};
+
+/* What start read: the file, and what its records stand for now. Main
+ * thread only (read, prepare, restore). */
+static struct {
+	uint8_t *buf;
+	size_t len;
+	struct snapshot_header h;
+	int64_t age_ms;                  /* how long ago it was written */
+	bool resume;                     /* the follower waits for warm_restore() */
+	struct id_maps settings, users;
+	struct cache_def **shapes;       /* by the file's shape index; NULL: not cached now */
+	size_t nshapes;
+	struct snapshot_entry *entries;
+	size_t nentries, cap_entries;
+	uint8_t *key;                    /* a key with this run's ids */
+	size_t key_cap;
+} W;
+
+/* The status, read by the admin and /metrics (any thread). */
+static pthread_mutex_t status_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct warm_status S;
+
+static int64_t wall_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void set_state(enum warm_state st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_state(enum warm_state st, const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&status_lock);
+	S.state = st;
+	if (fmt) {
+		va_start(ap, fmt);
+		vsnprintf(S.reason, sizeof S.reason, fmt, ap);
+		va_end(ap);
+	}
+	pthread_mutex_unlock(&status_lock);
+}
+
+const char *warm_state_name(enum warm_state s)
+{
+	switch (s) {
+	case WARM_REFUSED: return "refused";
+	case WARM_DISCARDED: return "discarded";
+	case WARM_LOADING: return "loading";
+	case WARM_REPLAYING: return "replaying";
+	case WARM_WARM: return "warm";
+	case WARM_DROPPED: return "dropped";
+	default: return "off";
+	}
+}
+
+static void free_maps(void)
+{
+	free(W.settings.v);
+	free(W.users.v);
+	free(W.shapes);
+	free(W.entries);
+	free(W.key);
+	free(W.buf);
+	memset(&W, 0, sizeof W);
+}
+
+void warm_free(void)
+{
+	free_maps();
+}
+
+/* ---- reading ---------------------------------------------------------------- */
+
+static int copy_header(const struct snapshot_header *h, void *arg)
+{
+	(void)arg;
+	W.h = *h;
+	return 0;
+}
+
+int warm_read(const char *path)
+{
+	struct snapshot_visitor v = { .header = copy_header };
+	struct snapshot_stats st;
+	char err[512];
+
+	if (!path || !path[0])
+		return 1;
+	W.buf = snapshot_read_file(path, &W.len);
+	if (!W.buf && errno == ENOENT) {
+		log_info("cache snapshot %s: none yet; the node starts cold", path);
+		return 1;
+	}
+	if (!W.buf) {
+		snprintf(err, sizeof err, "cannot be read: %s", strerror(errno ? errno : EIO));
+	} else if (snapshot_parse(W.buf, W.len, &v, &st, err, sizeof err) == 0) {
+		W.age_ms = wall_ms() - W.h.written_ms;
+		if (W.age_ms < 0)
+			W.age_ms = 0;  /* the clock went back: no TTL is stretched by it */
+		pthread_mutex_lock(&status_lock);
+		S.file_entries = st.entries;
+		pthread_mutex_unlock(&status_lock);
+		log_info("cache snapshot %s: %" PRIu64 " entries of %" PRIu64 " shapes, written %.1f s ago by "
+			 "shoal %s against %s in %s mode at GTID position '%s'", path, st.entries, st.shapes,
+			 (double)W.age_ms / 1000.0, W.h.node_version, W.h.upstream, W.h.mode, W.h.gtid);
+		return 0;
+	}
+	log_warn("cache snapshot %s ignored (nothing of it is used): %s", path, err);
+	set_state(WARM_REFUSED, "%s", err);
+	free_maps();
+	return 1;
+}
+
+/* ---- what may be kept --------------------------------------------------------- */
+
+static void discard(const char *why)
+{
+	log_warn("cache snapshot: its %" PRIu64 " entries are not loaded: %s; the node starts cold",
+		 S.file_entries, why);
+	set_state(WARM_DISCARDED, "%s", why);
+	free_maps();
+}
+
+void warm_prepare(enum inval_mode m)
+{
+	char upstream[sizeof W.h.upstream];
+
+	if (!W.buf)
+		return;
+	snprintf(upstream, sizeof upstream, "%s:%u", g_config.upstream_host, g_config.upstream_port);
+	if (m != INVAL_BINLOG) {
+		discard("only binlog mode can tell what changed on the upstream while the node was down "
+			"(invalidation is not binlog)");
+	} else if (!W.h.gtid[0] || !W.h.server_id) {
+		discard("it was written without a binlog position (its node was not in binlog mode)");
+	} else if (!registry_may_cache()) {
+		discard("nothing may be cached (auto_cache is off and no cache is defined)");
+	} else if (binlog_resume_from(W.h.gtid, W.h.server_id) != 0) {
+		log_warn("cache snapshot: its binlog position '%s' is no GTID list: ignored", W.h.gtid);
+		set_state(WARM_REFUSED, "its binlog position is no GTID list");
+		free_maps();
+	} else {
+		if (strcmp(upstream, W.h.upstream) != 0)
+			log_info("cache snapshot: written against %s, the upstream is %s: the binlog follower "
+				 "checks that it is the same server (server id %" PRIu32 ")", W.h.upstream,
+				 upstream, W.h.server_id);
+		W.resume = true;
+		set_state(WARM_LOADING, NULL);
+	}
+}
+
+/* ---- the records, mapped to this run ------------------------------------------ */
+
+static int map_add(struct id_maps *m, uint32_t saved, uint32_t now)
+{
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 16;
+		struct id_map *v = realloc(m->v, cap * sizeof *v);
+
+		if (!v)
+			return -1;
+		m->v = v;
+		m->cap = cap;
+	}
+	m->v[m->n++] = (struct id_map){ saved, now };
+	return 0;
+}
+
+/* This run's id for a saved one: ID_GONE when it stands for nothing now.
+ * The lists are short (a few settings lists and users): a linear look. */
+static uint32_t map_get(const struct id_maps *m, uint32_t saved)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (m->v[i].saved == saved)
+			return m->v[i].now;
+	return ID_GONE;
+}
+
+static int on_settings(uint32_t saved, const uint8_t *list, size_t len, void *arg)
+{
+	uint32_t now = settings_intern(list, len);
+
+	(void)arg;
+	return map_add(&W.settings, saved, now ? now : ID_GONE);
+}
+
+static int on_user(uint32_t saved, const char *name, size_t len, void *arg)
+{
+	char user[USERS_NAME_MAX];
+	uint32_t now = 0;
+
+	(void)arg;
+	if (len < sizeof user) {
+		memcpy(user, name, len);
+		user[len] = 0;
+		now = users_account_id(user);
+	}
+	return map_add(&W.users, saved, now ? now : ID_GONE);
+}
+
+/* A shape is kept when this run caches it (a cache defined now, or
+ * auto-cache with the classifier's consent) and its text gives the same
+ * digest (the same tokenizer). */
+static int on_shape(const struct snapshot_shape *d, void *arg)
+{
+	struct cache_def *def;
+
+	(void)arg;
+	if (d->index >= W.nshapes) {
+		size_t n = (size_t)d->index + 1;
+		struct cache_def **v = realloc(W.shapes, n * sizeof *v);
+
+		if (!v)
+			return -1;
+		memset(v + W.nshapes, 0, (n - W.nshapes) * sizeof *v);
+		W.shapes = v;
+		W.nshapes = n;
+	}
+	def = verdict_def_for_text(d->digest, d->text, d->text_len);
+	if (def && atomic_load(&def->state) != CACHE_CACHED)
+		def = NULL;
+	W.shapes[d->index] = def;
+	return 0;
+}
+
+static int on_entry(const struct snapshot_entry *e, void *arg)
+{
+	(void)arg;
+	if (W.nentries == W.cap_entries) {
+		size_t cap = W.cap_entries ? W.cap_entries * 2 : 1024;
+		struct snapshot_entry *v = realloc(W.entries, cap * sizeof *v);
+
+		if (!v)
+			return -1;
+		W.entries = v;
+		W.cap_entries = cap;
+	}
+	W.entries[W.nentries++] = *e;
+	return 0;
+}
+
+/* ---- the entries -------------------------------------------------------------- */
+
+static size_t entry_bytes(const struct snapshot_entry *e)
+{
+	return sizeof(struct cache_entry) + e->ndeps * sizeof(struct inval_dep) + e->key_len + e->resp_len;
+}
+
+/* The store's own measure of an entry's worth: upstream time saved per
+ * byte (its eviction keeps the same ones). */
+static double worth(const struct snapshot_entry *e)
+{
+	return (double)(e->hits + 1) * (e->upstream_us + 1) / (double)entry_bytes(e);
+}
+
+static int by_worth(const void *a, const void *b)
+{
+	double x = worth(a), y = worth(b);
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* Write this run's ids into the key copy: the settings (2..5), the user
+ * (6..9, 0: the shared upstream user) and, for a prepared statement ('B'),
+ * the settings it was prepared under (the 4 bytes after its text's NUL).
+ * False when one stands for nothing now. */
+static bool remap_key(uint8_t *k, size_t len)
+{
+	uint32_t saved_user = (uint32_t)k[6] | (uint32_t)k[7] << 8 | (uint32_t)k[8] << 16 | (uint32_t)k[9] << 24;
+	uint32_t ids[3] = { map_get(&W.settings, (uint32_t)k[2] | (uint32_t)k[3] << 8 |
+					(uint32_t)k[4] << 16 | (uint32_t)k[5] << 24),
+			    saved_user ? map_get(&W.users, saved_user) : 0, 0 };
+	size_t at[3] = { 2, 6, 0 };
+	unsigned n = 2;
+
+	if (k[0] == 'B') {
+		const uint8_t *nul = memchr(k + KEY_HEAD, 0, len - KEY_HEAD);
+		uint32_t prep;
+
+		if (!nul || (size_t)(nul - k) + 5 > len)
+			return false;
+		at[2] = (size_t)(nul - k) + 1;
+		prep = (uint32_t)k[at[2]] | (uint32_t)k[at[2] + 1] << 8 | (uint32_t)k[at[2] + 2] << 16 |
+		       (uint32_t)k[at[2] + 3] << 24;
+		ids[2] = prep ? map_get(&W.settings, prep) : 0;
+		n = 3;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		if (ids[i] == ID_GONE)
+			return false;
+		for (unsigned b = 0; b < 4; b++)
+			k[at[i] + b] = (uint8_t)(ids[i] >> (8 * b));
+	}
+	return true;
+}
+
+/* The tables e read, with their generations as they are now. */
+static bool entry_deps_now(const struct snapshot_entry *e, struct fill_deps *deps)
+{
+	struct inval_table *t[INVAL_MAX_DEPS];
+
+	if (e->ndeps > INVAL_MAX_DEPS)
+		return false;
+	for (unsigned i = 0; i < e->ndeps; i++) {
+		const char *schema, *table;
+		size_t slen, tlen;
+
+		if (!snapshot_entry_dep(e, i, &schema, &slen, &table, &tlen) ||
+		    !(t[i] = inval_table_get(schema, slen, table, tlen)))
+			return false;
+	}
+	deps->epoch = inval_epoch();
+	deps->n = e->ndeps;
+	inval_snapshot(t, deps->n, deps->d);
+	return true;
+}
+
+/* TTL left now, capped by the shape's TTL today; <= 0: expired. */
+static int64_t ttl_left(const struct snapshot_entry *e, const struct cache_def *d)
+{
+	int64_t ttl = e->ttl_left_ms - W.age_ms, cap = atomic_load(&d->ttl_ms);
+
+	return ttl < cap ? ttl : cap;
+}
+
+/* 1: put; 0: left out (counted in skipped); -1: out of memory. */
+static int put_entry(const struct snapshot_entry *e, int64_t now)
+{
+	struct cache_def *d = e->shape < W.nshapes ? W.shapes[e->shape] : NULL;
+	struct store_restore r = { .key_len = e->key_len, .resp = e->resp, .resp_len = e->resp_len,
+				   .upstream_us = e->upstream_us, .rows = e->rows, .hits = e->hits };
+	struct fill_deps deps;
+	int64_t ttl;
+	int refresh;
+
+	if (!d || e->key_len < KEY_HEAD || (ttl = ttl_left(e, d)) <= 0 || ttl > INT32_MAX ||
+	    !entry_deps_now(e, &deps))
+		return 0;
+	if (e->key_len > W.key_cap) {
+		uint8_t *k = realloc(W.key, e->key_len);
+
+		if (!k)
+			return -1;
+		W.key = k;
+		W.key_cap = e->key_len;
+	}
+	memcpy(W.key, e->key, e->key_len);
+	if (!remap_key(W.key, e->key_len))
+		return 0;
+	refresh = def_refresh_ms(d);
+	r.key = W.key;
+	memcpy(r.status_off, e->status_off, sizeof r.status_off);
+	r.def = d;
+	r.ttl_ms = (int)ttl;
+	/* no refresh (its age not below the TTL) stays none for what is left */
+	r.refresh_ms = refresh >= atomic_load(&d->ttl_ms) || refresh >= ttl ? (int)ttl : refresh;
+	return store_restore(&r, now, &deps);
+}
+
+static void put_entries(void)
+{
+	uint64_t limit = g_config.memory_limit, loaded = 0, skipped = 0, over = 0, bytes = 0;
+	int64_t now = wall_ms();
+
+	qsort(W.entries, W.nentries, sizeof *W.entries, by_worth);
+	for (size_t i = 0; i < W.nentries; i++) {
+		const struct snapshot_entry *e = &W.entries[i];
+		int rc;
+
+		if (limit && store_bytes() + entry_bytes(e) > limit) {
+			over++;
+			continue;
+		}
+		rc = put_entry(e, now);
+		if (rc < 0) {
+			over += W.nentries - i;
+			log_warn("cache snapshot: out of memory after %" PRIu64 " entries", loaded);
+			break;
+		}
+		loaded += rc > 0;
+		skipped += rc == 0;
+		bytes += rc > 0 ? e->key_len + e->resp_len : 0;
+	}
+	pthread_mutex_lock(&status_lock);
+	S.loaded = loaded;
+	S.skipped = skipped;
+	S.over_limit = over;
+	pthread_mutex_unlock(&status_lock);
+	log_info("cache snapshot: %" PRIu64 " entries loaded (%" PRIu64 " bytes of keys and results), %" PRIu64
+		 " left out (expired, their shape or user not there now, or filled meanwhile), %" PRIu64
+		 " beyond memory_limit", loaded, bytes, skipped, over);
+}
+
+void warm_restore(void)
+{
+	struct snapshot_visitor v = { .settings = on_settings, .user = on_user, .shape = on_shape,
+				      .entry = on_entry };
+	struct snapshot_stats st;
+	char err[512];
+	double t0 = mono_s();
+
+	if (!W.resume)
+		return;
+	if (snapshot_parse(W.buf, W.len, &v, &st, err, sizeof err) != 0) {
+		log_warn("cache snapshot: not loaded: out of memory");
+		set_state(WARM_DROPPED, "out of memory while loading");
+	} else {
+		put_entries();
+		pthread_mutex_lock(&status_lock);
+		S.load_seconds = mono_s() - t0;
+		pthread_mutex_unlock(&status_lock);
+		log_info("cache snapshot: loaded in %.3f s; nothing of it is served until the binlog is "
+			 "replayed from '%s'", S.load_seconds, W.h.gtid);
+		set_state(WARM_REPLAYING, NULL);
+	}
+	free_maps();
+	/* the follower starts its replay now: the entries' tables have the
+	 * generations they were put there with */
+	binlog_resume_release();
+}
+
+/* ---- status ------------------------------------------------------------------- */
+
+static int count_kept(const struct cache_entry *e, void *arg)
+{
+	*(uint64_t *)arg += e->restored;
+	return 0;
+}
+
+void warm_status(struct warm_status *out)
+{
+	enum binlog_resume r = binlog_resume_result();
+	uint64_t kept = 0;
+	bool count = false;
+
+	pthread_mutex_lock(&status_lock);
+	if (S.state == WARM_REPLAYING && r == BINLOG_RESUME_DONE) {
+		S.state = WARM_WARM;
+		count = true;
+	} else if (S.state == WARM_REPLAYING && (r == BINLOG_RESUME_GONE || r == BINLOG_RESUME_FOREIGN)) {
+		S.state = WARM_DROPPED;
+		snprintf(S.reason, sizeof S.reason, "%s", r == BINLOG_RESUME_GONE ?
+			 "its binlog position is gone from the server's binlogs" :
+			 "the upstream is another server than the one it was written against");
+	}
+	pthread_mutex_unlock(&status_lock);
+	/* once, as the replay is seen done: what it left (no lock held) */
+	if (count) {
+		store_each(wall_ms(), count_kept, &kept);
+		pthread_mutex_lock(&status_lock);
+		S.kept = kept;
+		pthread_mutex_unlock(&status_lock);
+	}
+	pthread_mutex_lock(&status_lock);
+	*out = S;
+	pthread_mutex_unlock(&status_lock);
+}

@@ -1,0 +1,230 @@
+#!/usr/bin/env bash
+# 59-warm-restart: a node restarted with --cache-snapshot starts with its
+# cache, and never serves a row that changed while it was down
+# (docs/operations.md, "Warm restarts"; docs/caching.md, "A loaded entry"):
+#   - binlog mode, 2,000 keys over 100 tables: SIGTERM, 20 rows changed
+#     directly on the upstream (two tables), start again: the log and
+#     /metrics say what was loaded and kept; reading all 2,000 keys gives 0
+#     answers that differ from the upstream's, and the upstream runs 40 of
+#     the keys' SELECTs (the two tables' keys), not 2,000;
+#   - DDL on one table while down: that table's 20 entries are gone, the
+#     other 1,980 served (the replay waits for the catalog instead of
+#     flushing everything);
+#   - the binlogs purged past the snapshot's position: nothing is served
+#     from the file (all 2,000 go upstream), the state says why;
+#   - another server (its server_id changed): the same;
+#   - writes mode: nothing of the file is loaded;
+#   - memory_limit below the file: the most valuable entries are loaded (the
+#     keys read most), the rest left out and counted;
+#   - a corrupt file: refused with its reason; the node starts cold.
+# The keys' SELECTs that reach the upstream are counted in its general log.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+if fake_mode; then skip_all "warm restart: needs a node (SHOAL_FAKE_DIRECT=1)"; fi
+
+plan 59
+work="$BUILD_TEST/t59"
+rm -rf "$work"
+mkdir -p "$work"
+binlog_mdb "$work/bl"
+bl() { mariadb --no-defaults -h127.0.0.1 -P"$BL_PORT" -uapp -ppw shoaltest "$@"; }
+bl_root() { mariadb --no-defaults -h127.0.0.1 -P"$BL_PORT" -uapp -ppw "$@"; }
+sql=""
+for t in $(seq 0 99); do
+  sql+="CREATE TABLE w$t (id INT PRIMARY KEY, v VARCHAR(600));
+        INSERT INTO w$t SELECT seq, CONCAT('t$t-', seq, '-', REPEAT('x', 400)) FROM seq_1_to_20; "
+done
+if bl -e "$sql"; then ok "100 tables of 20 rows (2,000 keys)"; else bail "the tables"; fi
+bl_root -e "SET GLOBAL log_output = 'TABLE'; SET GLOBAL general_log = 1"
+snap="$work/cache.snap"
+MPORT=$(free_port)
+APORT=$(free_port)
+
+start_node() { # name extra...
+  local name=$1; shift
+  mkdir -p "$work/$name"
+  shoal_start "$name" --upstream-db-url "mysql://app:pw@127.0.0.1:$BL_PORT/shoaltest" --auto-cache \
+    --binlog-user app --binlog-password pw --data-dir "$work/$name" --drain-handoff-ms 0 \
+    --metrics-address "127.0.0.1:$MPORT" --admin-address "127.0.0.1:$APORT" --cache-snapshot "$snap" "$@"
+}
+metric() { curl -s "http://127.0.0.1:$MPORT/metrics" | awk -v m="$1" '$1 == m { print $2 }'; }
+# wait_warm STATE: the snapshot's state reaches STATE within 10 s
+wait_warm() {
+  local i
+  for i in $(seq 1 100); do
+    [ "$(metric "shoal_warm_state{state=\"$1\"}")" = 1 ] && return 0
+    sleep 0.1
+  done
+  diag "warm state: $(curl -s "http://127.0.0.1:$MPORT/metrics" | grep '^shoal_warm_state.* 1$')"
+  return 1
+}
+# the keys' SELECTs the upstream ran (not the grant checks' PREPAREs, one per
+# shape and user: docs/caching.md, "Privileges")
+upstream_selects() { bl_root -N -e "SELECT COUNT(*) FROM mysql.general_log WHERE command_type = 'Query' AND argument LIKE '${1:-SELECT v FROM w}%'"; }
+reset_log() { bl_root -e "SET GLOBAL general_log = 0; TRUNCATE mysql.general_log; SET GLOBAL general_log = 1"; }
+
+# read PORT [extra-reads-of-w0]: every key through the node and directly;
+# prints how many answers differ
+read_all() {
+  "$PY" - "$1" "$BL_PORT" "${2:-0}" <<'EOF'
+import sys, pymysql
+node, direct, extra = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+def conn(port):
+    return pymysql.connect(host="127.0.0.1", port=port, user="app", password="pw",
+                           database="shoaltest", autocommit=True)
+n, d = conn(node).cursor(), conn(direct).cursor()
+differ = 0
+for t in range(100):
+    for i in range(1, 21):
+        q = "SELECT v FROM w%d WHERE id = %d" % (t, i)
+        n.execute(q)
+        got = n.fetchall()
+        d.execute(q.replace("SELECT v", "SELECT /* direct */ v"))
+        if got != d.fetchall():
+            differ += 1
+for _ in range(extra):
+    for i in range(1, 21):
+        n.execute("SELECT v FROM w0 WHERE id = %d" % i)
+        n.fetchall()
+print(differ)
+EOF
+}
+
+# ---- a cold start, filled, stopped
+if start_node n1 --invalidation binlog; then ok "a node in binlog mode starts (no snapshot yet)"; else bail "the node starts"; fi
+like "$(cat "$n1_LOG")" "cache snapshot .*cache.snap: none yet; the node starts cold" "no file yet: it says it starts cold"
+is "$(read_all "$n1_PORT" 30)" 0 "2,000 keys read through it (w0's 20 read 30 times more): none differs"
+is "$(read_all "$n1_PORT")" 0 "read again (hits): none differs"
+shoal_stop n1
+like "$(cat "$n1_LOG")" "cache snapshot .*cache.snap written at the stop: 2001 entries" "SIGTERM: 2,001 entries written (with the start check's SELECT 1)"
+cp "$snap" "$work/full.snap"
+
+# ---- 20 rows changed while it is down
+bl -e "UPDATE w3 SET v = CONCAT(v, '-changed') WHERE id <= 10; UPDATE w7 SET v = CONCAT(v, '-changed') WHERE id > 10"
+reset_log
+if start_node n2 --invalidation binlog; then ok "it starts again with the snapshot"; else bail "the restart"; fi
+like "$(cat "$n2_LOG")" "cache snapshot .*: 2001 entries of 101 shapes, written [0-9.]+ s ago by shoal .* in binlog mode at GTID position '0-1-[0-9]+'" \
+  "the log names the file: entries, shapes, age, mode and position"
+like "$(cat "$n2_LOG")" "cache snapshot: 2001 entries loaded \\([0-9]+ bytes of keys and results\\), 0 left out" "all 2,001 are loaded"
+check "the replay is done: the state is warm" wait_warm warm
+is "$(metric 'shoal_warm_entries{kind="kept"}')" 1961 "1,961 kept: the 40 entries of w3 and w7 were invalidated by the replay"
+is "$(metric 'shoal_warm_entries{kind="loaded"}')" 2001 "shoal_warm_entries{kind=\"loaded\"} 2001"
+like "$(cat "$n2_LOG")" "the binlog replay is done: 1961 of the 2001 entries loaded are served" "the log says how many are served"
+like "$(curl -s "http://127.0.0.1:$MPORT/health")" '"warm":"warm","warm_entries_kept":1961' "/health says warm, with the entries kept"
+like "$(mariadb --no-defaults -h127.0.0.1 -P"$APORT" -uadmin -padmin -N -e "SELECT variable_value FROM stats_shoal_global WHERE variable_name = 'Warm_state'")" '^warm$' \
+  "the admin's stats_shoal_global: Warm_state warm"
+is "$(read_all "$n2_PORT")" 0 "all 2,000 keys read: 0 answers differ from the upstream's"
+is "$(upstream_selects)" 40 "the upstream ran 40 of the keys' SELECTs (w3's and w7's), not 2,000"
+out=$(mariadb --no-defaults -h127.0.0.1 -P"$APORT" -uadmin -padmin -vv -e "SAVE CACHE TO DISK" 2>&1)
+like "$out" "Query OK, 2001 rows affected" "the admin's SAVE CACHE TO DISK writes the snapshot now: 2,001 entries"
+like "$(cat "$n2_LOG")" "cache snapshot .*cache.snap written by SAVE CACHE TO DISK: 2001 entries of 101 shapes" "  ... and the log says so"
+like "$("$SHOAL_BIN" --check-snapshot "$snap")" $'entries: +2001 ' "  ... a sound file"
+shoal_stop n2
+
+# ---- DDL on one table while it is down
+bl -e "ALTER TABLE w5 ADD COLUMN extra INT NOT NULL DEFAULT 7"
+reset_log
+if start_node n3 --invalidation binlog; then ok "restart after an ALTER TABLE made while it was down"; else bail "the restart after DDL"; fi
+check "the replay is done" wait_warm warm
+is "$(metric 'shoal_warm_entries{kind="kept"}')" 1981 "1,981 kept: w5's 20 entries are gone, the other tables' served"
+is "$(read_all "$n3_PORT")" 0 "all 2,000 keys read: 0 answers differ"
+is "$(upstream_selects)" 20 "the upstream ran w5's 20 SELECTs only"
+shoal_stop n3
+cp "$snap" "$work/after-ddl.snap"
+
+# ---- the binlogs purged past the snapshot's position
+bl -e "UPDATE w1 SET v = CONCAT(v, '-p') WHERE id = 1; FLUSH BINARY LOGS; UPDATE w2 SET v = CONCAT(v, '-p') WHERE id = 1; FLUSH BINARY LOGS"
+cur=$(bl_root -N -e "SHOW MASTER STATUS" | cut -f1)
+# the server keeps a file until its binlog checkpoint has passed it
+for _ in $(seq 1 50); do
+  bl_root -e "PURGE BINARY LOGS TO '$cur'"
+  [ "$(bl_root -N -e "SHOW BINARY LOGS" | wc -l)" = 1 ] && break
+  sleep 0.2
+done
+is "$(bl_root -N -e "SHOW BINARY LOGS" | cut -f1)" "$cur" "the binlogs are purged up to the current file ($cur)"
+reset_log
+if start_node n4 --invalidation binlog; then ok "restart after the binlogs were purged"; else bail "the restart after purge"; fi
+check "the state is dropped" wait_warm dropped
+like "$(mariadb --no-defaults -h127.0.0.1 -P"$APORT" -uadmin -padmin -N -e "SELECT variable_value FROM stats_shoal_global WHERE variable_name = 'Warm_reason'")" \
+  "position is gone" "the reason: its position is gone from the server's binlogs"
+is "$(read_all "$n4_PORT")" 0 "all 2,000 keys read: 0 answers differ"
+is "$(upstream_selects)" 2000 "none was served from the file: the upstream ran all 2,000 SELECTs"
+shoal_stop n4
+
+# ---- another server
+bl_root -e "SET GLOBAL server_id = 9"
+reset_log
+if start_node n5 --invalidation binlog; then ok "restart against a server with another server_id"; else bail "the restart against another server"; fi
+check "the state is dropped" wait_warm dropped
+like "$(cat "$n5_LOG")" "written against server id 1, the upstream is server id 9: its entries are dropped" "the log names both server ids"
+is "$(read_all "$n5_PORT")" 0 "all 2,000 keys read: 0 answers differ"
+is "$(upstream_selects)" 2000 "none was served from the file"
+shoal_stop n5
+bl_root -e "SET GLOBAL server_id = 1"
+
+# ---- writes mode
+cp "$work/after-ddl.snap" "$snap"
+reset_log
+if start_node n6 --invalidation writes; then ok "a node in writes mode starts with a binlog-mode snapshot"; else bail "the writes-mode node"; fi
+check "the state is discarded" wait_warm discarded
+like "$(cat "$n6_LOG")" "its 2001 entries are not loaded: only binlog mode can tell what changed" "the log says why nothing is loaded"
+is "$(read_all "$n6_PORT")" 0 "all 2,000 keys read: 0 answers differ"
+is "$(upstream_selects)" 2000 "none was served from the file"
+shoal_stop n6
+check "its own snapshot (writes mode) replaced the file" bash -c "'$SHOAL_BIN' --check-snapshot '$snap' | grep -q 'position: *(none)'"
+reset_log
+if start_node n6b --invalidation binlog; then ok "binlog mode with a snapshot written in writes mode"; else bail "n6b"; fi
+check "the state is discarded (no binlog position)" wait_warm discarded
+is "$(read_all "$n6b_PORT" 30)" 0 "all 2,000 keys read (w0's 30 times more): 0 answers differ"
+is "$(upstream_selects)" 2000 "none was served from the file"
+shoal_stop n6b
+
+# ---- memory_limit below the file (the one the last node wrote)
+reset_log
+if start_node n7 --invalidation binlog --memory-limit 1048576; then ok "memory_limit 1 MiB, below the file's entries"; else bail "n7"; fi
+check "the replay is done" wait_warm warm
+loaded=$(metric 'shoal_warm_entries{kind="loaded"}')
+left=$(metric 'shoal_warm_entries{kind="left_out"}')
+if [ -n "$loaded" ] && [ "$loaded" -gt 100 ] && [ "$loaded" -lt 2001 ] && [ $((loaded + left)) -eq 2001 ]; then
+  ok "part of the file is loaded ($loaded), the rest counted as left out ($left)"
+else
+  not_ok "part of the file is loaded, the rest left out"; diag "loaded $loaded left out $left"
+fi
+like "$(cat "$n7_LOG")" "[0-9]+ beyond memory_limit" "the log counts those beyond memory_limit"
+"$PY" - "$n7_PORT" <<'EOF' >/dev/null
+import pymysql, sys
+c = pymysql.connect(host="127.0.0.1", port=int(sys.argv[1]), user="app", password="pw", database="shoaltest", autocommit=True).cursor()
+for i in range(1, 21):
+    c.execute("SELECT v FROM w0 WHERE id = %d" % i); c.fetchall()
+EOF
+is "$(upstream_selects 'SELECT v FROM w0 ')" 0 \
+  "the most valuable were loaded: w0's 20 keys (read most) are all served from it"
+shoal_stop n7
+
+# ---- a corrupt file
+cp "$work/full.snap" "$snap"
+size=$(stat -c %s "$snap")
+printf '\xff' | dd of="$snap" bs=1 seek=$((size / 2)) conv=notrunc status=none
+reset_log
+if start_node n8 --invalidation binlog; then ok "a node starts with a corrupt snapshot"; else bail "n8"; fi
+like "$(cat "$n8_LOG")" "cache snapshot .*cache.snap ignored \\(nothing of it is used\\): at byte [0-9]+: .*checksum does not match" \
+  "the log names the file and the reason"
+is "$(metric 'shoal_warm_state{state="refused"}')" 1 "the state is refused"
+is "$(read_all "$n8_PORT")" 0 "all 2,000 keys read: 0 answers differ"
+is "$(upstream_selects)" 2000 "it started cold"
+shoal_stop n8
+
+# ---- SAVE CACHE TO DISK without cache_snapshot
+if shoal_start n9 --upstream-db-url "mysql://app:pw@127.0.0.1:$BL_PORT/shoaltest" --admin-address "127.0.0.1:$APORT" \
+  --data-dir "$work/n8"; then
+  out=$(mariadb --no-defaults -h127.0.0.1 -P"$APORT" -uadmin -padmin --force -N -e "SAVE CACHE TO DISK; SELECT 'after'" 2>&1)
+  like "$out" "ERROR 1105 \(HY000\).*SAVE CACHE TO DISK: cache_snapshot is not set" "without cache_snapshot, SAVE CACHE TO DISK is refused with the reason"
+  like "$out" $'\nafter$' "  ... and the admin session goes on"
+  shoal_stop n9
+else
+  not_ok "a node without cache_snapshot starts"; not_ok "(skipped)"
+fi
+
+bl_root -e "SET GLOBAL general_log = 0"
+done_testing

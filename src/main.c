@@ -249,7 +249,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	cache_persist_load();
-	warm_read(g_config.cache_snapshot);
+	/* a warm restart from the node's own file, else a warm join from a peer */
+	if (warm_read(g_config.cache_snapshot) != 0)
+		warm_fetch(g_config.warm_from);
 	rc = consistency_start();
 	if (rc != 0)
 		return rc;

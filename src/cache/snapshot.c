@@ -162,6 +162,7 @@ struct writer {
 	struct snapshot_stats *st;
 	char *err;
 	size_t cap;
+	bool durable;                 /* a file: fsync it (a peer's copy is not) */
 };
 
 static bool past(const struct timespec *t)
@@ -370,7 +371,7 @@ static int write_all(struct writer *w)
 		return fail(w, "out of memory");
 	if (emit(w, 'Z') < 0)
 		return -1;
-	if (fflush(w->f) != 0 || fsync(fileno(w->f)) != 0)
+	if (fflush(w->f) != 0 || (w->durable && fsync(fileno(w->f)) != 0))
 		return fail(w, strerror(errno));
 	if (past(&w->deadline))
 		return fail(w, "it took longer than snapshot_write_timeout_ms");
@@ -418,27 +419,45 @@ static FILE *open_temp(const char *tmp, struct writer *w)
 	return f;
 }
 
+/* A writer for st and err, its deadline timeout_ms from *t0 (now). */
+static void writer_init(struct writer *w, int64_t now_ms, int timeout_ms, struct snapshot_stats *st,
+			char *err, size_t cap, struct timespec *t0)
+{
+	*w = (struct writer){ .now_ms = now_ms, .st = st, .err = err, .cap = cap };
+	*st = (struct snapshot_stats){ 0 };
+	err[0] = 0;
+	clock_gettime(CLOCK_MONOTONIC, t0);
+	w->deadline = *t0;
+	w->deadline.tv_sec += timeout_ms / 1000;
+	w->deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+	if (w->deadline.tv_nsec >= 1000000000L) {
+		w->deadline.tv_sec++;
+		w->deadline.tv_nsec -= 1000000000L;
+	}
+}
+
+static void writer_free(struct writer *w, const struct timespec *t0)
+{
+	pbuf_free(&w->rec);
+	idset_free(&w->shapes);
+	idset_free(&w->settings);
+	idset_free(&w->users);
+	w->st->seconds = seconds_since(t0);
+}
+
 int snapshot_write(const char *path, int64_t now_ms, int timeout_ms, struct snapshot_stats *st,
 		   char *err, size_t cap)
 {
-	struct writer w = { .now_ms = now_ms, .st = st, .err = err, .cap = cap };
+	struct writer w;
 	char tmp[1100];
 	struct timespec t0;
 	int rc;
 
-	*st = (struct snapshot_stats){ 0 };
-	err[0] = 0;
+	writer_init(&w, now_ms, timeout_ms, st, err, cap, &t0);
+	w.durable = true;
 	if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) {
 		snprintf(err, cap, "the path is too long");
 		return -1;
-	}
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	w.deadline = t0;
-	w.deadline.tv_sec += timeout_ms / 1000;
-	w.deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-	if (w.deadline.tv_nsec >= 1000000000L) {
-		w.deadline.tv_sec++;
-		w.deadline.tv_nsec -= 1000000000L;
 	}
 	w.f = open_temp(tmp, &w);
 	if (!w.f)
@@ -452,11 +471,21 @@ int snapshot_write(const char *path, int64_t now_ms, int timeout_ms, struct snap
 		unlink(tmp);
 	else if (sync_folder(path) != 0)
 		rc = fail(&w, "written, but its folder could not be synced");
-	pbuf_free(&w.rec);
-	idset_free(&w.shapes);
-	idset_free(&w.settings);
-	idset_free(&w.users);
-	st->seconds = seconds_since(&t0);
+	writer_free(&w, &t0);
+	return rc;
+}
+
+int snapshot_write_stream(FILE *f, int64_t now_ms, int timeout_ms, struct snapshot_stats *st, char *err,
+			  size_t cap)
+{
+	struct writer w;
+	struct timespec t0;
+	int rc;
+
+	writer_init(&w, now_ms, timeout_ms, st, err, cap, &t0);
+	w.f = f;
+	rc = write_all(&w);
+	writer_free(&w, &t0);
 	return rc;
 }
 

@@ -93,6 +93,11 @@ struct snapshot_stats {
 int snapshot_write(const char *path, int64_t now_ms, int timeout_ms, struct snapshot_stats *st,
 		   char *err, size_t cap);
 
+/* The same to an open stream (a peer's copy, GET /snapshot): not synced,
+ * nothing renamed; f is flushed, not closed. */
+int snapshot_write_stream(FILE *f, int64_t now_ms, int timeout_ms, struct snapshot_stats *st, char *err,
+			  size_t cap);
+
 /* Check buf whole (magic, version, lengths, checksums, references, the
  * end record), then hand it to v (NULL: check only). 0, or -1 with err
  * saying what is wrong and where; nothing is handed over then. A callback's

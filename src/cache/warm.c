@@ -15,6 +15,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <curl/curl.h>
+
 #include "base/log.h"
 #include "cache/binlog.h"
 #include "cache/registry.h"
@@ -127,37 +129,140 @@ static int copy_header(const struct snapshot_header *h, void *arg)
 	return 0;
 }
 
-int warm_read(const char *path)
+/* W.buf (read from source, or NULL with why in err): checked whole, kept
+ * when sound. 0, or 1 when it is not (logged; the state says why). */
+static int accept_snapshot(const char *source, char *err, size_t cap)
 {
 	struct snapshot_visitor v = { .header = copy_header };
 	struct snapshot_stats st;
+
+	if (W.buf && snapshot_parse(W.buf, W.len, &v, &st, err, cap) == 0) {
+		W.age_ms = wall_ms() - W.h.written_ms;
+		if (W.age_ms < 0)
+			W.age_ms = 0;  /* the clock went back: no TTL is stretched by it */
+		pthread_mutex_lock(&status_lock);
+		S.file_entries = st.entries;
+		S.reason[0] = 0;
+		pthread_mutex_unlock(&status_lock);
+		log_info("cache snapshot %s: %" PRIu64 " entries of %" PRIu64 " shapes, written %.1f s ago by "
+			 "shoal %s against %s in %s mode at GTID position '%s'", source, st.entries, st.shapes,
+			 (double)W.age_ms / 1000.0, W.h.node_version, W.h.upstream, W.h.mode, W.h.gtid);
+		return 0;
+	}
+	log_warn("cache snapshot %s ignored (nothing of it is used): %s", source, err);
+	set_state(WARM_REFUSED, "%s", err);
+	free_maps();
+	return 1;
+}
+
+int warm_read(const char *path)
+{
 	char err[512];
 
 	if (!path || !path[0])
 		return 1;
 	W.buf = snapshot_read_file(path, &W.len);
 	if (!W.buf && errno == ENOENT) {
-		log_info("cache snapshot %s: none yet; the node starts cold", path);
+		log_info("cache snapshot %s: none yet%s", path,
+			 g_config.warm_from[0] ? "" : "; the node starts cold");
 		return 1;
 	}
-	if (!W.buf) {
+	if (!W.buf)
 		snprintf(err, sizeof err, "cannot be read: %s", strerror(errno ? errno : EIO));
-	} else if (snapshot_parse(W.buf, W.len, &v, &st, err, sizeof err) == 0) {
-		W.age_ms = wall_ms() - W.h.written_ms;
-		if (W.age_ms < 0)
-			W.age_ms = 0;  /* the clock went back: no TTL is stretched by it */
-		pthread_mutex_lock(&status_lock);
-		S.file_entries = st.entries;
-		pthread_mutex_unlock(&status_lock);
-		log_info("cache snapshot %s: %" PRIu64 " entries of %" PRIu64 " shapes, written %.1f s ago by "
-			 "shoal %s against %s in %s mode at GTID position '%s'", path, st.entries, st.shapes,
-			 (double)W.age_ms / 1000.0, W.h.node_version, W.h.upstream, W.h.mode, W.h.gtid);
-		return 0;
+	return accept_snapshot(path, err, sizeof err);
+}
+
+/* ---- a peer's (warm join) ----------------------------------------------------- */
+
+struct fetch {
+	uint8_t *buf;
+	size_t len, cap, limit;
+};
+
+static size_t on_body(char *p, size_t size, size_t n, void *arg)
+{
+	struct fetch *f = arg;
+	size_t got = size * n;
+
+	if (got > f->limit - f->len)
+		return 0;  /* larger than any snapshot this node could load: curl stops */
+	if (f->len + got > f->cap) {
+		size_t cap = f->cap ? f->cap : 1 << 20;
+		uint8_t *b;
+
+		while (cap < f->len + got)
+			cap *= 2;
+		b = realloc(f->buf, cap);
+		if (!b)
+			return 0;
+		f->buf = b;
+		f->cap = cap;
 	}
-	log_warn("cache snapshot %s ignored (nothing of it is used): %s", path, err);
-	set_state(WARM_REFUSED, "%s", err);
-	free_maps();
-	return 1;
+	memcpy(f->buf + f->len, p, got);
+	f->len += got;
+	return got;
+}
+
+/* GET url with the admin login into f; 0, or -1 with why in err. */
+static int fetch_url(const char *url, struct fetch *f, char *err, size_t cap)
+{
+	CURL *h = curl_easy_init();
+	char curl_err[CURL_ERROR_SIZE] = "";
+	long status = 0;
+	CURLcode rc;
+
+	if (!h) {
+		snprintf(err, cap, "cannot start a transfer (libcurl)");
+		return -1;
+	}
+	curl_easy_setopt(h, CURLOPT_URL, url);
+	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(h, CURLOPT_USERNAME, g_config.admin_user.name);
+	curl_easy_setopt(h, CURLOPT_PASSWORD, g_config.admin_user.password);
+	curl_easy_setopt(h, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
+	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)g_config.warm_fetch_timeout_ms);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, f);
+	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, curl_err);
+	rc = curl_easy_perform(h);
+	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+	curl_easy_cleanup(h);
+	if (rc != CURLE_OK) {
+		snprintf(err, cap, "%s", curl_err[0] ? curl_err : curl_easy_strerror(rc));
+		return -1;
+	}
+	if (status != 200) {
+		size_t n = f->len < 160 ? f->len : 160;
+
+		while (n && (f->buf[n - 1] == '\n' || f->buf[n - 1] == '\r'))
+			n--;
+		snprintf(err, cap, "HTTP %ld: %.*s", status, (int)n, f->buf ? (const char *)f->buf : "");
+		return -1;
+	}
+	return 0;
+}
+
+int warm_fetch(const char *url)
+{
+	struct fetch f = { .limit = (size_t)g_config.memory_limit * 4 + ((size_t)64 << 20) };
+	char err[512], source[1100];
+	double t0 = mono_s();
+
+	if (!url || !url[0])
+		return 1;
+	snprintf(source, sizeof source, "from the peer %s", url);
+	if (fetch_url(url, &f, err, sizeof err) != 0) {
+		free(f.buf);
+		log_warn("cache snapshot %s not fetched: %s; the node starts cold", source, err);
+		set_state(WARM_REFUSED, "the peer's snapshot was not fetched: %s", err);
+		return 1;
+	}
+	log_info("cache snapshot %s fetched: %zu bytes in %.3f s", source, f.len, mono_s() - t0);
+	W.buf = f.buf;
+	W.len = f.len;
+	return accept_snapshot(source, err, sizeof err);
 }
 
 /* ---- what may be kept --------------------------------------------------------- */

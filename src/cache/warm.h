@@ -5,7 +5,8 @@
  *
  *   warm_read()     before the invalidation mode starts: the file is read
  *                   and checked whole; a bad one is named with its reason
- *                   and ignored;
+ *                   and ignored (warm_fetch(): a peer's, fetched over HTTP,
+ *                   when there is no file to load: a warm join);
  *   warm_prepare()  once the mode is chosen: only binlog mode can tell what
  *                   changed while the node was down, so only there is the
  *                   data kept; the follower is told to start at the
@@ -55,6 +56,10 @@ struct warm_status {
 /* Read and check path (cache_snapshot) at start. 0 when there is something
  * to load, 1 when not (no file yet, or a bad one: logged). */
 int warm_read(const char *path);
+/* The same for a running peer's snapshot (warm_from: its GET /snapshot,
+ * with this node's admin login), fetched within warm_fetch_timeout_ms; a
+ * new node's warm join. */
+int warm_fetch(const char *url);
 /* The invalidation mode is m: keep the data only where the binlog can
  * validate it, and hand its position to the follower (before it starts). */
 void warm_prepare(enum inval_mode m);

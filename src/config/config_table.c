@@ -312,6 +312,17 @@ const struct setting config_settings[] = {
 	  .min = 1, .max = 3600000, .metavar = "MS", .def = "5000",
 	  .help = "Longest a cache snapshot write may take; a write cut short leaves the file "
 		  "that was there before." },
+	{ .key = "snapshot_serve", .env = "SNAPSHOT_SERVE", .flag = "snapshot-serve", .type = T_BOOL,
+	  .off = OFF(snapshot_serve), .metavar = "BOOL", .def = "false",
+	  .help = "Answer GET /snapshot on the HTTP port with the cache's snapshot, to peers that "
+		  "send the admin login (HTTP basic auth): a new node's --warm-from." },
+	{ .key = "warm_from", .env = "WARM_FROM", .flag = "warm-from", .type = T_STR,
+	  .off = OFF(warm_from), .size = SZ(warm_from), .metavar = "URL", .def = "(none: off)",
+	  .help = "A running peer's snapshot URL (http://peer:6034/snapshot), fetched at start with "
+		  "this node's admin login when no cache_snapshot file can be loaded (a warm join)." },
+	{ .key = "warm_fetch_timeout_ms", .env = "WARM_FETCH_TIMEOUT_MS", .flag = "warm-fetch-timeout-ms",
+	  .type = T_INT, .off = OFF(warm_fetch_timeout_ms), .min = 100, .max = 3600000, .metavar = "MS",
+	  .def = "30000", .help = "Longest the --warm-from fetch may take." },
 	{ .key = "metrics_max_queries", .env = "METRICS_MAX_QUERIES", .flag = "metrics-max-queries",
 	  .type = T_INT, .off = OFF(metrics_max_queries), .min = 0, .max = 100000, .metavar = "N",
 	  .def = "100",

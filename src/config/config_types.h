@@ -96,6 +96,9 @@ struct shoal_config {
 	char data_dir[1024];             /* default /var/lib/shoal: the admin's disk database */
 	char cache_snapshot[1024];       /* "" (off): the file the cache is written to on a graceful stop */
 	int snapshot_write_timeout_ms;   /* longest a snapshot write may take; default 5000 */
+	bool snapshot_serve;             /* GET /snapshot answers peers with the admin login */
+	char warm_from[1024];            /* "" (off): a peer's /snapshot URL, fetched at start */
+	int warm_fetch_timeout_ms;       /* longest that fetch may take; default 30000 */
 	int metrics_max_queries;         /* per-query series kept in /metrics, default 100 */
 
 	/* cache */

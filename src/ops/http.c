@@ -11,6 +11,7 @@
 #include "ops/http.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -19,7 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -27,7 +30,9 @@
 
 #include "cache/binlog.h"
 #include "cache/inval.h"
+#include "cache/snapshot.h"
 #include "cache/warm.h"
+#include "config/config.h"
 #include "base/health.h"
 #include "base/hex.h"
 #include "core/listener.h"
@@ -194,20 +199,89 @@ static enum MHD_Result serve_status_json(struct MHD_Connection *c)
 	return ret;
 }
 
-/* The one list of paths: what answers each, and whether it needs the
- * status page's access rule (http_access.h). */
+/* GET /snapshot (snapshot_serve): the cache's snapshot for a peer's
+ * --warm-from, written into an anonymous memory file (never to disk) and
+ * sent from it (docs/operations.md, "Warm joins"). */
+static enum MHD_Result serve_snapshot(struct MHD_Connection *c)
+{
+	struct snapshot_stats st;
+	struct timespec now;
+	struct MHD_Response *r;
+	enum MHD_Result ret = MHD_NO;
+	char err[512], entries[24];
+	int fd, rc;
+	off_t size;
+	FILE *f;
+
+	if (!g_config.snapshot_serve)
+		return reply_text(c, MHD_HTTP_NOT_FOUND, "not found: snapshot_serve is off\n");
+	fd = memfd_create("shoal-snapshot", MFD_CLOEXEC);
+	f = fd >= 0 ? fdopen(dup(fd), "wb") : NULL;
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		log_warn("http: cannot make the snapshot's memory file: %s", strerror(errno));
+		return reply_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal error\n");
+	}
+	clock_gettime(CLOCK_REALTIME, &now);
+	rc = snapshot_write_stream(f, (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000,
+				   g_config.snapshot_write_timeout_ms, &st, err, sizeof err);
+	if (fclose(f) != 0 && rc == 0)
+		snprintf(err, sizeof err, "%s", strerror(errno)), rc = -1;
+	size = lseek(fd, 0, SEEK_END);
+	if (rc != 0 || size < 0) {
+		close(fd);
+		log_warn("http: the cache snapshot for a peer could not be made: %s", err);
+		return reply_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "the snapshot could not be made\n");
+	}
+	r = MHD_create_response_from_fd((uint64_t)size, fd); /* takes fd */
+	if (!r) {
+		close(fd);
+		return MHD_NO;
+	}
+	snprintf(entries, sizeof entries, "%" PRIu64, st.entries);
+	if (MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/octet-stream") == MHD_YES &&
+	    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store") == MHD_YES &&
+	    MHD_add_response_header(r, "X-Shoal-Snapshot-Entries", entries) == MHD_YES)
+		ret = MHD_queue_response(c, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	log_info("http: the cache snapshot sent to a peer: %" PRIu64 " entries, %lld bytes, made in %.3f s",
+		 st.entries, (long long)size, st.seconds);
+	return ret;
+}
+
+/* Who may ask for a path: anyone; the status page's rule (loopback, or the
+ * admin login: http_access.h); the admin login only, from anywhere. */
+enum guard { GUARD_NONE, GUARD_STATUS, GUARD_ADMIN };
+
+/* The one list of paths: what answers each, and who may ask. */
 static const struct route {
 	const char *path;
 	enum MHD_Result (*serve)(struct MHD_Connection *c);
-	bool guarded;
+	enum guard guard;
 } routes[] = {
-	{ "/metrics", serve_metrics, false },
-	{ "/health", serve_health, false },
-	{ "/ready", serve_ready, false },
-	{ "/", serve_page, true },
-	{ "/status", serve_page, true },
-	{ "/status.json", serve_status_json, true },
+	{ "/metrics", serve_metrics, GUARD_NONE },
+	{ "/health", serve_health, GUARD_NONE },
+	{ "/ready", serve_ready, GUARD_NONE },
+	{ "/", serve_page, GUARD_STATUS },
+	{ "/status", serve_page, GUARD_STATUS },
+	{ "/status.json", serve_status_json, GUARD_STATUS },
+	{ "/snapshot", serve_snapshot, GUARD_ADMIN },
 };
+
+/* May c ask for r? */
+static bool allowed(struct MHD_Connection *c, const struct route *r)
+{
+	switch (r->guard) {
+	case GUARD_STATUS:
+		return may_see_status(c);
+	case GUARD_ADMIN:
+		return http_basic_auth_ok(MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+								      MHD_HTTP_HEADER_AUTHORIZATION));
+	default:
+		return true;
+	}
+}
 
 static const struct route *route_of(const char *url)
 {
@@ -243,11 +317,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
-	if (r->guarded && !may_see_status(c)) {
+	if (!allowed(c, r)) {
 		static const char refused[] = "the status page needs the admin login\n";
+		static const char refused_snap[] = "the snapshot needs the admin login (not the default "
+						   "admin/admin)\n";
+		bool snap = r->guard == GUARD_ADMIN;
 
-		return reply_with(c, MHD_HTTP_UNAUTHORIZED, CT_TEXT, refused, sizeof(refused) - 1,
-				  auth_headers);
+		return reply_with(c, MHD_HTTP_UNAUTHORIZED, CT_TEXT, snap ? refused_snap : refused,
+				  snap ? sizeof(refused_snap) - 1 : sizeof(refused) - 1, auth_headers);
 	}
 	return r->serve(c);
 }

@@ -16,14 +16,22 @@
 #   - writes mode: nothing of the file is loaded;
 #   - memory_limit below the file: the most valuable entries are loaded (the
 #     keys read most), the rest left out and counted;
-#   - a corrupt file: refused with its reason; the node starts cold.
+#   - a corrupt file: refused with its reason; the node starts cold;
+#   - SAVE CACHE TO DISK on the admin port writes the file now (refused with
+#     the reason when cache_snapshot is not set);
+#   - a warm join: a peer with --snapshot-serve answers GET /snapshot only to
+#     the admin login (401 otherwise, 404 on a node without it); a new node
+#     with --warm-from fetches it, replays the binlog from the peer's position
+#     and answers its first 2,000 reads from the cache (its hit ratio at least
+#     95% of the peer's within 5 s); a refused or missing peer: it says why
+#     and starts cold.
 # The keys' SELECTs that reach the upstream are counted in its general log.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 if fake_mode; then skip_all "warm restart: needs a node (SHOAL_FAKE_DIRECT=1)"; fi
 
-plan 59
+plan 76
 work="$BUILD_TEST/t59"
 rm -rf "$work"
 mkdir -p "$work"
@@ -214,6 +222,67 @@ is "$(metric 'shoal_warm_state{state="refused"}')" 1 "the state is refused"
 is "$(read_all "$n8_PORT")" 0 "all 2,000 keys read: 0 answers differ"
 is "$(upstream_selects)" 2000 "it started cold"
 shoal_stop n8
+
+# ---- a warm join: a new node fetches a running peer's snapshot
+sum_metric() { curl -s "http://127.0.0.1:$1/metrics" | awk -v m="$2" 'index($1, m "{") == 1 { s += $2 } END { print s + 0 }'; }
+PM=$(free_port)
+if start_node p1 --invalidation binlog --snapshot-serve --admin-password s3cret --metrics-address "127.0.0.1:$PM" \
+  --cache-snapshot "$work/p1.snap"; then ok "a peer starts with --snapshot-serve"; else bail "the peer"; fi
+is "$(read_all "$p1_PORT")" 0 "it is filled: 2,000 keys"
+h0=$(sum_metric "$PM" shoal_cache_hits_total); m0=$(sum_metric "$PM" shoal_cache_misses_total)
+is "$(read_all "$p1_PORT")" 0 "read again"
+h1=$(sum_metric "$PM" shoal_cache_hits_total); m1=$(sum_metric "$PM" shoal_cache_misses_total)
+is "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PM/snapshot")" 401 "GET /snapshot without the admin login: 401"
+is "$(curl -s -o /dev/null -w '%{http_code}' -u admin:wrong "http://127.0.0.1:$PM/snapshot")" 401 "  ... with a wrong password: 401"
+code=$(curl -s -o "$work/peer.snap" -w '%{http_code}' -u admin:s3cret "http://127.0.0.1:$PM/snapshot")
+is "$code" 200 "  ... with the admin login: 200"
+like "$("$SHOAL_BIN" --check-snapshot "$work/peer.snap")" $'entries: +2001 ' "  ... a sound snapshot of its 2,001 entries"
+reset_log
+JM=$(free_port)
+if shoal_start j1 --upstream-db-url "mysql://app:pw@127.0.0.1:$BL_PORT/shoaltest" --auto-cache --invalidation binlog \
+  --binlog-user app --binlog-password pw --data-dir "$work/j1" --admin-password s3cret --metrics-address "127.0.0.1:$JM" \
+  --warm-from "http://127.0.0.1:$PM/snapshot"; then ok "a new node starts with --warm-from the peer"; else bail "j1"; fi
+like "$(cat "$j1_LOG")" "cache snapshot from the peer http://127.0.0.1:$PM/snapshot fetched: [0-9]+ bytes" "it fetched the peer's snapshot"
+ok_warm=0
+for _ in $(seq 1 100); do
+  [ "$(curl -s "http://127.0.0.1:$JM/metrics" | awk '$1 == "shoal_warm_state{state=\"warm\"}" { print $2 }')" = 1 ] && { ok_warm=1; break; }
+  sleep 0.1
+done
+is "$ok_warm" 1 "  ... validated by the binlog replay from the peer's position: warm"
+t0=$(date +%s.%N)
+is "$(read_all "$j1_PORT")" 0 "its first client traffic, 2,000 keys: 0 answers differ"
+t1=$(date +%s.%N)
+hj=$(sum_metric "$JM" shoal_cache_hits_total); mj=$(sum_metric "$JM" shoal_cache_misses_total)
+ratio_p=$(awk -v h=$((h1 - h0)) -v m=$((m1 - m0)) 'BEGIN { printf "%.4f", h / (h + m) }')
+ratio_j=$(awk -v h="$hj" -v m="$mj" 'BEGIN { printf "%.4f", h / (h + m) }')
+secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+diag "peer's hit ratio $ratio_p; the new node's over its first $secs s of traffic: $ratio_j ($hj hits, $mj misses)"
+if awk -v j="$ratio_j" -v p="$ratio_p" -v s="$secs" 'BEGIN { exit !(j >= 0.95 * p && s < 5) }'; then
+  ok "within 5 s of its first traffic its hit ratio is at least 95% of the peer's"
+else
+  not_ok "within 5 s of its first traffic its hit ratio is at least 95% of the peer's"
+fi
+is "$(upstream_selects)" 0 "the upstream ran none of the keys' SELECTs for it"
+is "$(curl -s -o /dev/null -w '%{http_code}' -u admin:s3cret "http://127.0.0.1:$JM/snapshot")" 404 "a node without snapshot_serve answers /snapshot 404"
+shoal_stop j1
+if shoal_start j2 --upstream-db-url "mysql://app:pw@127.0.0.1:$BL_PORT/shoaltest" --auto-cache --invalidation binlog \
+  --binlog-user app --binlog-password pw --data-dir "$work/j2" --admin-password other \
+  --warm-from "http://127.0.0.1:$PM/snapshot"; then
+  like "$(cat "$j2_LOG")" "cache snapshot from the peer .* not fetched: HTTP 401: the snapshot needs the admin login.*; the node starts cold" \
+    "another admin login: the peer refuses, the new node says why and starts cold"
+  is "$(read_all "$j2_PORT")" 0 "  ... and answers right"
+  shoal_stop j2
+else
+  not_ok "j2 starts"; not_ok "(skipped)"
+fi
+if shoal_start j3 --upstream-db-url "mysql://app:pw@127.0.0.1:$BL_PORT/shoaltest" --data-dir "$work/j3" \
+  --admin-password s3cret --warm-from "http://127.0.0.1:$(free_port)/snapshot"; then
+  like "$(cat "$j3_LOG")" "cache snapshot from the peer .* not fetched: .*; the node starts cold" "a peer that does not answer: the node says why and starts cold"
+  shoal_stop j3
+else
+  not_ok "j3 starts"
+fi
+shoal_stop p1
 
 # ---- SAVE CACHE TO DISK without cache_snapshot
 if shoal_start n9 --upstream-db-url "mysql://app:pw@127.0.0.1:$BL_PORT/shoaltest" --admin-address "127.0.0.1:$APORT" \

@@ -131,7 +131,7 @@ static int copy_header(const struct snapshot_header *h, void *arg)
 
 /* W.buf (read from source, or NULL with why in err): checked whole, kept
  * when sound. 0, or 1 when it is not (logged; the state says why). */
-static int accept_snapshot(const char *source, char *err, size_t cap)
+static int accept_snapshot(const char *source, double t0, char *err, size_t cap)
 {
 	struct snapshot_visitor v = { .header = copy_header };
 	struct snapshot_stats st;
@@ -145,8 +145,9 @@ static int accept_snapshot(const char *source, char *err, size_t cap)
 		S.reason[0] = 0;
 		pthread_mutex_unlock(&status_lock);
 		log_info("cache snapshot %s: %" PRIu64 " entries of %" PRIu64 " shapes, written %.1f s ago by "
-			 "shoal %s against %s in %s mode at GTID position '%s'", source, st.entries, st.shapes,
-			 (double)W.age_ms / 1000.0, W.h.node_version, W.h.upstream, W.h.mode, W.h.gtid);
+			 "shoal %s against %s in %s mode at GTID position '%s' (%zu bytes, read and checked "
+			 "in %.3f s)", source, st.entries, st.shapes, (double)W.age_ms / 1000.0,
+			 W.h.node_version, W.h.upstream, W.h.mode, W.h.gtid, W.len, mono_s() - t0);
 		return 0;
 	}
 	log_warn("cache snapshot %s ignored (nothing of it is used): %s", source, err);
@@ -158,6 +159,7 @@ static int accept_snapshot(const char *source, char *err, size_t cap)
 int warm_read(const char *path)
 {
 	char err[512];
+	double t0 = mono_s();
 
 	if (!path || !path[0])
 		return 1;
@@ -169,7 +171,7 @@ int warm_read(const char *path)
 	}
 	if (!W.buf)
 		snprintf(err, sizeof err, "cannot be read: %s", strerror(errno ? errno : EIO));
-	return accept_snapshot(path, err, sizeof err);
+	return accept_snapshot(path, t0, err, sizeof err);
 }
 
 /* ---- a peer's (warm join) ----------------------------------------------------- */
@@ -262,7 +264,7 @@ int warm_fetch(const char *url)
 	log_info("cache snapshot %s fetched: %zu bytes in %.3f s", source, f.len, mono_s() - t0);
 	W.buf = f.buf;
 	W.len = f.len;
-	return accept_snapshot(source, err, sizeof err);
+	return accept_snapshot(source, t0, err, sizeof err);
 }
 
 /* ---- what may be kept --------------------------------------------------------- */

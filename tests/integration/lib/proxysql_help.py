@@ -234,7 +234,7 @@ class Node:
         return self.proc.pid if self.proc else None
 
 
-KEYS = 200
+KEYS = int(os.environ.get("PX_KEYS", "200"))   # the kv table's rows (PX_KEYS)
 
 
 def mdb_exec(port, *stmts):

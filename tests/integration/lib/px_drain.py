@@ -15,6 +15,13 @@ Each round SIGTERMs one node (alternating), waits for it to exit, starts it
 again on the same ports (a rolling restart), and waits until ProxySQL sends
 it traffic again. Prints one JSON object: rounds, answers, errors (with
 their texts), each round's drain time and exit status.
+
+For warm restarts (tests/integration/94-proxysql-warm.t): --snapshot gives
+each node its own cache_snapshot in its data folder; --upstream-log counts the
+keys' SELECTs the upstream ran (its general log): over a window of the same
+load without restarts first (baseline_selects, baseline_s; after a warm-up
+of 2 x settle, in which the nodes fill under ProxySQL's session settings),
+then over the rounds (rounds_selects, rounds_s).
 """
 import argparse
 import json
@@ -79,6 +86,23 @@ def routed_everywhere(proxies, nodes):
     return True
 
 
+def upstream_log(port, restart):
+    """The keys' SELECTs in the upstream's general log so far (a table);
+    restart: empty it and go on logging."""
+    c = pymysql.connect(host="127.0.0.1", port=port, user="app", password="pw", autocommit=True)
+    with c.cursor() as cur:
+        cur.execute("SELECT COUNT(*) FROM mysql.general_log WHERE command_type = 'Query' AND "
+                    "argument LIKE 'SELECT v FROM kv WHERE id = %%'")
+        n = cur.fetchone()[0]
+        if restart:
+            cur.execute("SET GLOBAL log_output = 'TABLE'")
+            cur.execute("SET GLOBAL general_log = 0")
+            cur.execute("TRUNCATE mysql.general_log")
+            cur.execute("SET GLOBAL general_log = 1")
+    c.close()
+    return n
+
+
 def node_queries(n):
     return n.metric("shoal_queries_total") or 0.0
 
@@ -97,6 +121,8 @@ def main():
     ap.add_argument("--settle", type=float, default=1.0, help="seconds of load between rounds")
     ap.add_argument("--node-arg", action="append", default=[], help="extra node argument (repeat)")
     ap.add_argument("--var", action="append", default=[], help="mysql_variables NAME=VALUE (repeat)")
+    ap.add_argument("--snapshot", action="store_true", help="each node writes and loads <data>/cache.snap")
+    ap.add_argument("--upstream-log", action="store_true", help="count the keys' SELECTs upstream")
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
     prepare_upstream(args.mdb_port)
@@ -108,6 +134,9 @@ def main():
         node_args += ["--proxysql-admin", ",".join("mysql://admin:admin@127.0.0.1:%d" % p.admin_port
                                                    for p in proxies[:args.node_admin])]
     nodes = [Node("px_drain.n%d" % i, args.work, url, node_args) for i in (1, 2)]
+    if args.snapshot:
+        for n in nodes:
+            n.extra += ["--cache-snapshot", os.path.join(n.data_dir, "cache.snap")]
     agent = None
     result = {"rounds": [], "proxies": args.proxies, "agent": args.agent, "node_admin": args.node_admin,
               "threads": args.threads}
@@ -138,8 +167,17 @@ def main():
             return pymysql.connect(host="127.0.0.1", port=port, user="app", password="pw", database="shoaltest",
                                    autocommit=True, connect_timeout=10, read_timeout=30)
 
+        if args.upstream_log:
+            upstream_log(args.mdb_port, True)
         load = Load(connect, kv_query, kv_check, threads=args.threads).start()
         time.sleep(args.settle * 2)
+        if args.upstream_log:
+            upstream_log(args.mdb_port, True)   # from here: the warm-up's misses are not counted
+            t_base = time.time()
+            time.sleep(args.settle * 2)
+            result["baseline_selects"] = upstream_log(args.mdb_port, True)
+            result["baseline_s"] = round(time.time() - t_base, 2)
+            t_rounds = time.time()
         sig = getattr(__import__("signal"), "SIG" + args.sig)
         for r in range(args.rounds):
             n = nodes[r % 2]
@@ -155,6 +193,10 @@ def main():
             result["rounds"].append({"node": n.name, "exit": st, "drain_s": round(drain_s, 2),
                                      "back_s": round(back_s, 2) if back else None,
                                      "answers": after[0] - before[0], "errors": after[1] - before[1]})
+        if args.upstream_log:
+            result["rounds_selects"] = upstream_log(args.mdb_port, False)
+            result["rounds_s"] = round(time.time() - t_rounds, 2)
+            result["warm"] = [n.metric("shoal_warm_state", 'state="warm"') for n in nodes]
     finally:
         if load:
             load.stop()

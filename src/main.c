@@ -35,6 +35,7 @@
 #include "base/health.h"
 #include "cache/snapshot.h"
 #include "cache/warm.h"
+#include "core/refill.h"
 #include "ops/healthcheck.h"
 #include "ops/http.h"
 #include "ops/status.h"
@@ -269,6 +270,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	warm_restore(); /* the users are known now: their keys name them */
+	refill_start(); /* the saved keys whose data is not served, read again */
 	warm_watch_start(loop);
 	metrics_register_provider(cache_metrics_render);
 	metrics_register_provider(consistency_metrics_render);
@@ -287,6 +289,7 @@ int main(int argc, char **argv)
 	/* back in rotation if a drain (this node's, before a restart) took it out */
 	pxadmin_set_status("ONLINE");
 	ev_run(loop, 0);
+	refill_stop();
 	listeners_close(loop); /* (already closed when draining) */
 	pxadmin_wait(3000);
 	admin_stop();

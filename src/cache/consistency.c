@@ -116,7 +116,8 @@ static void fig(struct consist_figure *f, const char *title, const char *name, c
 	va_end(ap);
 }
 
-/* The cache snapshot loaded at start (cache/warm.h): 6 figures. */
+/* The cache snapshot loaded at start and the refill (cache/warm.h): 12
+ * figures. */
 static size_t warm_figures(struct consist_figure *out)
 {
 	struct warm_status w;
@@ -130,6 +131,14 @@ static size_t warm_figures(struct consist_figure *out)
 	fig(&out[n++], "Warm Entries Kept", "Warm_entries_kept", "%llu", (unsigned long long)w.kept);
 	fig(&out[n++], "Warm Entries Left Out", "Warm_entries_left_out", "%llu",
 	    (unsigned long long)(w.skipped + w.over_limit));
+	fig(&out[n++], "Warm Refill", "Warm_refill_state", "%s", warm_refill_name(w.refill));
+	fig(&out[n++], "Warm Refill Keys", "Warm_refill_keys", "%llu", (unsigned long long)w.refill_total);
+	fig(&out[n++], "Warm Refill Keys Read", "Warm_refill_keys_read", "%llu", (unsigned long long)w.refill_done);
+	fig(&out[n++], "Warm Refill Keys Present", "Warm_refill_keys_present", "%llu",
+	    (unsigned long long)w.refill_present);
+	fig(&out[n++], "Warm Refill Keys Failed", "Warm_refill_keys_failed", "%llu",
+	    (unsigned long long)w.refill_failed);
+	fig(&out[n++], "Warm Refill Keys Left", "Warm_refill_keys_left", "%llu", (unsigned long long)w.refill_left);
 	return n;
 }
 
@@ -171,43 +180,70 @@ static int counter(struct pbuf *out, const char *name, const char *help, uint64_
 	return 0;
 }
 
+/* A gauge family with one sample per value of its label: names[i] = v[i]. */
+static int labelled_gauges(struct pbuf *out, const char *family, const char *help, const char *label,
+			   const char *const *names, const uint64_t *v, size_t n)
+{
+	int rc = metrics_family(out, family, "gauge", help);
+
+	for (size_t i = 0; i < n; i++) {
+		struct metrics_label l = { label, names[i] };
+
+		rc |= metrics_sample_u64(out, family, &l, 1, v[i]);
+	}
+	return rc;
+}
+
+/* shoal_warm_refill_*: the saved keys read again (core/refill.c). */
+static int refill_metrics(struct pbuf *out, const struct warm_status *w)
+{
+	static const char *const kinds[] = { "total", "read", "present", "failed", "left" };
+	const char *states[WARM_REFILL_STOPPED + 1];
+	uint64_t is[WARM_REFILL_STOPPED + 1];
+	const uint64_t keys[] = { w->refill_total, w->refill_done, w->refill_present, w->refill_failed,
+				  w->refill_left };
+
+	for (int i = WARM_REFILL_NONE; i <= WARM_REFILL_STOPPED; i++) {
+		states[i] = warm_refill_name((enum warm_refill)i);
+		is[i] = w->refill == (enum warm_refill)i;
+	}
+	return labelled_gauges(out, "shoal_warm_refill_state",
+			       "The refill of the saved keys whose data is not served: 1 for its current "
+			       "state (none, waiting, running, done, stopped).", "state", states, is,
+			       WARM_REFILL_STOPPED + 1) |
+	       labelled_gauges(out, "shoal_warm_refill_keys",
+			       "The refill's keys: in all, read again from the upstream, served already, "
+			       "failed, not reached.", "kind", kinds, keys, 5);
+}
+
 /* shoal_warm_*: the cache snapshot loaded at start. */
 static int warm_metrics(struct pbuf *out)
 {
-	static const enum warm_state states[] = { WARM_OFF, WARM_REFUSED, WARM_DISCARDED, WARM_LOADING,
-						  WARM_REPLAYING, WARM_WARM, WARM_DROPPED };
+	static const char *const kinds[] = { "file", "loaded", "kept", "left_out" };
+	const char *states[WARM_DROPPED + 1];
+	uint64_t is[WARM_DROPPED + 1], counts[4];
 	struct warm_status w;
-	struct {
-		const char *kind;
-		uint64_t v;
-	} counts[4];
-	int rc = 0;
+	int rc;
 
 	warm_status(&w);
-	counts[0].kind = "file", counts[0].v = w.file_entries;
-	counts[1].kind = "loaded", counts[1].v = w.loaded;
-	counts[2].kind = "kept", counts[2].v = w.kept;
-	counts[3].kind = "left_out", counts[3].v = w.skipped + w.over_limit;
-	rc |= metrics_family(out, "shoal_warm_state", "gauge",
+	for (int i = WARM_OFF; i <= WARM_DROPPED; i++) {
+		states[i] = warm_state_name((enum warm_state)i);
+		is[i] = w.state == (enum warm_state)i;
+	}
+	counts[0] = w.file_entries;
+	counts[1] = w.loaded;
+	counts[2] = w.kept;
+	counts[3] = w.skipped + w.over_limit;
+	rc = labelled_gauges(out, "shoal_warm_state",
 			     "The cache snapshot read at start: 1 for its current state (off, refused, "
-			     "discarded, loading, replaying, warm, dropped).");
-	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++) {
-		struct metrics_label l = { "state", warm_state_name(states[i]) };
-
-		rc |= metrics_sample_u64(out, "shoal_warm_state", &l, 1, w.state == states[i]);
-	}
-	rc |= metrics_family(out, "shoal_warm_entries", "gauge",
-			     "Entries of the cache snapshot read at start: in the file, loaded, kept once "
-			     "the binlog replay was done, left out.");
-	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
-		struct metrics_label l = { "kind", counts[i].kind };
-
-		rc |= metrics_sample_u64(out, "shoal_warm_entries", &l, 1, counts[i].v);
-	}
+			     "discarded, loading, replaying, warm, dropped).", "state", states, is, WARM_DROPPED + 1);
+	rc |= labelled_gauges(out, "shoal_warm_entries",
+			      "Entries of the cache snapshot read at start: in the file, loaded, kept once "
+			      "the binlog replay was done, left out.", "kind", kinds, counts, 4);
 	rc |= metrics_family(out, "shoal_warm_load_seconds", "gauge",
 			     "How long putting the cache snapshot's entries in the store took.");
 	rc |= metrics_sample(out, "shoal_warm_load_seconds", NULL, 0, w.load_seconds);
-	return rc;
+	return rc | refill_metrics(out, &w);
 }
 
 int consistency_metrics_render(struct pbuf *out)

@@ -315,6 +315,20 @@ enum store_lookup store_lookup(const uint8_t *key, size_t len, uint64_t h, int64
 	return r;
 }
 
+bool store_has(const uint8_t *key, size_t len, int64_t now)
+{
+	uint64_t h = store_hash(key, len);
+	struct shard *s = shard_of(h);
+	struct cache_entry *e;
+	bool has;
+
+	pthread_mutex_lock(&s->lock);
+	e = find(s, key, len, h);
+	has = e && (e->state == ENTRY_LOADING || (e->state == ENTRY_READY && fresh(e, now)));
+	pthread_mutex_unlock(&s->lock);
+	return has;
+}
+
 static double base_priority(const struct cache_entry *e)
 {
 	return (double)(e->upstream_us + 1) / (double)entry_size(e);

@@ -119,6 +119,9 @@ uint64_t store_hash(const uint8_t *key, size_t len);
 enum store_lookup store_lookup(const uint8_t *key, size_t len, uint64_t hash, int64_t now_ms,
 			       int64_t stale_ms, int64_t keep_ms, struct cache_def *def,
 			       struct store_waiter *waiter, struct cache_entry **out);
+/* Is key served now (READY and current), or being loaded by a session?
+ * Takes no reference and counts no hit (the refill's look, core/refill.c). */
+bool store_has(const uint8_t *key, size_t len, int64_t now_ms);
 /* Fill a placeholder (or replace a READY entry being refreshed) with a
  * response read under deps. Returns 1 if the bytes differ from the entry
  * being replaced, 0 if equal or new, -1 if out of memory or a table of deps

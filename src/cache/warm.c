@@ -27,7 +27,7 @@
 #include "config/config.h"
 #include "upstream/users.h"
 
-#define KEY_HEAD 10          /* kind, caps, settings id (2..5), user id (6..9) */
+#define KEY_HEAD WARM_KEY_HEAD
 #define ID_GONE UINT32_MAX   /* a saved id that stands for nothing now */
 
 struct id_map {
@@ -47,7 +47,10 @@ static struct {
 	struct snapshot_header h;
 	int64_t age_ms;                  /* how long ago it was written */
 	bool resume;                     /* the follower waits for warm_restore() */
+	bool keys_only;                  /* the data is not kept, the keys are refilled */
 	struct id_maps settings, users;
+	char (*user_names)[USERS_NAME_MAX]; /* by W.users' index */
+	size_t cap_names;
 	struct cache_def **shapes;       /* by the file's shape index; NULL: not cached now */
 	size_t nshapes;
 	struct snapshot_entry *entries;
@@ -108,6 +111,7 @@ static void free_maps(void)
 {
 	free(W.settings.v);
 	free(W.users.v);
+	free(W.user_names);
 	free(W.shapes);
 	free(W.entries);
 	free(W.key);
@@ -269,12 +273,24 @@ int warm_fetch(const char *url)
 
 /* ---- what may be kept --------------------------------------------------------- */
 
-static void discard(const char *why)
+/* The data is not loaded; the keys are refilled when keep_keys (and the
+ * refill is on). */
+static void discard(const char *why, bool keep_keys)
 {
-	log_warn("cache snapshot: its %" PRIu64 " entries are not loaded: %s; the node starts cold",
-		 S.file_entries, why);
+	int rate = g_config.warm_rate;
+
+	keep_keys = keep_keys && rate > 0;
+	if (keep_keys)
+		log_warn("cache snapshot: its %" PRIu64 " entries are not loaded: %s; their keys are "
+			 "refilled from the upstream (warm_rate %d statements/s)", S.file_entries, why, rate);
+	else
+		log_warn("cache snapshot: its %" PRIu64 " entries are not loaded: %s; the node starts cold",
+			 S.file_entries, why);
 	set_state(WARM_DISCARDED, "%s", why);
-	free_maps();
+	if (keep_keys)
+		W.keys_only = true;
+	else
+		free_maps();
 }
 
 void warm_prepare(enum inval_mode m)
@@ -286,11 +302,11 @@ void warm_prepare(enum inval_mode m)
 	snprintf(upstream, sizeof upstream, "%s:%u", g_config.upstream_host, g_config.upstream_port);
 	if (m != INVAL_BINLOG) {
 		discard("only binlog mode can tell what changed on the upstream while the node was down "
-			"(invalidation is not binlog)");
+			"(invalidation is not binlog)", true);
 	} else if (!W.h.gtid[0] || !W.h.server_id) {
-		discard("it was written without a binlog position (its node was not in binlog mode)");
+		discard("it was written without a binlog position (its node was not in binlog mode)", true);
 	} else if (!registry_may_cache()) {
-		discard("nothing may be cached (auto_cache is off and no cache is defined)");
+		discard("nothing may be cached (auto_cache is off and no cache is defined)", false);
 	} else if (binlog_resume_from(W.h.gtid, W.h.server_id) != 0) {
 		log_warn("cache snapshot: its binlog position '%s' is no GTID list: ignored", W.h.gtid);
 		set_state(WARM_REFUSED, "its binlog position is no GTID list");
@@ -307,19 +323,36 @@ void warm_prepare(enum inval_mode m)
 
 /* ---- the records, mapped to this run ------------------------------------------ */
 
+/* Room for one more element in v (n used of *cap, size bytes each; the
+ * first allocation holds first): v itself, or moved; NULL (v unchanged)
+ * when out of memory. */
+static void *grow(void *v, size_t n, size_t *cap, size_t size, size_t first)
+{
+	size_t c = *cap ? *cap * 2 : first;
+	void *nv;
+
+	if (n < *cap)
+		return v;
+	nv = realloc(v, c * size);
+	if (nv)
+		*cap = c;
+	return nv;
+}
+
 static int map_add(struct id_maps *m, uint32_t saved, uint32_t now)
 {
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 16;
-		struct id_map *v = realloc(m->v, cap * sizeof *v);
+	struct id_map *v = grow(m->v, m->n, &m->cap, sizeof *v, 16);
 
-		if (!v)
-			return -1;
-		m->v = v;
-		m->cap = cap;
-	}
+	if (!v)
+		return -1;
+	m->v = v;
 	m->v[m->n++] = (struct id_map){ saved, now };
 	return 0;
+}
+
+static uint32_t rd_key_u32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
 /* This run's id for a saved one: ID_GONE when it stands for nothing now.
@@ -343,14 +376,21 @@ static int on_settings(uint32_t saved, const uint8_t *list, size_t len, void *ar
 static int on_user(uint32_t saved, const char *name, size_t len, void *arg)
 {
 	char user[USERS_NAME_MAX];
+	char (*names)[USERS_NAME_MAX];
 	uint32_t now = 0;
 
 	(void)arg;
+	user[0] = 0;
 	if (len < sizeof user) {
 		memcpy(user, name, len);
 		user[len] = 0;
 		now = users_account_id(user);
 	}
+	names = grow(W.user_names, W.users.n, &W.cap_names, sizeof *names, 16);
+	if (!names)
+		return -1;
+	W.user_names = names;
+	memcpy(W.user_names[W.users.n], user, sizeof user);
 	return map_add(&W.users, saved, now ? now : ID_GONE);
 }
 
@@ -381,16 +421,12 @@ static int on_shape(const struct snapshot_shape *d, void *arg)
 
 static int on_entry(const struct snapshot_entry *e, void *arg)
 {
-	(void)arg;
-	if (W.nentries == W.cap_entries) {
-		size_t cap = W.cap_entries ? W.cap_entries * 2 : 1024;
-		struct snapshot_entry *v = realloc(W.entries, cap * sizeof *v);
+	struct snapshot_entry *v = grow(W.entries, W.nentries, &W.cap_entries, sizeof *v, 1024);
 
-		if (!v)
-			return -1;
-		W.entries = v;
-		W.cap_entries = cap;
-	}
+	(void)arg;
+	if (!v)
+		return -1;
+	W.entries = v;
 	W.entries[W.nentries++] = *e;
 	return 0;
 }
@@ -547,6 +583,96 @@ static void put_entries(void)
 		 " beyond memory_limit", loaded, bytes, skipped, over);
 }
 
+/* ---- the keys to refill ------------------------------------------------------- */
+
+static struct warm_keys K;   /* main thread until warm_keys_take() */
+
+void warm_keys_free(struct warm_keys *k)
+{
+	for (size_t i = 0; i < k->n; i++)
+		free(k->v[i].key);
+	free(k->v);
+	free(k->users);
+	memset(k, 0, sizeof *k);
+}
+
+/* The user index of a saved key's user id: the file's users, then one more
+ * slot for 0 (the upstream_db_url user's login). */
+static uint32_t key_user(uint32_t saved)
+{
+	if (saved == 0)
+		return (uint32_t)W.users.n;
+	for (size_t i = 0; i < W.users.n; i++)
+		if (W.users.v[i].saved == saved)
+			return W.users.v[i].now == ID_GONE ? UINT32_MAX : (uint32_t)i;
+	return UINT32_MAX;
+}
+
+static int add_key(const struct snapshot_entry *e)
+{
+	struct cache_def *d = e->shape < W.nshapes ? W.shapes[e->shape] : NULL;
+	uint32_t user;
+	struct warm_key *k;
+
+	if (e->key_len <= KEY_HEAD || !d)
+		return 0;
+	if (e->key[0] != 'Q') {
+		K.prepared++;   /* a prepared statement: refilled by its next execute */
+		return 0;
+	}
+	user = key_user(rd_key_u32(e->key + 6));
+	if (user == UINT32_MAX)
+		return 0;
+	k = grow(K.v, K.n, &K.cap, sizeof *k, 1024);
+	if (!k)
+		return -1;
+	K.v = k;
+	k = &K.v[K.n];
+	k->key = malloc(e->key_len);
+	if (!k->key)
+		return -1;
+	memcpy(k->key, e->key, e->key_len);
+	if (!remap_key(k->key, e->key_len)) {
+		free(k->key);
+		return 0;
+	}
+	k->key_len = e->key_len;
+	k->user = user;
+	k->saved_us = (double)(e->hits + 1) * (double)e->upstream_us;
+	K.n++;
+	return 0;
+}
+
+/* Every text statement of a shape cached now, under this run's ids: what
+ * the refill reads again when it is not served (core/refill.c). */
+static void collect_keys(void)
+{
+	size_t i;
+
+	warm_keys_free(&K);
+	K.users = calloc(W.users.n + 1, sizeof *K.users);
+	if (!K.users)
+		goto oom;
+	for (i = 0; i < W.users.n; i++)
+		memcpy(K.users[i], W.user_names[i], USERS_NAME_MAX);
+	snprintf(K.users[W.users.n], USERS_NAME_MAX, "%s", g_config.upstream_user.name);
+	K.nusers = W.users.n + 1;
+	for (i = 0; i < W.nentries; i++)
+		if (add_key(&W.entries[i]) < 0)
+			goto oom;
+	return;
+oom:
+	log_warn("cache snapshot: out of memory for the keys to refill: none is refilled");
+	warm_keys_free(&K);
+}
+
+bool warm_keys_take(struct warm_keys *out)
+{
+	*out = K;
+	memset(&K, 0, sizeof K);
+	return out->n > 0;
+}
+
 void warm_restore(void)
 {
 	struct snapshot_visitor v = { .settings = on_settings, .user = on_user, .shape = on_shape,
@@ -555,12 +681,18 @@ void warm_restore(void)
 	char err[512];
 	double t0 = mono_s();
 
-	if (!W.resume)
+	if (!W.resume && !W.keys_only) {
+		binlog_resume_release();
 		return;
+	}
 	if (snapshot_parse(W.buf, W.len, &v, &st, err, sizeof err) != 0) {
 		log_warn("cache snapshot: not loaded: out of memory");
-		set_state(WARM_DROPPED, "out of memory while loading");
+		if (W.resume)
+			set_state(WARM_DROPPED, "out of memory while loading");
+	} else if (W.keys_only) {
+		collect_keys();
 	} else {
+		collect_keys();
 		put_entries();
 		pthread_mutex_lock(&status_lock);
 		S.load_seconds = mono_s() - t0;
@@ -576,6 +708,51 @@ void warm_restore(void)
 }
 
 /* ---- status ------------------------------------------------------------------- */
+
+void warm_refill_begin(uint64_t total)
+{
+	pthread_mutex_lock(&status_lock);
+	S.refill = WARM_REFILL_RUNNING;
+	S.refill_total = total;
+	pthread_mutex_unlock(&status_lock);
+}
+
+void warm_refill_count(enum warm_refill_outcome o)
+{
+	pthread_mutex_lock(&status_lock);
+	switch (o) {
+	case WARM_REFILLED: S.refill_done++; break;
+	case WARM_REFILL_PRESENT: S.refill_present++; break;
+	default: S.refill_failed++; break;
+	}
+	pthread_mutex_unlock(&status_lock);
+}
+
+void warm_refill_end(enum warm_refill st, uint64_t left, double seconds)
+{
+	pthread_mutex_lock(&status_lock);
+	S.refill = st;
+	S.refill_left = left;
+	S.refill_seconds = seconds;
+	pthread_mutex_unlock(&status_lock);
+}
+
+const char *warm_refill_name(enum warm_refill r)
+{
+	switch (r) {
+	case WARM_REFILL_WAITING: return "waiting";
+	case WARM_REFILL_RUNNING: return "running";
+	case WARM_REFILL_DONE: return "done";
+	case WARM_REFILL_STOPPED: return "stopped";
+	default: return "none";
+	}
+}
+
+bool warm_warming(const struct warm_status *w)
+{
+	return w->state == WARM_LOADING || w->state == WARM_REPLAYING || w->refill == WARM_REFILL_WAITING ||
+	       w->refill == WARM_REFILL_RUNNING;
+}
 
 static int count_kept(const struct cache_entry *e, void *arg)
 {

@@ -31,6 +31,9 @@
 #include <stdint.h>
 
 #include "cache/inval.h"
+#include "upstream/users.h"
+
+#define WARM_KEY_HEAD 10       /* kind, caps, settings id (2..5), user id (6..9) */
 
 enum warm_state {
 	WARM_OFF = 0,      /* no snapshot (none set, no file yet) */
@@ -42,6 +45,24 @@ enum warm_state {
 	WARM_DROPPED,      /* the replay could not be made: flushed */
 };
 
+/* The refill (core/refill.c): the saved text statements whose data is
+ * not served (not loaded, invalidated by the replay, or the whole file
+ * dropped) are read again through a session of their own user, costliest
+ * first, at most warm_rate a second, for at most warm_timeout_ms. */
+enum warm_refill {
+	WARM_REFILL_NONE = 0,  /* nothing to refill (or warm_rate 0) */
+	WARM_REFILL_WAITING,   /* the binlog replay is not done yet */
+	WARM_REFILL_RUNNING,
+	WARM_REFILL_DONE,      /* every key was reached */
+	WARM_REFILL_STOPPED,   /* warm_timeout_ms, the stop, or the upstream down: some keys left */
+};
+
+enum warm_refill_outcome {
+	WARM_REFILLED,         /* read again and now served */
+	WARM_REFILL_PRESENT,   /* served already (kept, or filled by a client): not read */
+	WARM_REFILL_FAILED,    /* an error, or the answer is not served under its key */
+};
+
 struct warm_status {
 	enum warm_state state;
 	char reason[256];          /* why refused, discarded or dropped ("" if none) */
@@ -51,6 +72,27 @@ struct warm_status {
 	uint64_t over_limit;       /* left out: beyond memory_limit */
 	uint64_t kept;             /* loaded and still current once the replay was done */
 	double load_seconds;
+	enum warm_refill refill;
+	uint64_t refill_total;     /* keys the refill looks at */
+	uint64_t refill_done, refill_present, refill_failed;
+	uint64_t refill_left;      /* not reached (stopped) */
+	double refill_seconds;     /* how long it ran, once it ended */
+};
+
+/* A saved text statement's key, with this run's ids. */
+struct warm_key {
+	uint8_t *key;              /* kind, caps, settings id, user id; the text follows (KEY_HEAD) */
+	uint32_t key_len;
+	uint32_t user;             /* index in warm_keys.users */
+	double saved_us;           /* upstream time its hits saved: the refill's order */
+};
+
+struct warm_keys {
+	struct warm_key *v;
+	size_t n, cap;
+	char (*users)[USERS_NAME_MAX]; /* login names; the last: the upstream_db_url user */
+	size_t nusers;
+	uint64_t prepared;         /* prepared statements' keys, left to their next execute */
 };
 
 /* Read and check path (cache_snapshot) at start. 0 when there is something
@@ -67,6 +109,19 @@ void warm_prepare(enum inval_mode m);
  * called at start (it releases the follower even when there is nothing). */
 void warm_restore(void);
 void warm_status(struct warm_status *out);
+/* Warming: loading, replaying, or refilling (the node's answers are all
+ * current; its hit ratio is still growing). */
+bool warm_warming(const struct warm_status *w);
+
+/* The keys warm_restore() collected for the refill, handed over (free them
+ * with warm_keys_free). false when there are none. */
+bool warm_keys_take(struct warm_keys *out);
+void warm_keys_free(struct warm_keys *k);
+/* The refill's progress, for the status (core/refill.c; any thread). */
+void warm_refill_begin(uint64_t total);
+void warm_refill_count(enum warm_refill_outcome o);
+void warm_refill_end(enum warm_refill st, uint64_t left, double seconds);
+const char *warm_refill_name(enum warm_refill r);
 const char *warm_state_name(enum warm_state s);
 /* Free what start read (at exit). */
 void warm_free(void);

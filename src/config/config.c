@@ -709,6 +709,8 @@ void config_defaults(struct shoal_config *cfg)
 	cfg->drain_timeout_ms = 30000;
 	cfg->snapshot_write_timeout_ms = 5000;
 	cfg->warm_fetch_timeout_ms = 30000;
+	cfg->warm_rate = 100;
+	cfg->warm_timeout_ms = 300000;
 	cfg->drain_handoff_ms = 8000;
 	cfg->drain_quiet_ms = 1000;
 	cfg->upstream_down_policy = DOWN_POLICY_SHUN;

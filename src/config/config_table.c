@@ -323,6 +323,15 @@ const struct setting config_settings[] = {
 	{ .key = "warm_fetch_timeout_ms", .env = "WARM_FETCH_TIMEOUT_MS", .flag = "warm-fetch-timeout-ms",
 	  .type = T_INT, .off = OFF(warm_fetch_timeout_ms), .min = 100, .max = 3600000, .metavar = "MS",
 	  .def = "30000", .help = "Longest the --warm-from fetch may take." },
+	{ .key = "warm_rate", .env = "WARM_RATE", .flag = "warm-rate", .type = T_INT,
+	  .off = OFF(warm_rate), .min = 0, .max = 100000, .metavar = "N", .def = "100",
+	  .help = "Statements per second at most of the refill: the saved keys whose data is not "
+		  "loaded or not current are read again from the upstream, costliest first (0: no "
+		  "refill)." },
+	{ .key = "warm_timeout_ms", .env = "WARM_TIMEOUT_MS", .flag = "warm-timeout-ms", .type = T_INT,
+	  .off = OFF(warm_timeout_ms), .min = 100, .max = 86400000, .metavar = "MS", .def = "300000",
+	  .help = "Longest the refill runs; the keys it has not reached then are left to the "
+		  "clients' misses." },
 	{ .key = "metrics_max_queries", .env = "METRICS_MAX_QUERIES", .flag = "metrics-max-queries",
 	  .type = T_INT, .off = OFF(metrics_max_queries), .min = 0, .max = 100000, .metavar = "N",
 	  .def = "100",

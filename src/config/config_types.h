@@ -99,6 +99,8 @@ struct shoal_config {
 	bool snapshot_serve;             /* GET /snapshot answers peers with the admin login */
 	char warm_from[1024];            /* "" (off): a peer's /snapshot URL, fetched at start */
 	int warm_fetch_timeout_ms;       /* longest that fetch may take; default 30000 */
+	int warm_rate;                   /* refill statements per second at most; default 100, 0 off */
+	int warm_timeout_ms;             /* longest the refill runs; default 300000 */
 	int metrics_max_queries;         /* per-query series kept in /metrics, default 100 */
 
 	/* cache */

@@ -1462,11 +1462,13 @@ static void peer_text(const struct sockaddr_storage *ss, char *out, size_t cap)
 		memmove(out, out + 7, strlen(out + 7) + 1);
 }
 
-void client_accept(struct worker *w, int fd, const struct sockaddr_storage *peer)
+void client_accept(struct worker *w, int fd, const struct sockaddr_storage *peer,
+		   struct internal_login *internal)
 {
 	struct client *c = calloc(1, sizeof(*c));
 
 	if (!c) {
+		free(internal);
 		close(fd);
 		atomic_fetch_sub(&w->n_clients, 1);
 		STAT_DEC(client_connections);
@@ -1487,6 +1489,9 @@ void client_accept(struct worker *w, int fd, const struct sockaddr_storage *peer
 	ev_timer_init(&c->timer, on_handshake_timeout, g_config.handshake_timeout_ms / 1000.0, 0.);
 	c->timer.data = c;
 	ev_timer_start(w->loop, &c->timer);
-	login_start(c);
+	if (internal)
+		login_internal(c, internal);
+	else
+		login_start(c);
 	settle(c);
 }

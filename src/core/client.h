@@ -30,6 +30,7 @@
 #include "session/stmts.h"
 
 struct worker;
+struct internal_login;
 struct ident;
 
 struct client;
@@ -70,6 +71,7 @@ struct client {
 	char db[HS_DB_MAX];
 	struct ident *ident;          /* whom the session acts as upstream (ident.h) */
 	bool is_monitor;
+	bool internal;                /* the node's own session (login_internal) */
 	bool changing_user;           /* login states entered from CMD_CHANGE_USER */
 	bool login_pending;           /* CS_CONNECTING for a login: OK follows */
 	bool tls_done;
@@ -167,7 +169,10 @@ void client_kill(struct worker *w, uint32_t id, bool query_only);
 bool upcmd_send(struct client *c, uint8_t cmd, const void *payload, size_t len, enum upcmd_kind kind);
 
 /* Take ownership of an accepted socket on worker w. */
-void client_accept(struct worker *w, int fd, const struct sockaddr_storage *peer);
+/* A new session on fd: a listener's client (internal NULL: the handshake
+ * starts), or one of the node's own (internal_login, worker.h: taken over). */
+void client_accept(struct worker *w, int fd, const struct sockaddr_storage *peer,
+		   struct internal_login *internal);
 /* Close and free. */
 void client_close(struct client *c, const char *why);
 
@@ -178,6 +183,8 @@ bool client_flush(struct client *c);
 
 /* login.c */
 void login_start(struct client *c);
+/* A session of the node's own starts logged in (in is freed). */
+void login_internal(struct client *c, struct internal_login *in);
 /* Handle one packet in a login state. */
 void login_packet(struct client *c, const uint8_t *pl, uint32_t len, uint8_t seq);
 void login_tls_step(struct client *c);

@@ -7,6 +7,7 @@
  * over to client_authenticated(). See client.h for the states.
  */
 #include <openssl/err.h>
+#include <stdlib.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -217,8 +218,8 @@ static void choose_schema(struct client *c, const struct users_login *l)
 	bool url_user = !l->is_monitor &&
 			(g_config.shared_upstream_user || strcmp(c->user, g_config.upstream_user.name) == 0);
 
-	if (c->db[0])
-		return;
+	if (c->db[0] || c->internal)
+		return;  /* the node's own sessions: the schema their keys were read in, or none */
 	if (l->default_schema[0])
 		snprintf(c->db, sizeof(c->db), "%s", l->default_schema);
 	else if (url_user)
@@ -348,6 +349,37 @@ static void check_token(struct client *c, const uint8_t *tok, size_t len)
 		users_login_clear_secrets(&l);
 		access_denied(c, len > 0);
 	}
+}
+
+/* A session of the node's own (core/refill.c). It comes through a socket
+ * pair, never a listener, so there is no handshake to check: it acts as a
+ * configured user whose clear password the node has (as a client of that
+ * user would), and is refused for any other. */
+void login_internal(struct client *c, struct internal_login *in)
+{
+	struct users_login l;
+	bool known;
+
+	c->internal = true;
+	snprintf(c->peer, sizeof(c->peer), "%s", "refill");
+	snprintf(c->user, sizeof(c->user), "%s", in->user);
+	snprintf(c->db, sizeof(c->db), "%s", in->db);
+	c->collation = in->collation;
+	c->ext_caps_offered = upstream_mariadb() ? upstream_ext_caps() & MCAP_RELAYED : 0;
+	c->caps = in->caps & SHOAL_SERVER_CAPS;
+	if ((in->caps & CAP_X_EXT_METADATA) && (c->ext_caps_offered & MCAP_EXTENDED_METADATA))
+		c->caps |= CAP_X_EXT_METADATA;
+	free(in);
+	c->seq = 2;
+	client_set_state(c, CS_HANDSHAKE);
+	known = users_login_clear(c->user, &l);
+	if (!known || l.is_monitor) {
+		users_login_clear_secrets(&l);
+		fail_and_close(c, ERR_ACCESS_DENIED_ERROR, "28000",
+			       "the refill acts only as users whose clear password the node has");
+		return;
+	}
+	succeed(c, &l);
 }
 
 /* After a handshake response or CMD_CHANGE_USER: the plugin it used. */

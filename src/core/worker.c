@@ -75,9 +75,13 @@ static void drain_wakeups(struct worker *w)
 
 /* A socket handed over after stop or drain: closed (with an error first
  * when draining) instead of becoming a session. */
-static void drop_handoff(struct worker *w, int fd, bool stop)
+static void drop_handoff(struct worker *w, const struct handoff *h, bool stop)
 {
-	if (stop)
+	int fd = h->fd;
+	bool internal = h->internal != NULL;
+
+	free(h->internal);
+	if (stop || internal)
 		close(fd);
 	else
 		listener_refuse(fd, ERR_SERVER_SHUTDOWN, "08S01", "Server shutdown in progress");
@@ -117,9 +121,9 @@ static void drain_queue(struct worker *w)
 		pthread_mutex_unlock(&w->lock);
 		for (size_t i = 0; i < n; i++) {
 			if (stop || drain)
-				drop_handoff(w, batch[i].fd, stop);
+				drop_handoff(w, &batch[i], stop);
 			else
-				client_accept(w, batch[i].fd, &batch[i].peer);
+				client_accept(w, batch[i].fd, &batch[i].peer, batch[i].internal);
 		}
 		if (n < 64)
 			break;
@@ -197,7 +201,8 @@ struct worker *workers_pick(void)
 	return best;
 }
 
-int worker_hand_off(struct worker *w, int fd, const struct sockaddr_storage *peer)
+static int enqueue(struct worker *w, int fd, const struct sockaddr_storage *peer,
+		   struct internal_login *in)
 {
 	pthread_mutex_lock(&w->lock);
 	if (w->n_queue == w->cap_queue) {
@@ -213,10 +218,26 @@ int worker_hand_off(struct worker *w, int fd, const struct sockaddr_storage *pee
 	}
 	w->queue[w->n_queue].fd = fd;
 	w->queue[w->n_queue].peer = *peer;
+	w->queue[w->n_queue].internal = in;
 	w->n_queue++;
 	atomic_fetch_add(&w->n_clients, 1);
 	pthread_mutex_unlock(&w->lock);
 	ev_async_send(w->loop, &w->wake);
+	return 0;
+}
+
+int worker_hand_off(struct worker *w, int fd, const struct sockaddr_storage *peer)
+{
+	return enqueue(w, fd, peer, NULL);
+}
+
+int worker_hand_off_internal(struct worker *w, int fd, struct internal_login *in)
+{
+	struct sockaddr_storage peer = { .ss_family = AF_UNIX };
+
+	if (enqueue(w, fd, &peer, in) < 0)
+		return -1;
+	STAT_INC(client_connections);
 	return 0;
 }
 

@@ -19,9 +19,20 @@
 
 struct client;
 
+/* A session the node opens to itself (core/refill.c): no handshake, it
+ * starts logged in as user, with these capabilities, collation and
+ * schema. Only a socket pair leads to it, never a listener. */
+struct internal_login {
+	char user[128];
+	char db[256];
+	uint32_t caps;             /* CAP_* (CAP_X_EXT_METADATA included) */
+	uint16_t collation;
+};
+
 struct handoff {
 	int fd;
 	struct sockaddr_storage peer;
+	struct internal_login *internal; /* NULL: a client of a listener; else owned */
 };
 
 /* A message for one session of a worker, through its mailbox. */
@@ -64,6 +75,9 @@ int workers_start(int n, SSL_CTX *tls);
 struct worker *workers_pick(void);
 /* Give fd to w. 0, or -1 (then the caller closes fd). */
 int worker_hand_off(struct worker *w, int fd, const struct sockaddr_storage *peer);
+/* Give w one end of a socket pair for a session of the node's own (in is
+ * then w's to free). 0, or -1 (the caller closes fd and frees in). */
+int worker_hand_off_internal(struct worker *w, int fd, struct internal_login *in);
 /* Ask all workers to close their clients and stop; join them. */
 void workers_stop(void);
 /* Ask all workers to drain: close each session at its next idle point

@@ -11,6 +11,7 @@
 #include "config/config.h"
 #include "base/health.h"
 #include "core/listener.h"
+#include "core/refill.h"
 #include "base/log.h"
 #include "ops/pxadmin.h"
 #include "base/stats.h"
@@ -112,6 +113,7 @@ void drain_signal(struct ev_loop *loop, int signum)
 		 "no query comes for %d ms, then each closes when idle; the rest after %d ms)", signum,
 		 handoff_ms, g_config.drain_quiet_ms, timeout_ms);
 	listeners_close(loop);
+	refill_interrupt(); /* its sessions would keep the drain from going quiet */
 	health_set_draining(true);
 	dr.started = dr.quiet_from = ev_now(loop);
 	dr.activity = activity();

@@ -140,14 +140,18 @@ static enum MHD_Result serve_health(struct MHD_Connection *c)
 	binlog_get_status(&bl);
 	warm_status(&warm);
 	upstream_info(up_version, sizeof(up_version), &collation);
-	o = json_pack("{s:s, s:s, s:s, s:s, s:f, s:b, s:I, s:s, s:b, s:s, s:f, s:s, s:I}", "status", why,
+	o = json_pack("{s:s, s:s, s:s, s:s, s:f, s:b, s:I, s:s, s:b, s:s, s:f, s:s, s:I, s:b, s:s, s:I, s:I}",
+		      "status", why,
 		      "version", SHOAL_VERSION, "upstream_version", up_version,
 		      "upstream", health_upstream_up() ? "up" : "down",
 		      "upstream_down_seconds", down, "draining", (int)health_draining(),
 		      "client_connections", (json_int_t)conns,
 		      "invalidation", inval_mode_name(inval_mode()), "cache_serving", (int)inval_serving(),
 		      "binlog", binlog_state_name(bl.state), "binlog_lag_seconds", bl.lag_seconds,
-		      "warm", warm_state_name(warm.state), "warm_entries_kept", (json_int_t)warm.kept);
+		      "warm", warm_state_name(warm.state), "warm_entries_kept", (json_int_t)warm.kept,
+		      "warming", (int)warm_warming(&warm), "warm_refill", warm_refill_name(warm.refill),
+		      "warm_refill_keys", (json_int_t)warm.refill_total,
+		      "warm_refill_keys_done", (json_int_t)(warm.refill_done + warm.refill_present));
 	s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12)) : NULL;
 	json_decref(o);
 	if (!s)

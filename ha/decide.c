@@ -6,7 +6,9 @@
  * sample spans at least the window once the node has been watched that
  * long. Counters that went back (a restarted node) clear the history.
  * Flat: over that span, hits did not move and queries grew by at least
- * flat_min_queries. flat_window_ms = 0 turns the check off.
+ * flat_min_queries. flat_window_ms = 0 turns the check off. A node that
+ * says it is warming (/health "warming": its snapshot's binlog replay or
+ * refill) is never flat: its samples start once it has warmed.
  */
 #include "ha/decide.h"
 
@@ -53,7 +55,11 @@ void decide(const struct ha_config *cfg, struct node_state *ns, const struct nod
 	    int64_t now_ms, struct decision *d)
 {
 	memset(d, 0, sizeof *d);
-	if (s->have_counters) {
+	/* a warming node's hits are still to come: its history starts after */
+	if (s->warming) {
+		ns->n = 0;
+		d->warming = true;
+	} else if (s->have_counters) {
 		add_sample(cfg, ns, s, now_ms);
 		flat_check(cfg, ns, d);
 	}

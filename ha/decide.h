@@ -17,6 +17,7 @@ struct decision {
 	int want;             /* enum node_out: OUT_NONE = in rotation */
 	bool flat;            /* the flat condition holds now */
 	bool retry;           /* out for flatness long enough: back on trial */
+	bool warming;         /* the node warms up: its hit counter is not judged */
 	uint64_t hits_delta, queries_delta;
 	int64_t span_ms;      /* time the deltas cover */
 };

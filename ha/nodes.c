@@ -87,6 +87,7 @@ static void read_health(struct node_sample *s, const struct http_reply *r)
 	s->http_status = r->status;
 	s->healthy = r->status == 200;
 	snprintf(s->status, sizeof s->status, "%s", st ? st : (s->healthy ? "serving" : "unknown"));
+	s->warming = j && json_is_true(json_object_get(j, "warming"));
 	if (!s->healthy)
 		snprintf(s->err, sizeof s->err, "/health answered HTTP %ld, status %s", r->status,
 			 s->status);

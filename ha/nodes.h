@@ -17,6 +17,8 @@ struct node_sample {
 	bool healthy;          /* /health said 200 */
 	long http_status;
 	char status[32];       /* /health's "status" field */
+	bool warming;          /* /health's "warming": a restarted node loading, replaying
+				* or refilling its cache snapshot (no flat verdict then) */
 	bool have_counters;    /* /metrics answered with shoal_queries_total */
 	uint64_t hits;         /* shoal_queries_total{destination="cache"} */
 	uint64_t queries;      /* shoal_queries_total, all destinations */

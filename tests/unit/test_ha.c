@@ -184,6 +184,24 @@ static void test_decide(void)
 	sample(&s, true, 0, 300);
 	decide(&cfg, ns, &s, 9000, &d);
 	ok(!d.flat, "decide: flat_window_ms 0 turns the check off");
+	/* a warming node (its snapshot's replay or refill): no flat verdict,
+	 * and the window starts once it has warmed */
+	cfg.flat_window_ms = 1000;
+	ns->n = 0;
+	sample(&s, true, 0, 10);
+	s.warming = true;
+	decide(&cfg, ns, &s, 10000, &d);
+	sample(&s, true, 0, 500);
+	s.warming = true;
+	decide(&cfg, ns, &s, 12000, &d);
+	ok(d.warming && !d.flat && d.want == OUT_NONE && ns->n == 0,
+	   "decide: warming, hits flat while queries grew: not flat, no history kept");
+	sample(&s, true, 0, 600);
+	decide(&cfg, ns, &s, 12500, &d);
+	ok(!d.warming && !d.flat && ns->n == 1, "decide: warmed: the window starts then");
+	sample(&s, true, 0, 700);
+	decide(&cfg, ns, &s, 13500, &d);
+	ok(d.flat && d.want == OUT_FLAT, "decide: a full window after warming, still flat: out");
 	free(ns);
 }
 

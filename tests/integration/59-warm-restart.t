@@ -10,10 +10,20 @@
 #   - DDL on one table while down: that table's 20 entries are gone, the
 #     other 1,980 served (the replay waits for the catalog instead of
 #     flushing everything);
+#   - the refill: the 40 (then 20) keys the replay invalidated are read
+#     again from the upstream by the node itself, so every client read is a
+#     hit;
 #   - the binlogs purged past the snapshot's position: nothing is served
-#     from the file (all 2,000 go upstream), the state says why;
-#   - another server (its server_id changed): the same;
-#   - writes mode: nothing of the file is loaded;
+#     from the file, the state says why, and the 2,000 keys are refilled
+#     (the upstream runs each once, the clients' reads are all hits);
+#   - another server (its server_id changed): nothing served from the file;
+#   - writes mode: nothing of the file is loaded; the keys are refilled, with
+#     the rows changed while the node was down;
+#   - the refill's pace and deadline: warm_rate 10 and warm_timeout 1 s read
+#     about 10 keys, the most read ones first, and stop; settings and
+#     capabilities: keys read under other session settings and with
+#     CLIENT_DEPRECATE_EOF are refilled under the same key; a user whose
+#     clear password the node does not have is not refilled (and says so);
 #   - memory_limit below the file: the most valuable entries are loaded (the
 #     keys read most), the rest left out and counted;
 #   - a corrupt file: refused with its reason; the node starts cold;
@@ -31,7 +41,7 @@ set -uo pipefail
 
 if fake_mode; then skip_all "warm restart: needs a node (SHOAL_FAKE_DIRECT=1)"; fi
 
-plan 76
+plan 103
 work="$BUILD_TEST/t59"
 rm -rf "$work"
 mkdir -p "$work"
@@ -54,19 +64,24 @@ start_node() { # name extra...
   mkdir -p "$work/$name"
   shoal_start "$name" --upstream-db-url "mysql://app:pw@127.0.0.1:$BL_PORT/shoaltest" --auto-cache \
     --binlog-user app --binlog-password pw --data-dir "$work/$name" --drain-handoff-ms 0 \
-    --metrics-address "127.0.0.1:$MPORT" --admin-address "127.0.0.1:$APORT" --cache-snapshot "$snap" "$@"
+    --metrics-address "127.0.0.1:$MPORT" --admin-address "127.0.0.1:$APORT" --cache-snapshot "$snap" \
+    --cache-ttl-ms 600000 "$@"
 }
 metric() { curl -s "http://127.0.0.1:$MPORT/metrics" | awk -v m="$1" '$1 == m { print $2 }'; }
-# wait_warm STATE: the snapshot's state reaches STATE within 10 s
-wait_warm() {
+# wait_state FAMILY STATE: FAMILY{state="STATE"} reaches 1 within 30 s
+wait_state() {
   local i
-  for i in $(seq 1 100); do
-    [ "$(metric "shoal_warm_state{state=\"$1\"}")" = 1 ] && return 0
+  for i in $(seq 1 300); do
+    [ "$(metric "$1{state=\"$2\"}")" = 1 ] && return 0
     sleep 0.1
   done
-  diag "warm state: $(curl -s "http://127.0.0.1:$MPORT/metrics" | grep '^shoal_warm_state.* 1$')"
+  diag "$1: $(curl -s "http://127.0.0.1:$MPORT/metrics" | grep "^$1{.* 1$")"
   return 1
 }
+wait_warm() { wait_state shoal_warm_state "$1"; }
+wait_refill() { wait_state shoal_warm_refill_state "$1"; }
+refill() { metric "shoal_warm_refill_keys{kind=\"$1\"}"; }
+misses() { curl -s "http://127.0.0.1:$MPORT/metrics" | awk 'index($1, "shoal_cache_misses_total{") == 1 { s += $2 } END { print s + 0 }'; }
 # the keys' SELECTs the upstream ran (not the grant checks' PREPAREs, one per
 # shape and user: docs/caching.md, "Privileges")
 upstream_selects() { bl_root -N -e "SELECT COUNT(*) FROM mysql.general_log WHERE command_type = 'Query' AND argument LIKE '${1:-SELECT v FROM w}%'"; }
@@ -122,8 +137,15 @@ like "$(cat "$n2_LOG")" "the binlog replay is done: 1961 of the 2001 entries loa
 like "$(curl -s "http://127.0.0.1:$MPORT/health")" '"warm":"warm","warm_entries_kept":1961' "/health says warm, with the entries kept"
 like "$(mariadb --no-defaults -h127.0.0.1 -P"$APORT" -uadmin -padmin -N -e "SELECT variable_value FROM stats_shoal_global WHERE variable_name = 'Warm_state'")" '^warm$' \
   "the admin's stats_shoal_global: Warm_state warm"
+check "the refill is done" wait_refill "done"
+is "$(refill read)/$(refill present)/$(refill failed)" 40/1961/0 \
+  "the refill read the 40 invalidated keys again; the 1,961 kept were served already; none failed"
+like "$(cat "$n2_LOG")" "refill done in [0-9.]+ s: 40 keys read again, 1961 served already, 0 failed, 0 not reached" \
+  "the log says what the refill did"
+m0=$(misses)
 is "$(read_all "$n2_PORT")" 0 "all 2,000 keys read: 0 answers differ from the upstream's"
-is "$(upstream_selects)" 40 "the upstream ran 40 of the keys' SELECTs (w3's and w7's), not 2,000"
+is "$(( $(misses) - m0 ))" 0 "  ... all 2,000 from the cache (0 misses): the refill read the changed rows"
+is "$(upstream_selects)" 40 "the upstream ran 40 of the keys' SELECTs (w3's and w7's, the refill's), not 2,000"
 out=$(mariadb --no-defaults -h127.0.0.1 -P"$APORT" -uadmin -padmin -vv -e "SAVE CACHE TO DISK" 2>&1)
 like "$out" "Query OK, 2001 rows affected" "the admin's SAVE CACHE TO DISK writes the snapshot now: 2,001 entries"
 like "$(cat "$n2_LOG")" "cache snapshot .*cache.snap written by SAVE CACHE TO DISK: 2001 entries of 101 shapes" "  ... and the log says so"
@@ -152,18 +174,22 @@ for _ in $(seq 1 50); do
 done
 is "$(bl_root -N -e "SHOW BINARY LOGS" | cut -f1)" "$cur" "the binlogs are purged up to the current file ($cur)"
 reset_log
-if start_node n4 --invalidation binlog; then ok "restart after the binlogs were purged"; else bail "the restart after purge"; fi
+if start_node n4 --invalidation binlog --warm-rate 100000; then ok "restart after the binlogs were purged"; else bail "the restart after purge"; fi
 check "the state is dropped" wait_warm dropped
 like "$(mariadb --no-defaults -h127.0.0.1 -P"$APORT" -uadmin -padmin -N -e "SELECT variable_value FROM stats_shoal_global WHERE variable_name = 'Warm_reason'")" \
   "position is gone" "the reason: its position is gone from the server's binlogs"
+check "the keys are refilled" wait_refill "done"
+is "$(refill read)/$(refill failed)" 2001/0 "  ... all 2,001 read again from the upstream, none failed"
+m0=$(misses)
 is "$(read_all "$n4_PORT")" 0 "all 2,000 keys read: 0 answers differ"
-is "$(upstream_selects)" 2000 "none was served from the file: the upstream ran all 2,000 SELECTs"
+is "$(( $(misses) - m0 ))" 0 "  ... all from the cache"
+is "$(upstream_selects)" 2000 "none was served from the file: the upstream ran each of the 2,000 SELECTs once (the refill)"
 shoal_stop n4
 
 # ---- another server
 bl_root -e "SET GLOBAL server_id = 9"
 reset_log
-if start_node n5 --invalidation binlog; then ok "restart against a server with another server_id"; else bail "the restart against another server"; fi
+if start_node n5 --invalidation binlog --warm-rate 0; then ok "restart against a server with another server_id"; else bail "the restart against another server"; fi
 check "the state is dropped" wait_warm dropped
 like "$(cat "$n5_LOG")" "written against server id 1, the upstream is server id 9: its entries are dropped" "the log names both server ids"
 is "$(read_all "$n5_PORT")" 0 "all 2,000 keys read: 0 answers differ"
@@ -173,24 +199,31 @@ bl_root -e "SET GLOBAL server_id = 1"
 
 # ---- writes mode
 cp "$work/after-ddl.snap" "$snap"
+bl -e "UPDATE w4 SET v = CONCAT(v, '-down') WHERE id = 3"
 reset_log
-if start_node n6 --invalidation writes; then ok "a node in writes mode starts with a binlog-mode snapshot"; else bail "the writes-mode node"; fi
+if start_node n6 --invalidation writes --warm-rate 100000; then ok "a node in writes mode starts with a binlog-mode snapshot"; else bail "the writes-mode node"; fi
 check "the state is discarded" wait_warm discarded
-like "$(cat "$n6_LOG")" "its 2001 entries are not loaded: only binlog mode can tell what changed" "the log says why nothing is loaded"
-is "$(read_all "$n6_PORT")" 0 "all 2,000 keys read: 0 answers differ"
-is "$(upstream_selects)" 2000 "none was served from the file"
+like "$(cat "$n6_LOG")" "its 2001 entries are not loaded: only binlog mode can tell what changed.*; their keys are refilled from the upstream" \
+  "the log says why nothing is loaded, and that the keys are refilled"
+check "the refill is done" wait_refill "done"
+is "$(refill read)/$(refill present)/$(refill failed)" 2001/0/0 "  ... every key read again (none was served from the file)"
+m0=$(misses)
+is "$(read_all "$n6_PORT")" 0 "all 2,000 keys read (a row changed while the node was down): 0 answers differ"
+is "$(( $(misses) - m0 ))" 0 "  ... all from the cache"
+is "$(upstream_selects)" 2000 "the upstream ran each SELECT once: the refill's"
 shoal_stop n6
 check "its own snapshot (writes mode) replaced the file" bash -c "'$SHOAL_BIN' --check-snapshot '$snap' | grep -q 'position: *(none)'"
 reset_log
-if start_node n6b --invalidation binlog; then ok "binlog mode with a snapshot written in writes mode"; else bail "n6b"; fi
+if start_node n6b --invalidation binlog --warm-rate 0; then ok "binlog mode with a snapshot written in writes mode"; else bail "n6b"; fi
 check "the state is discarded (no binlog position)" wait_warm discarded
-is "$(read_all "$n6b_PORT" 30)" 0 "all 2,000 keys read (w0's 30 times more): 0 answers differ"
+is "$(read_all "$n6b_PORT" 200)" 0 "all 2,000 keys read (w0's 200 times more): 0 answers differ"
 is "$(upstream_selects)" 2000 "none was served from the file"
 shoal_stop n6b
+cp "$snap" "$work/hot.snap"
 
 # ---- memory_limit below the file (the one the last node wrote)
 reset_log
-if start_node n7 --invalidation binlog --memory-limit 1048576; then ok "memory_limit 1 MiB, below the file's entries"; else bail "n7"; fi
+if start_node n7 --invalidation binlog --memory-limit 1048576 --warm-rate 0; then ok "memory_limit 1 MiB, below the file's entries"; else bail "n7"; fi
 check "the replay is done" wait_warm warm
 loaded=$(metric 'shoal_warm_entries{kind="loaded"}')
 left=$(metric 'shoal_warm_entries{kind="left_out"}')
@@ -209,6 +242,76 @@ EOF
 is "$(upstream_selects 'SELECT v FROM w0 ')" 0 \
   "the most valuable were loaded: w0's 20 keys (read most) are all served from it"
 shoal_stop n7
+
+# ---- the refill's pace, deadline and order (writes mode: keys only)
+cp "$work/hot.snap" "$snap"
+reset_log
+if start_node n10 --invalidation writes --warm-rate 10 --warm-timeout 1s; then ok "warm_rate 10, warm_timeout 1s"; else bail "n10"; fi
+check "the refill stops at warm_timeout" wait_refill stopped
+like "$(cat "$n10_LOG")" "refill stopped in [0-9.]+ s: [0-9]+ keys read again.*not reached: warm_timeout_ms passed" "  ... and the log says why"
+got=$(refill read); left=$(refill left)
+if [ -n "$got" ] && [ "$got" -ge 1 ] && [ "$got" -le 11 ] && [ "$left" -ge 1990 ]; then
+  ok "at most 10 a second for 1 s: $got keys read, $left not reached"
+else
+  not_ok "at most 10 a second for 1 s"; diag "read $got, left $left"
+fi
+is "$(upstream_selects 'SELECT v FROM w0 ')/$(upstream_selects)" "$got/$got" \
+  "the costliest first: every key it read is one of w0's (read 200 times more than the others)"
+shoal_stop n10
+cp "$work/hot.snap" "$snap"
+if start_node n10b --invalidation writes --warm-rate 5 --drain-handoff-ms 60000 --drain-quiet-ms 500; then
+  ok "warm_rate 5 (2,000 keys: 400 s), a drain hand-off of 60 s"
+else
+  bail "n10b"
+fi
+check "the refill runs" wait_refill running
+shoal_stop n10b
+like "$(cat "$n10b_LOG")" "refill stopped in [0-9.]+ s: .*: the node stops" "SIGTERM: the refill stops at the drain's start"
+like "$(cat "$n10b_LOG")" "drain: (no query for drain_quiet_ms|no session open) after" \
+  "  ... so the drain goes quiet (its sessions do not hold it for drain_handoff_ms)"
+
+# ---- settings, capabilities and users: a key is refilled under its own
+keys_py() { # PORT: reads under other settings, with CLIENT_DEPRECATE_EOF, and as a hash-only user
+  "$PY" - "$1" <<'EOF'
+import sys, pymysql
+import rawmysql as r
+port = int(sys.argv[1])
+def conn(user, pw):
+    return pymysql.connect(host="127.0.0.1", port=port, user=user, password=pw, database="shoaltest",
+                           autocommit=True).cursor()
+s = conn("app", "pw")
+s.execute("SET time_zone = '+05:00', sql_mode = 'ANSI_QUOTES', div_precision_increment = 7, "
+          "max_join_size = 1000000, character_set_results = NULL, lc_time_names = 'de_DE'")
+for i in range(1, 6):
+    s.execute("SELECT v FROM w9 WHERE id = %d" % i); s.fetchall()
+x = r.Conn("127.0.0.1", port)
+x.login("app", "pw", db="shoaltest", caps=r.DEFAULT_CAPS | r.CLIENT_DEPRECATE_EOF)
+for i in range(1, 6):
+    x.query("SELECT v FROM w8 WHERE id = %d" % i)
+x.close()
+h = conn("hashy", "hpw")
+for i in range(1, 6):
+    h.execute("SELECT v FROM w10 WHERE id = %d" % i); h.fetchall()
+EOF
+}
+bl_root -e "CREATE USER IF NOT EXISTS 'hashy'@'%' IDENTIFIED BY 'hpw'; GRANT SELECT ON shoaltest.* TO 'hashy'@'%'"
+rm -f "$snap"
+mkdir -p "$work/n11"
+if start_node n11 --invalidation writes --data-dir "$work/n11"; then ok "a node for the settings, capabilities and users"; else bail "n11"; fi
+mariadb --no-defaults -h127.0.0.1 -P"$APORT" -uadmin -padmin -e \
+  "INSERT INTO users (username, password) VALUES ('hashy', 'hpw'); LOAD USERS TO RUNTIME; SAVE USERS TO DISK"
+check "15 keys read: 5 under other settings, 5 with CLIENT_DEPRECATE_EOF, 5 as a hash-only user" keys_py "$n11_PORT"
+shoal_stop n11
+reset_log
+if start_node n12 --invalidation writes --data-dir "$work/n11" --warm-rate 100000; then ok "restarted (writes mode: keys only)"; else bail "n12"; fi
+check "the refill ends" wait_refill "done"
+like "$(cat "$n12_LOG")" "refill: the keys of user 'hashy' are not refilled: .*clear password" \
+  "the hash-only user's keys are not refilled: the log says why"
+is "$(refill failed)" 5 "  ... its 5 keys counted as failed"
+m0=$(misses)
+check "the same 15 reads" keys_py "$n12_PORT"
+is "$(( $(misses) - m0 ))" 5 "  ... 10 from the cache (the settings' and CLIENT_DEPRECATE_EOF's keys refilled under the same key), the hash-only user's 5 missed"
+shoal_stop n12
 
 # ---- a corrupt file
 cp "$work/full.snap" "$snap"

@@ -163,6 +163,7 @@ struct writer {
 	char *err;
 	size_t cap;
 	bool durable;                 /* a file: fsync it (a peer's copy is not) */
+	bool keys_only;               /* leave the results out (SNAPSHOT_KEYS_ONLY) */
 };
 
 static bool past(const struct timespec *t)
@@ -288,8 +289,9 @@ static int put_entry(struct writer *w, const struct cache_entry *e, uint32_t sha
 	const struct inval_dep *deps = entry_deps(e);
 	int rc = put_u32(&w->rec, shape) | put_u64(&w->rec, (uint64_t)(e->expires_ms - w->now_ms)) |
 		 put_u32(&w->rec, e->upstream_us) | put_u32(&w->rec, e->rows) |
-		 put_u64(&w->rec, (uint64_t)atomic_load(&e->hits)) | put_u16(&w->rec, e->status_off[0]) |
-		 put_u16(&w->rec, e->status_off[1]) | put_u16(&w->rec, e->ndeps);
+		 put_u64(&w->rec, (uint64_t)atomic_load(&e->hits)) |
+		 put_u16(&w->rec, w->keys_only ? 0 : e->status_off[0]) |
+		 put_u16(&w->rec, w->keys_only ? 0 : e->status_off[1]) | put_u16(&w->rec, e->ndeps);
 
 	for (unsigned i = 0; i < e->ndeps; i++) {
 		const char *schema = inval_table_schema(deps[i].t), *table = inval_table_name(deps[i].t);
@@ -297,7 +299,10 @@ static int put_entry(struct writer *w, const struct cache_entry *e, uint32_t sha
 		rc |= put_str(&w->rec, schema, strlen(schema)) | put_str(&w->rec, table, strlen(table));
 	}
 	rc |= put_u32(&w->rec, e->key_len) | pbuf_append(&w->rec, entry_key(e), e->key_len);
-	rc |= put_u32(&w->rec, e->resp_len) | pbuf_append(&w->rec, entry_resp(e), e->resp_len);
+	if (w->keys_only)
+		rc |= put_u32(&w->rec, 0);
+	else
+		rc |= put_u32(&w->rec, e->resp_len) | pbuf_append(&w->rec, entry_resp(e), e->resp_len);
 	if (rc)
 		return fail(w, "out of memory");
 	return emit(w, 'E');
@@ -325,7 +330,7 @@ static int write_entry(const struct cache_entry *e, void *arg)
 	if (put_entry(w, e, (uint32_t)shape) < 0)
 		return -1;
 	w->st->entries++;
-	w->st->bytes += e->key_len + e->resp_len;
+	w->st->bytes += e->key_len + (w->keys_only ? 0 : e->resp_len);
 	return 0;
 }
 
@@ -345,7 +350,8 @@ static int write_header(struct writer *w)
 		gtid[0] = 0;
 		server_id = 0;
 	}
-	rc = pbuf_append(&w->rec, MAGIC, MAGIC_LEN) | put_u32(&w->rec, SNAPSHOT_VERSION) | put_u32(&w->rec, 0) |
+	rc = pbuf_append(&w->rec, MAGIC, MAGIC_LEN) | put_u32(&w->rec, SNAPSHOT_VERSION) |
+	     put_u32(&w->rec, w->keys_only ? SNAPSHOT_KEYS_ONLY : 0) |
 	     put_u64(&w->rec, (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000) |
 	     put_str(&w->rec, SHOAL_VERSION, strlen(SHOAL_VERSION)) | put_str(&w->rec, upstream, strlen(upstream)) |
 	     put_u32(&w->rec, server_id) | put_str(&w->rec, mode_name, strlen(mode_name)) |
@@ -445,8 +451,8 @@ static void writer_free(struct writer *w, const struct timespec *t0)
 	w->st->seconds = seconds_since(t0);
 }
 
-int snapshot_write(const char *path, int64_t now_ms, int timeout_ms, struct snapshot_stats *st,
-		   char *err, size_t cap)
+int snapshot_write(const char *path, bool keys_only, int64_t now_ms, int timeout_ms,
+		   struct snapshot_stats *st, char *err, size_t cap)
 {
 	struct writer w;
 	char tmp[1100];
@@ -455,6 +461,7 @@ int snapshot_write(const char *path, int64_t now_ms, int timeout_ms, struct snap
 
 	writer_init(&w, now_ms, timeout_ms, st, err, cap, &t0);
 	w.durable = true;
+	w.keys_only = keys_only;
 	if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) {
 		snprintf(err, cap, "the path is too long");
 		return -1;
@@ -501,6 +508,7 @@ struct reader {
 struct refs {
 	struct idset settings, users;
 	uint32_t shapes;
+	bool keys_only;               /* the header's SNAPSHOT_KEYS_ONLY */
 };
 
 static int bad(struct reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -595,8 +603,9 @@ static int read_header(struct reader *r, struct snapshot_header *h)
 	if (h->version != SNAPSHOT_VERSION)
 		return bad(r, "format version %" PRIu32 " (this node reads version %d)", h->version,
 			   SNAPSHOT_VERSION);
-	if (flags != 0)
+	if (flags & ~SNAPSHOT_KEYS_ONLY)
 		return bad(r, "unknown header flags 0x%" PRIx32, flags);
+	h->keys_only = (flags & SNAPSHOT_KEYS_ONLY) != 0;
 	if (!take_u64(r, &written) || !take_cstr(r, h->node_version, sizeof h->node_version) ||
 	    !take_cstr(r, h->upstream, sizeof h->upstream) || !take_u32(r, &h->server_id) ||
 	    !take_cstr(r, h->mode, sizeof h->mode) || !take_cstr(r, h->gtid, sizeof h->gtid))
@@ -710,8 +719,10 @@ static int read_entry(struct reader *r, const struct snapshot_visitor *v, struct
 		return bad(r, "an entry of shape %" PRIu32 ", which no record before it defines", e.shape);
 	if (e.key_len < KEY_HEAD || (e.key[0] != 'Q' && e.key[0] != 'B') || !key_ids_known(&e, refs))
 		return bad(r, "an entry whose key names settings or a user no record before it defines");
-	if (e.resp_len == 0 || e.status_off[0] >= e.resp_len || e.status_off[1] >= e.resp_len)
-		return bad(r, "an entry whose result is empty or whose status offsets lie outside it");
+	if (refs->keys_only ? e.resp_len != 0 || e.status_off[0] || e.status_off[1]
+			 : e.resp_len == 0 || e.status_off[0] >= e.resp_len || e.status_off[1] >= e.resp_len)
+		return bad(r, refs->keys_only ? "an entry with a result in a file of keys only"
+					   : "an entry whose result is empty or whose status offsets lie outside it");
 	st->entries++;
 	st->bytes += (uint64_t)e.key_len + e.resp_len;
 	return v && v->entry ? v->entry(&e, v->arg) : 0;
@@ -770,6 +781,7 @@ static int parse_pass(const uint8_t *buf, size_t len, const struct snapshot_visi
 	struct refs refs = { 0 };
 	int rc = read_header(&r, &h);
 
+	refs.keys_only = rc == 0 && h.keys_only;
 	*st = (struct snapshot_stats){ .file_bytes = len };
 	if (rc == 0 && v && v->header)
 		rc = v->header(&h, v->arg);
@@ -842,6 +854,8 @@ static int print_header(const struct snapshot_header *h, void *arg)
 	if (h->server_id)
 		fprintf(out, " (server_id %" PRIu32 ")", h->server_id);
 	fprintf(out, "\ninvalidation:   %s\nposition:       %s\n", h->mode, h->gtid[0] ? h->gtid : "(none)");
+	if (h->keys_only)
+		fprintf(out, "results:        none (keys only: cache_snapshot_data was off)\n");
 	return 0;
 }
 
@@ -854,16 +868,18 @@ int snapshot_save(const char *why, struct snapshot_stats *st, char *err, size_t 
 		return 1;
 	}
 	clock_gettime(CLOCK_REALTIME, &now);
-	if (snapshot_write(g_config.cache_snapshot, (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000,
+	if (snapshot_write(g_config.cache_snapshot, !g_config.cache_snapshot_data,
+			   (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000,
 			   g_config.snapshot_write_timeout_ms, st, err, cap) != 0) {
 		log_error("cache snapshot %s not written %s (the file before it stays): %s",
 			  g_config.cache_snapshot, why, err);
 		return -1;
 	}
 	log_info("cache snapshot %s written %s: %" PRIu64 " entries of %" PRIu64 " shapes, %" PRIu64
-		 " bytes of keys and results, %" PRIu64 " bytes on disk, %" PRIu64 " left out, in %.3f s",
-		 g_config.cache_snapshot, why, st->entries, st->shapes, st->bytes, st->file_bytes, st->skipped,
-		 st->seconds);
+		 " bytes of keys%s, %" PRIu64 " bytes on disk, %" PRIu64 " left out, in %.3f s",
+		 g_config.cache_snapshot, why, st->entries, st->shapes, st->bytes,
+		 g_config.cache_snapshot_data ? " and results" : " (keys only: cache_snapshot_data is off)",
+		 st->file_bytes, st->skipped, st->seconds);
 	return 0;
 }
 

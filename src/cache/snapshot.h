@@ -6,7 +6,7 @@
  * identity and binlog position when it was written.
  *
  * The format (version 1, integers little-endian, str = u16 length + bytes):
- *   header  "SHOALSNP" u32 version u32 flags(0) i64 written_unix_ms
+ *   header  "SHOALSNP" u32 version u32 flags i64 written_unix_ms
  *           str node_version str upstream(host:port) u32 server_id(0: none)
  *           str invalidation_mode str gtid_position("" : none) u32 crc32
  *   record  u8 kind u32 length payload u32 crc32(kind, length, payload)
@@ -18,6 +18,8 @@
  *           u16 status_off[2] u16 ndeps (str schema str table)*ndeps
  *           u32 key_len key u32 resp_len resp: an entry
  *     'Z'   u64 entries u64 bytes: the end; nothing may follow
+ * Flags: SNAPSHOT_KEYS_ONLY (cache_snapshot_data off): every entry's
+ * resp_len is 0 and its status offsets 0; the file holds no result.
  * Settings and user ids are the writing node's own (interned per run): a
  * key names them at bytes 2..5 (settings), 6..9 (user, 0 = shared) and,
  * for a prepared statement's key ('B'), at the 4 bytes after its text's
@@ -36,6 +38,7 @@
 #include <stdio.h>
 
 #define SNAPSHOT_VERSION 1
+#define SNAPSHOT_KEYS_ONLY 0x1u       /* header flag: the results are left out */
 
 struct snapshot_header {
 	uint32_t version;
@@ -45,6 +48,7 @@ struct snapshot_header {
 	uint32_t server_id;           /* the upstream's @@server_id; 0: not known */
 	char mode[16];                /* the invalidation mode it was written in */
 	char gtid[2048];              /* the binlog position it is consistent at; "" : none */
+	bool keys_only;               /* SNAPSHOT_KEYS_ONLY: no result, the keys are refilled */
 };
 
 struct snapshot_shape {
@@ -89,9 +93,10 @@ struct snapshot_stats {
 
 /* Write every entry a lookup at now_ms would serve to path (a temporary
  * file beside it, fsync, rename, fsync of the folder; mode 0600), taking at
- * most timeout_ms. 0, or -1 with err set: path is then as it was. */
-int snapshot_write(const char *path, int64_t now_ms, int timeout_ms, struct snapshot_stats *st,
-		   char *err, size_t cap);
+ * most timeout_ms; with keys_only, without their results. 0, or -1 with
+ * err set: path is then as it was. */
+int snapshot_write(const char *path, bool keys_only, int64_t now_ms, int timeout_ms,
+		   struct snapshot_stats *st, char *err, size_t cap);
 
 /* The same to an open stream (a peer's copy, GET /snapshot): not synced,
  * nothing renamed; f is flushed, not closed. */

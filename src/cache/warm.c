@@ -300,7 +300,9 @@ void warm_prepare(enum inval_mode m)
 	if (!W.buf)
 		return;
 	snprintf(upstream, sizeof upstream, "%s:%u", g_config.upstream_host, g_config.upstream_port);
-	if (m != INVAL_BINLOG) {
+	if (W.h.keys_only) {
+		discard("it holds the keys only (it was written with cache_snapshot_data off)", true);
+	} else if (m != INVAL_BINLOG) {
 		discard("only binlog mode can tell what changed on the upstream while the node was down "
 			"(invalidation is not binlog)", true);
 	} else if (!W.h.gtid[0] || !W.h.server_id) {

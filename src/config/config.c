@@ -708,6 +708,7 @@ void config_defaults(struct shoal_config *cfg)
 	cfg->grant_check_ms = 1000;
 	cfg->drain_timeout_ms = 30000;
 	cfg->snapshot_write_timeout_ms = 5000;
+	cfg->cache_snapshot_data = true;
 	cfg->warm_fetch_timeout_ms = 30000;
 	cfg->warm_rate = 100;
 	cfg->warm_timeout_ms = 300000;

@@ -307,6 +307,10 @@ const struct setting config_settings[] = {
 		     "File the cache is written to at the end of a graceful stop (SIGTERM or SIGINT "
 		     "after the drain) and read at start: in binlog mode a restart starts warm "
 		     "(docs/operations.md). Mode 0600: it holds query results."),
+	{ .key = "cache_snapshot_data", .env = "CACHE_SNAPSHOT_DATA", .flag = "cache-snapshot-data",
+	  .type = T_BOOL, .off = OFF(cache_snapshot_data), .metavar = "BOOL", .def = "true",
+	  .help = "Write the results into the cache snapshot file. false: the keys only (no query "
+		  "result on disk); a restart then refills them from the upstream." },
 	{ .key = "snapshot_write_timeout_ms", .env = "SNAPSHOT_WRITE_TIMEOUT_MS",
 	  .flag = "snapshot-write-timeout-ms", .type = T_INT, .off = OFF(snapshot_write_timeout_ms),
 	  .min = 1, .max = 3600000, .metavar = "MS", .def = "5000",

@@ -95,6 +95,7 @@ struct shoal_config {
 	struct shoal_user admin_user;    /* default admin/admin, loopback only while default */
 	char data_dir[1024];             /* default /var/lib/shoal: the admin's disk database */
 	char cache_snapshot[1024];       /* "" (off): the file the cache is written to on a graceful stop */
+	bool cache_snapshot_data;        /* the file holds results; false: keys only; default true */
 	int snapshot_write_timeout_ms;   /* longest a snapshot write may take; default 5000 */
 	bool snapshot_serve;             /* GET /snapshot answers peers with the admin login */
 	char warm_from[1024];            /* "" (off): a peer's /snapshot URL, fetched at start */

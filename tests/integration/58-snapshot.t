@@ -10,6 +10,7 @@
 #     left out (they could no longer be served), the other table's kept, the
 #     position moved on; the file replaced;
 #   - writes mode: no position;
+#   - cache_snapshot_data off: the same keys, no result (no row in the file);
 #   - a write that cannot be made (its temporary file a folder; its folder
 #     missing): the node says why, stops cleanly, and the file before it stays
 #     byte for byte;
@@ -21,7 +22,7 @@ set -uo pipefail
 
 if fake_mode; then skip_all "snapshot: needs a node (SHOAL_FAKE_DIRECT=1)"; fi
 
-plan 36
+plan 44
 work="$BUILD_TEST/t58"
 rm -rf "$work"
 mkdir -p "$work"
@@ -113,6 +114,19 @@ check "it is filled" fill "$nw_PORT"
 shoal_stop nw
 out=$(check_snap "$snap")
 like "$out" $'\ninvalidation: +writes\nposition: +\\(none\\)\n' "writes mode: no binlog position in the file"
+
+# ---- keys only (cache_snapshot_data off): no result on disk
+check "a file with results holds t58b's rows (w1)" grep -aq 'w1' "$snap"
+if start_node nk writes --cache-snapshot-data=false; then ok "a node with --cache-snapshot-data=false starts"; else bail "nk"; fi
+check "it is filled" fill "$nk_PORT"
+shoal_stop nk
+like "$(cat "$nk_LOG")" "cache snapshot .*cache.snap written at the stop: 29 entries of 3 shapes, [0-9]+ bytes of keys \\(keys only: cache_snapshot_data is off\\)" \
+  "the log says the file holds the keys only"
+out=$(check_snap "$snap")
+is "$?" 0 "the keys-only file is sound"
+like "$out" $'\nresults: +none \\(keys only' "--check-snapshot says it holds no result"
+like "$out" $'entries: +29 ' "  ... and the 29 keys"
+if grep -aq 'w1' "$snap"; then not_ok "no row is in the file"; else ok "no row is in the file"; fi
 
 # ---- a write that cannot be made leaves the file before it
 cp "$snap" "$work/before.snap"

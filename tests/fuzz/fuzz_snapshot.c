@@ -6,9 +6,11 @@
  * The input is the whole file (an exact-size heap copy, so a read past its
  * end is an ASan report). Checked: a refusal comes with a terminated,
  * non-empty reason and hands nothing over; an accepted file hands over one
- * header first, then records whose every byte lies inside the input; every
- * entry's shape was handed over before it; every dependency of an entry
- * can be read back; the counts handed over are the ones returned.
+ * header first, then records whose every byte lies inside the input (an
+ * entry's result too: none in a file of keys only, else one its status
+ * offsets lie in); every entry's shape was handed over before it; every
+ * dependency of an entry can be read back; the counts handed over are the
+ * ones returned.
  *
  * Each input is read twice: as it is (checksum failures), and with its
  * checksums made right first (fix_checksums: the framing walked as the
@@ -28,6 +30,7 @@
 struct seen {
 	const uint8_t *lo, *hi;
 	unsigned headers;
+	bool keys_only;               /* the header's SNAPSHOT_KEYS_ONLY */
 	uint64_t shapes, entries, bytes;
 	unsigned sum;
 };
@@ -45,6 +48,7 @@ static int on_header(const struct snapshot_header *h, void *arg)
 
 	FUZZ_CHECK(s->headers++ == 0 && s->shapes == 0 && s->entries == 0, "header not first");
 	FUZZ_CHECK(h->version == SNAPSHOT_VERSION, "version %u", h->version);
+	s->keys_only = h->keys_only;
 	FUZZ_CHECK(fuzz_terminated(h->gtid, sizeof h->gtid) && fuzz_terminated(h->mode, sizeof h->mode) &&
 		   fuzz_terminated(h->upstream, sizeof h->upstream), "header strings not terminated");
 	return 0;
@@ -85,7 +89,10 @@ static int on_entry(const struct snapshot_entry *e, void *arg)
 	FUZZ_CHECK(e->shape < s->shapes, "entry of shape %u before its shape", e->shape);
 	FUZZ_CHECK(inside(s, e->key, e->key_len) && inside(s, e->resp, e->resp_len) &&
 		   inside(s, e->deps, e->deps_len), "entry outside the input");
-	FUZZ_CHECK(e->key_len >= 10 && e->resp_len > 0, "key %u, result %u", e->key_len, e->resp_len);
+	FUZZ_CHECK(e->key_len >= 10 && (s->keys_only ? e->resp_len == 0 && !e->status_off[0] && !e->status_off[1]
+						     : e->resp_len > 0 && e->status_off[0] < e->resp_len &&
+						       e->status_off[1] < e->resp_len),
+		   "key %u, result %u, keys only %d", e->key_len, e->resp_len, s->keys_only);
 	for (unsigned i = 0; i < e->ndeps; i++)
 		FUZZ_CHECK(snapshot_entry_dep(e, i, &schema, &sl, &table, &tl) && inside(s, schema, sl) &&
 			   inside(s, table, tl) && tl > 0, "dependency %u unreadable", i);

@@ -358,6 +358,9 @@ static void on_table_map(const MARIADB_RPL_EVENT *ev)
 
 	/* a table map precedes the row events of each table the transaction
 	 * changed: its tables are the transaction's (the row events add none) */
+	if (grants_table_is_privileges(tm->database.str, tm->database.length, tm->table.str,
+				       tm->table.length))
+		grants_invalidate("a write to a privilege table in the binlog");
 	trx_add_mapped(tm->table_id, &tm->database, &tm->table);
 }
 
@@ -944,6 +947,8 @@ static enum stream_end stream(char *err, size_t cap)
 static void skip_ahead(enum stream_end end)
 {
 	inval_all(INVAL_SRC_FLUSH);
+	/* privileges may have changed in what is skipped too */
+	grants_invalidate("the binlog position was lost");
 	if (end == STREAM_UNREADABLE && F.in_trx) {
 		pos_set(F.pos, &F.npos, &F.trx);
 		publish_pos();

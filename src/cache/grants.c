@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cache/inval.h"
 #include "cache/registry.h"
 #include "config/config.h"
 #include "upstream/ident.h"
@@ -145,6 +146,19 @@ static void mark_checking(struct grant_worker *gw, const struct ident *id, const
 		s->checking_ms = now;
 }
 
+/* How long a verdict holds. In binlog mode every privilege change made on
+ * the upstream reaches the node through the binlog (grants_invalidate), so
+ * a verdict lasts until one is seen, bounded by grant_check_binlog_ms (the
+ * safety net: changes the binlog does not show, docs/security.md); in the
+ * other modes nothing tells, and grant_check_ms bounds it. */
+static int64_t verdict_ms(void)
+{
+	int64_t check = __atomic_load_n(&g_config.grant_check_ms, __ATOMIC_RELAXED);
+	int64_t binlog = __atomic_load_n(&g_config.grant_check_binlog_ms, __ATOMIC_RELAXED);
+
+	return inval_mode() == INVAL_BINLOG && check > 0 && binlog > check ? binlog : check;
+}
+
 static void record(struct grant_worker *gw, const struct ident *who, const struct cache_def *d,
 		   uint32_t scope, int verdict, int64_t now)
 {
@@ -171,7 +185,7 @@ static void record(struct grant_worker *gw, const struct ident *who, const struc
 	victim->scope = scope;
 	victim->checking_ms = 0;
 	victim->epoch = epoch_now();
-	victim->expires_ms = now + __atomic_load_n(&g_config.grant_check_ms, __ATOMIC_RELAXED);
+	victim->expires_ms = now + verdict_ms();
 	victim->verdict = (uint8_t)verdict;
 }
 
@@ -251,7 +265,7 @@ bool grants_text_changes_privileges(const char *text, size_t n)
 		{ KW_GRANT }, { KW_REVOKE }, { KW_ALTER, KW_USER }, { KW_DROP, KW_USER },
 		{ KW_RENAME, KW_USER }, { KW_SET, KW_PASSWORD }, { KW_SET, KW_DEFAULT, KW_ROLE },
 		{ KW_DROP, KW_ROLE }, { KW_FLUSH, KW_PRIVILEGES }, { KW_CREATE, KW_OR, KW_REPLACE, KW_USER },
-		{ KW_CREATE, KW_OR, KW_REPLACE, KW_ROLE },
+		{ KW_CREATE, KW_OR, KW_REPLACE, KW_ROLE }, { KW_CREATE, KW_USER }, { KW_CREATE, KW_ROLE },
 	};
 	struct sql_tok first[4];
 	struct sql_lex lx = { .s = text, .n = n, .raw = true };
@@ -267,6 +281,19 @@ bool grants_text_changes_privileges(const char *text, size_t n)
 		if (i == 4 || !words[k][i])
 			return true;
 	}
+	return false;
+}
+
+bool grants_table_is_privileges(const char *schema, size_t slen, const char *table, size_t tlen)
+{
+	static const char *const tables[] = { "user", "global_priv", "db", "tables_priv", "columns_priv",
+					      "procs_priv", "proxies_priv", "roles_mapping" };
+
+	if (slen != 5 || strncasecmp(schema, "mysql", 5) != 0)
+		return false;
+	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
+		if (strlen(tables[i]) == tlen && strncasecmp(table, tables[i], tlen) == 0)
+			return true;
 	return false;
 }
 

@@ -90,6 +90,9 @@ void grants_note_allowed(struct grant_worker *gw, const struct ident *id, struct
 /* Is the statement text[0, n) (raw, as a client or the binlog has it) one
  * that changes privileges or accounts (GRANT, REVOKE, ALTER USER, ...)? */
 bool grants_text_changes_privileges(const char *text, size_t n);
+/* Is schema.table one of the mysql schema's privilege tables (a row
+ * written there changes privileges, FLUSH or not)? */
+bool grants_table_is_privileges(const char *schema, size_t slen, const char *table, size_t tlen);
 /* A statement that is not a cached read went upstream: a privilege change
  * (invalidate), or SET ROLE (the session's privileges become its own). */
 void grants_note_statement(struct ident *id, const struct sql_tok_result *tok);

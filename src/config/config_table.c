@@ -248,6 +248,12 @@ const struct setting config_settings[] = {
 	  .help = "How long a user's verdict that it may read a cached query shape holds; then "
 		  "the upstream checks it again (as that user) before the next hit. 0: before "
 		  "every hit." },
+	{ .key = "grant_check_binlog_ms", .env = "GRANT_CHECK_BINLOG_MS", .flag = "grant-check-binlog-ms",
+	  .type = T_INT, .off = OFF(grant_check_binlog_ms), .min = 0, .max = 86400000, .metavar = "MS",
+	  .def = "3600000",
+	  .help = "In binlog mode, how long a grant verdict holds at most: the binlog shows every "
+		  "privilege change (which forgets the verdicts at once), so this only bounds the "
+		  "changes it does not show (0 or below grant_check_ms: grant_check_ms)." },
 	{ .key = "drain_timeout_ms", .env = "DRAIN_TIMEOUT_MS", .flag = "drain-timeout-ms",
 	  .type = T_INT, .off = OFF(drain_timeout_ms), .min = 0, .max = 3600000, .metavar = "MS",
 	  .def = "30000",

@@ -116,6 +116,7 @@ struct shoal_config {
 	int read_your_writes_ms;         /* after a write the session bypasses caches; default 0 (off) */
 	enum shoal_cache_scope cache_scope; /* default user: results per upstream user */
 	int grant_check_ms;              /* a user's verdict on a shape holds this long; default 1000 */
+	int grant_check_binlog_ms;       /* ... in binlog mode, until a privilege change; default 3600000 */
 
 	/* consistency (docs/caching.md, "Consistency") */
 	enum shoal_invalidation invalidation; /* default auto: binlog when possible, else writes */

@@ -309,10 +309,13 @@ static void test_grants(void)
 			"ALTER USER u ACCOUNT LOCK", "SET PASSWORD FOR u = PASSWORD('x')",
 			"SET DEFAULT ROLE r FOR u", "DROP ROLE r", "FLUSH PRIVILEGES",
 			"CREATE OR REPLACE USER u", "RENAME USER a TO b", "DROP USER IF EXISTS u",
+			/* a new account may be the better match of a login's host */
+			"CREATE USER u", "create role r",
 		};
 		static const char *const no[] = {
-			"CREATE USER u", "SELECT 1", "SET ROLE r", "SET PASSWORD_X = 1", "ALTER TABLE user ADD x INT",
-			"INSERT INTO grants VALUES (1)", "CREATE OR REPLACE TABLE user (a INT)", "",
+			"CREATE TABLE user (a INT)", "SELECT 1", "SET ROLE r", "SET PASSWORD_X = 1",
+			"ALTER TABLE user ADD x INT", "INSERT INTO grants VALUES (1)",
+			"CREATE OR REPLACE TABLE user (a INT)", "",
 		};
 
 		for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
@@ -320,6 +323,13 @@ static void test_grants(void)
 		for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
 			ok(!grants_text_changes_privileges(no[i], strlen(no[i])), "changes none: %s", no[i]);
 	}
+	ok(grants_table_is_privileges("mysql", 5, "global_priv", 11) &&
+	   grants_table_is_privileges("MySQL", 5, "roles_mapping", 13) &&
+	   grants_table_is_privileges("mysql", 5, "db", 2),
+	   "the mysql schema's privilege tables: a row written there changes privileges");
+	ok(!grants_table_is_privileges("mysql", 5, "general_log", 11) &&
+	   !grants_table_is_privileges("app", 3, "user", 4) && !grants_table_is_privileges("mysql", 5, "dbx", 3),
+	   "  not its other tables, nor a table named user elsewhere");
 	ok(grants_session_may_cache(id), "a session may use the cache");
 	note(id, "SET ROLE reporting");
 	ok(!grants_session_may_cache(id), "  not after SET ROLE");

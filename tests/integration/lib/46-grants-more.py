@@ -7,6 +7,7 @@ writes); all with grant_check_ms 60000 and the logins gb/gbpw, gl/glpw.
 import os
 import subprocess
 import time
+import urllib.request
 
 import cache_proto as cp
 import rawmysql as r
@@ -16,6 +17,8 @@ GM = int(os.environ["GM_PORT"])
 SHARED = int(os.environ["SHARED"])
 USER_NODE = int(os.environ["USER_NODE"])
 WRITES = int(os.environ["WRITES"])
+LASTING = int(os.environ["LASTING"])
+LASTING_M = int(os.environ["LASTING_M"])
 
 
 def conn(port, user="app", pw="pw", db="gm1"):
@@ -147,7 +150,43 @@ def pooled_logins():
        repr((want, got)))
 
 
+def grant_checks():
+    """shoal_cache_grant_checks_total of the LASTING node."""
+    text = urllib.request.urlopen("http://127.0.0.1:%d/metrics" % LASTING_M, timeout=10).read().decode()
+    return sum(int(float(line.split()[1])) for line in text.splitlines()
+               if line.startswith("shoal_cache_grant_checks_total"))
+
+
+def lasting_verdicts():
+    sel = "SELECT v FROM t WHERE v >= 0"
+    b = conn(LASTING, "gb", "gbpw")
+    outcome(b, sel)
+    hit(b, sel)
+    g0, t0, hits = grant_checks(), time.time(), 0
+    while time.time() - t0 < 1.5:
+        hits += hit(b, sel)[1]
+    ok(hits > 0 and grant_checks() == g0,
+       "binlog mode: a verdict outlives grant_check_ms (200 ms) while no privilege changes: "
+       "%d hits in 1.5 s, no check upstream" % hits, repr((hits, grant_checks() - g0)))
+    changes = (
+        ("CREATE USER 'gx'@'localhost' IDENTIFIED BY 'gxpw'", "CREATE USER"),
+        ("INSERT INTO mysql.db (Host, Db, User, Select_priv) VALUES ('localhost', 'gm1', 'gx', 'Y')",
+         "a row written to mysql.db (no FLUSH)"),
+        ("CREATE ROLE gm_role2", "CREATE ROLE"),
+        ("DELETE FROM mysql.db WHERE User = 'gx'; DROP ROLE gm_role2; DROP USER 'gx'@'localhost'",
+         "DROP USER"),
+    )
+    for stmt, what in changes:
+        g = grant_checks()
+        root(stmt)
+        t, got = poll(lambda: (outcome(b, sel), grant_checks() > g)[1], True)
+        ok(t is not None, "%s on the upstream: the verdict is checked again at the next hit (after %s s)"
+           % (what, "%.3f" % t if t is not None else "never"), repr(got))
+    is_(outcome(b, sel), ("ok", "1"), "  ... and still allowed")
+
+
 run("cache_scope=shared across schemas", shared_scope)
+run("verdicts that last in binlog mode", lasting_verdicts)
 run("REVOKE through the binlog", binlog_revoke)
 run("CREATE OR REPLACE USER", create_or_replace)
 run("pooled connections and account changes", pooled_logins)

@@ -235,9 +235,11 @@ int worker_hand_off_internal(struct worker *w, int fd, struct internal_login *in
 {
 	struct sockaddr_storage peer = { .ss_family = AF_UNIX };
 
-	if (enqueue(w, fd, &peer, in) < 0)
+	STAT_INC(client_connections); /* as the listener does: before the worker may close it */
+	if (enqueue(w, fd, &peer, in) < 0) {
+		STAT_DEC(client_connections);
 		return -1;
-	STAT_INC(client_connections);
+	}
 	return 0;
 }
 

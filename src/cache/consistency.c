@@ -213,7 +213,11 @@ static int refill_metrics(struct pbuf *out, const struct warm_status *w)
 			       WARM_REFILL_STOPPED + 1) |
 	       labelled_gauges(out, "shoal_warm_refill_keys",
 			       "The refill's keys: in all, read again from the upstream, served already, "
-			       "failed, not reached.", "kind", kinds, keys, 5);
+			       "failed, not reached.", "kind", kinds, keys, 5) |
+	       metrics_family(out, "shoal_warm_warming", "gauge",
+			      "1 from the cache snapshot's load to the refill's end (/health warming): "
+			      "every answer is current, the hit ratio still growing.") |
+	       metrics_sample_u64(out, "shoal_warm_warming", NULL, 0, warm_warming(w));
 }
 
 /* shoal_warm_*: the cache snapshot loaded at start. */

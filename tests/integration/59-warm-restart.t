@@ -43,7 +43,7 @@ set -uo pipefail
 
 if fake_mode; then skip_all "warm restart: needs a node (SHOAL_FAKE_DIRECT=1)"; fi
 
-plan 112
+plan 115
 work="$BUILD_TEST/t59"
 rm -rf "$work"
 mkdir -p "$work"
@@ -147,6 +147,7 @@ like "$(curl -s "http://127.0.0.1:$MPORT/health")" '"warm":"warm","warm_entries_
 like "$(mariadb --no-defaults -h127.0.0.1 -P"$APORT" -uadmin -padmin -N -e "SELECT variable_value FROM stats_shoal_global WHERE variable_name = 'Warm_state'")" '^warm$' \
   "the admin's stats_shoal_global: Warm_state warm"
 check "the refill is done" wait_refill "done"
+is "$(metric shoal_warm_warming)" 0 "  ... so the node is no longer warming (shoal_warm_warming 0)"
 is "$(refill read)/$(refill present)/$(refill failed)" 40/1961/0 \
   "the refill read the 40 invalidated keys again; the 1,961 kept were served already; none failed"
 like "$(cat "$n2_LOG")" "refill done in [0-9.]+ s: 40 keys read again, 1961 served already, 0 failed, 0 not reached" \
@@ -274,6 +275,8 @@ else
   bail "n10b"
 fi
 check "the refill runs" wait_refill running
+is "$(metric shoal_warm_warming)" 1 "  ... shoal_warm_warming 1 meanwhile"
+like "$(curl -s "http://127.0.0.1:$MPORT/health")" '"warming":true,"warm_refill":"running"' "  ... and /health says warming, refill running"
 shoal_stop n10b
 like "$(cat "$n10b_LOG")" "refill stopped in [0-9.]+ s: .*: the node stops" "SIGTERM: the refill stops at the drain's start"
 like "$(cat "$n10b_LOG")" "drain: (no query for drain_quiet_ms|no session open) after" \

@@ -166,8 +166,8 @@ static void save_snapshot(void)
 	snapshot_save("at the stop", &st, err, sizeof err);
 }
 
-/* The snapshot's replay, watched once a second until it ends, to log what
- * it left (the state's own readers see it at once). */
+/* The snapshot's replay, looked at every 0.2 s until it ends: the look
+ * that sees it end logs what it left (warm_status), whoever makes it. */
 static ev_timer warm_watch;
 
 static void on_warm_watch(struct ev_loop *loop, ev_timer *t, int revents)
@@ -176,24 +176,12 @@ static void on_warm_watch(struct ev_loop *loop, ev_timer *t, int revents)
 
 	(void)revents;
 	warm_status(&w);
-	if (w.state == WARM_LOADING || w.state == WARM_REPLAYING)
-		return;
-	ev_timer_stop(loop, t);
-	if (w.state == WARM_WARM)
-		log_info("cache snapshot: the binlog replay is done: %" PRIu64 " of the %" PRIu64
-			 " entries loaded are served (the others were invalidated by writes made while "
-			 "the node was down, or expired)", w.kept, w.loaded);
-	else if (w.state == WARM_DROPPED)
-		log_warn("cache snapshot: its entries were dropped: %s", w.reason);
+	if (w.state != WARM_LOADING && w.state != WARM_REPLAYING)
+		ev_timer_stop(loop, t);
 }
 
 static void warm_watch_start(struct ev_loop *loop)
 {
-	struct warm_status w;
-
-	warm_status(&w);
-	if (w.state != WARM_REPLAYING)
-		return;
 	ev_timer_init(&warm_watch, on_warm_watch, 0.1, 0.2);
 	ev_timer_start(loop, &warm_watch);
 }
@@ -270,8 +258,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	warm_restore(); /* the users are known now: their keys name them */
-	refill_start(); /* the saved keys whose data is not served, read again */
 	warm_watch_start(loop);
+	refill_start(); /* the saved keys whose data is not served, read again */
 	metrics_register_provider(cache_metrics_render);
 	metrics_register_provider(consistency_metrics_render);
 	status_start(loop); /* the status page's samples: before the HTTP thread reads them */

@@ -765,8 +765,8 @@ static int count_kept(const struct cache_entry *e, void *arg)
 void warm_status(struct warm_status *out)
 {
 	enum binlog_resume r = binlog_resume_result();
-	uint64_t kept = 0;
-	bool count = false;
+	uint64_t kept = 0, loaded;
+	bool count = false, dropped = false;
 
 	pthread_mutex_lock(&status_lock);
 	if (S.state == WARM_REPLAYING && r == BINLOG_RESUME_DONE) {
@@ -777,15 +777,26 @@ void warm_status(struct warm_status *out)
 		snprintf(S.reason, sizeof S.reason, "%s", r == BINLOG_RESUME_GONE ?
 			 "its binlog position is gone from the server's binlogs" :
 			 "the upstream is another server than the one it was written against");
+		dropped = true;
 	}
 	pthread_mutex_unlock(&status_lock);
-	/* once, as the replay is seen done: what it left (no lock held) */
+	/* once, by whichever thread sees the replay end first, before it reads
+	 * the new state: what it left (no lock held), in the log too, so that
+	 * the log says it by the time any reader sees the state */
 	if (count) {
 		store_each(wall_ms(), count_kept, &kept);
 		pthread_mutex_lock(&status_lock);
 		S.kept = kept;
+		loaded = S.loaded;
 		pthread_mutex_unlock(&status_lock);
+		log_info("cache snapshot: the binlog replay is done: %" PRIu64 " of the %" PRIu64
+			 " entries loaded are served (the others were invalidated by writes made while "
+			 "the node was down, or expired)", kept, loaded);
 	}
+	if (dropped)
+		log_warn("cache snapshot: its entries were dropped: %s", r == BINLOG_RESUME_GONE ?
+			 "its binlog position is gone from the server's binlogs" :
+			 "the upstream is another server than the one it was written against");
 	pthread_mutex_lock(&status_lock);
 	*out = S;
 	pthread_mutex_unlock(&status_lock);

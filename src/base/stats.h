@@ -33,6 +33,10 @@ struct shoal_stats {
 	atomic_uint_fast64_t upstream_retries;          /* commands resent after a broken idle one */
 	atomic_uint_fast64_t upstream_pinned;           /* sessions pinned to a connection now */
 	atomic_uint_fast64_t upstream_syncs;            /* state applied to a borrowed connection */
+	atomic_uint_fast64_t prepares_local;            /* COM_STMT_PREPAREs the node answered itself */
+	atomic_uint_fast64_t prepares_upstream;         /* PREPAREs sent upstream (a client's, or one an
+							 * execute needed on its connection) */
+	atomic_uint_fast64_t prepare_answers;           /* PREPARE answers kept now (stmtreg.h) */
 	atomic_uint_fast64_t queries;                   /* commands relayed */
 	atomic_uint_fast64_t protocol_errors;           /* malformed client input */
 	atomic_uint_fast64_t compressed_sessions;       /* sessions that turned compression on */

@@ -922,6 +922,11 @@ void catalog_write_closure(const char *schema, size_t slen, const char *name, si
 	pthread_rwlock_unlock(&snap_lock);
 }
 
+unsigned catalog_ddl_seen(void)
+{
+	return atomic_load(&requested);
+}
+
 unsigned catalog_loads(void)
 {
 	return atomic_load(&loads);

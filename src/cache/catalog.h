@@ -32,6 +32,10 @@ void catalog_stop(void);
 /* A DDL statement ran: read the catalog again; until then reads are not
  * resolved. */
 void catalog_changed(void);
+/* Moves with each catalog_changed(): with each DDL statement the node
+ * sees (what depends on table definitions, such as a kept PREPARE answer,
+ * is stamped with it). */
+unsigned catalog_ddl_seen(void);
 
 /* Read the catalog now if it is not ready, and wait (this thread blocks,
  * polling) until it is, at most timeout_ms: true when ready. For the

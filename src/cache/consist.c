@@ -516,3 +516,18 @@ bool consist_txn_wrote_into_slow(const struct consist *s, const struct cache_ent
 				return true;
 	return false;
 }
+
+bool consist_prepare_resolves(struct consist *s, const char *q, size_t n, const char *schema)
+{
+	struct sql_tables t;
+	struct inval_table *tables[INVAL_MAX_DEPS];
+	unsigned nt = 0;
+	const struct reason *reason = NULL;
+
+	if (!inval_serving() || consist_has_temps(s))
+		return false;
+	sql_tables(q, n, &t);
+	if (t.kind != SQL_STMT_READ || (t.flags & SQL_TABLES_UNKNOWN) || t.n == 0 || t.nroutines)
+		return false;
+	return catalog_resolve_reads(&t, schema, tables, INVAL_MAX_DEPS, &nt, &reason, NULL);
+}

@@ -126,4 +126,10 @@ static inline bool consist_has_temps(const struct consist *s)
 const struct reason *consist_read_deps(struct consist *s, const char *q, size_t n,
 				       const char *schema, struct fill_deps *out, bool *retry);
 
+/* Is what a PREPARE of q answers decided by tables the catalog knows: a
+ * read whose every name resolves to base tables or cacheable views of the
+ * catalog, naming no routine, in a session with no temporary table (cache/session.c keeps the
+ * upstream's answer only then)? */
+bool consist_prepare_resolves(struct consist *s, const char *q, size_t n, const char *schema);
+
 #endif

@@ -61,6 +61,11 @@ static uint32_t epoch_now(void)
 	return atomic_load_explicit(&grant_epoch, memory_order_relaxed);
 }
 
+uint32_t grants_epoch(void)
+{
+	return epoch_now();
+}
+
 uint32_t grants_key_id(const struct ident *id)
 {
 	if (__atomic_load_n(&g_config.cache_scope, __ATOMIC_RELAXED) == CACHE_SCOPE_SHARED)

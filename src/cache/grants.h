@@ -71,6 +71,9 @@ struct grant_worker {
 /* Any thread: every verdict of every user is forgotten (user, when known,
  * is logged only: roles make a change to one grant reach other users). */
 void grants_invalidate(const char *user);
+/* Moves with each grants_invalidate() (what else privileges decide, such
+ * as a kept PREPARE answer, is stamped with it). */
+uint32_t grants_epoch(void);
 
 /* The identity part of a session's cache keys (id: its identity, or NULL). */
 uint32_t grants_key_id(const struct ident *id);

@@ -1364,3 +1364,35 @@ void cache_refresh_done(struct cache_session *cs, const struct cache_ctx *x, con
 	atomic_fetch_add(changed > 0 ? &d->refresh_changed : changed == 0 ? &d->refresh_unchanged
 			 : &d->refresh_failed, 1);
 }
+
+/* ---- PREPARE answers kept (session/stmtreg.h) ----------------------------
+ * The node answers a PREPARE itself, or keeps the upstream's answer to
+ * one, only in binlog mode (the follower sees every DDL and privilege
+ * change made anywhere) while the stream is current and the catalog read,
+ * for a session the cache may serve (not the monitor, not after SET ROLE,
+ * not with profiling on) that has no temporary table. */
+static bool prepare_answers_possible(const struct cache_session *cs, const struct cache_ctx *x)
+{
+	return __atomic_load_n(&g_config.prepare_answer_ms, __ATOMIC_RELAXED) > 0 &&
+	       inval_mode() == INVAL_BINLOG && inval_serving() && catalog_ready() &&
+	       caching_possible(cs, x) && !consist_has_temps(&cs->cons);
+}
+
+bool cache_prepare_stamp(const struct cache_session *cs, const struct cache_ctx *x,
+			 struct stmtreg_stamp *st)
+{
+	if (!prepare_answers_possible(cs, x))
+		return false;
+	st->gens[0] = catalog_ddl_seen();   /* a DDL statement, through the node or in the binlog */
+	st->gens[1] = inval_epoch();        /* a flush: the binlog position lost, ... */
+	st->gens[2] = grants_epoch();       /* a privilege change */
+	st->gens[3] = sv_globals_gen();     /* SET GLOBAL through the node */
+	st->at_ms = x->now_ms;
+	return true;
+}
+
+bool cache_prepare_keepable(struct cache_session *cs, const struct cache_ctx *x, const char *text,
+			    size_t len)
+{
+	return prepare_answers_possible(cs, x) && consist_prepare_resolves(&cs->cons, text, len, x->db);
+}

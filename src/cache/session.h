@@ -28,6 +28,7 @@
 #include "cache/store.h"
 #include "proto/packet.h"
 #include "proto/relay.h"
+#include "session/stmtreg.h"
 #include "session/stmts.h"
 
 #define SETTINGS_MAX 1024
@@ -207,5 +208,16 @@ void cache_stmt_prepared(struct cache_session *cs, struct ident *ident, struct s
 
 /* Monotonic clock in microseconds, for cache timing. */
 uint64_t cache_now_us(void);
+
+/* PREPARE answers given by the node (session/stmtreg.h, core/mux.c): the
+ * stamp that a kept answer must still match, now (false: the node cannot
+ * tell when an answer stops being exact, so none is given or kept: not in
+ * binlog mode, the stream down or behind, the catalog being read, a
+ * session with temporary tables, ...); and may the upstream's answer to a
+ * PREPARE of text be kept (its tables are all known to the catalog)? */
+bool cache_prepare_stamp(const struct cache_session *cs, const struct cache_ctx *x,
+			 struct stmtreg_stamp *st);
+bool cache_prepare_keepable(struct cache_session *cs, const struct cache_ctx *x, const char *text,
+			    size_t len);
 
 #endif

@@ -707,6 +707,7 @@ void config_defaults(struct shoal_config *cfg)
 	cfg->cache_scope = CACHE_SCOPE_USER;
 	cfg->grant_check_ms = 1000;
 	cfg->grant_check_binlog_ms = 3600000;
+	cfg->prepare_answer_ms = 3600000;
 	cfg->drain_timeout_ms = 30000;
 	cfg->snapshot_write_timeout_ms = 5000;
 	cfg->cache_snapshot_data = true;

@@ -254,6 +254,13 @@ const struct setting config_settings[] = {
 	  .help = "In binlog mode, how long a grant verdict holds at most: the binlog shows every "
 		  "privilege change (which forgets the verdicts at once), so this only bounds the "
 		  "changes it does not show (0 or below grant_check_ms: grant_check_ms)." },
+	{ .key = "prepare_answer_ms", .env = "PREPARE_ANSWER_MS", .flag = "prepare-answer-ms",
+	  .type = T_INT, .off = OFF(prepare_answer_ms), .min = 0, .max = 86400000, .metavar = "MS",
+	  .def = "3600000",
+	  .help = "In binlog mode, how long the node may answer a COM_STMT_PREPARE itself with the "
+		  "upstream's answer to the same one (same user, session state and text): any DDL, "
+		  "privilege change or lost binlog position ends that sooner, so this only bounds "
+		  "the changes the binlog does not show. 0: every PREPARE goes upstream." },
 	{ .key = "drain_timeout_ms", .env = "DRAIN_TIMEOUT_MS", .flag = "drain-timeout-ms",
 	  .type = T_INT, .off = OFF(drain_timeout_ms), .min = 0, .max = 3600000, .metavar = "MS",
 	  .def = "30000",

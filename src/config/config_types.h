@@ -117,6 +117,7 @@ struct shoal_config {
 	enum shoal_cache_scope cache_scope; /* default user: results per upstream user */
 	int grant_check_ms;              /* a user's verdict on a shape holds this long; default 1000 */
 	int grant_check_binlog_ms;       /* ... in binlog mode, until a privilege change; default 3600000 */
+	int prepare_answer_ms;           /* binlog mode: PREPARE answers kept at most; 0 off; default 3600000 */
 
 	/* consistency (docs/caching.md, "Consistency") */
 	enum shoal_invalidation invalidation; /* default auto: binlog when possible, else writes */

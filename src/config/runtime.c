@@ -38,6 +38,7 @@ static const struct rt_field fields[] = {
 	RT("cache_scope", cache_scope, RT_INT),
 	RT("grant_check_ms", grant_check_ms, RT_INT),
 	RT("grant_check_binlog_ms", grant_check_binlog_ms, RT_INT),
+	RT("prepare_answer_ms", prepare_answer_ms, RT_INT),
 	RT("max_client_connections", max_client_connections, RT_INT),
 	RT("metrics_max_queries", metrics_max_queries, RT_INT),
 	RT("upstream_connect_timeout_ms", upstream_connect_timeout_ms, RT_INT),

@@ -77,7 +77,7 @@ static int64_t now_ms(const struct client *c)
 }
 
 /* What the cache is handed of the session (cache/session.h). */
-static struct cache_ctx cache_ctx_of(struct client *c)
+struct cache_ctx cache_ctx_of(struct client *c)
 {
 	struct cache_ctx x = {
 		.out = &c->io.out, .caps = c->caps, .status = c->server_status, .now_ms = now_ms(c),

@@ -130,6 +130,11 @@ struct client {
 	struct stmt_table stmts;      /* the session's prepared statements (stmts.h) */
 	uint32_t next_stmt_id;        /* client-visible statement ids */
 	uint32_t prep_id;             /* id given to the COM_STMT_PREPARE in flight */
+	/* the upstream's answer to the PREPARE in flight, as relayed, while it
+	 * may be kept (session/stmtreg.h), and what it is true of */
+	struct pbuf prep_answer;
+	struct stmtreg_stamp prep_stamp;
+	bool prep_keep;
 	uint32_t fwd_stmt_id;         /* the statement of the forwarded EXECUTE or FETCH */
 	struct client *pq_next;       /* the pool's queue or grant list */
 	bool pq_queued, pq_granted;
@@ -202,5 +207,8 @@ void client_pool_failed(struct client *c);
 void client_pool_timeout(struct client *c);
 /* client.c, for pool.c: socket events of a connection in use by c. */
 void client_upstream_io(struct client *c);
+
+/* What the cache is handed of the session (cache/session.h). */
+struct cache_ctx cache_ctx_of(struct client *c);
 
 #endif

@@ -33,6 +33,7 @@ void mux_login(struct client *c)
 void mux_free(struct client *c)
 {
 	sv_free(&c->sv);
+	pbuf_free(&c->prep_answer);
 	free(c->delta);
 	c->delta = NULL;
 }
@@ -170,9 +171,50 @@ static bool local_stmt(struct client *c, const uint8_t *pl, uint32_t len)
 	return false;
 }
 
+/* A session's warnings, LOCK TABLES or temporary tables (pin_forever)
+ * live on its connection: a PREPARE answered here would not see them. */
+static bool prepare_here_possible(struct client *c, struct stmtreg_stamp *now)
+{
+	struct cache_ctx x = cache_ctx_of(c);
+
+	return !c->pin_forever && !c->pin_lock && !c->sticky && !c->login_pending &&
+	       cache_prepare_stamp(&c->cs, &x, now);
+}
+
+/* COM_STMT_PREPARE answered by the node: the upstream's answer to the same
+ * PREPARE (user, capabilities, session state, text) while it is exact
+ * (stmtreg.h). The statement is prepared upstream when an execute needs
+ * it there (mux_sync_step). true: answered. */
+static bool local_prepare(struct client *c)
+{
+	struct stmtreg_stamp now;
+	struct stmtreg_given g;
+	struct pbuf ctx = {0};
+	struct stmtreg_key k;
+	bool given = false;
+
+	if (c->stmts.prep_text.len == 0 || !prepare_here_possible(c, &now))
+		return false;
+	if (sv_serialize(&c->sv, &ctx) == 0) {
+		k = reg_key(c, &ctx);
+		given = stmtreg_give_answer(&k, &now, __atomic_load_n(&g_config.prepare_answer_ms,
+								   __ATOMIC_RELAXED),
+					    c->next_stmt_id + 1, c->server_status, &c->io.out, &g);
+	}
+	pbuf_free(&ctx);
+	if (!given)
+		return false;
+	c->prep_id = ++c->next_stmt_id;
+	add_stmt(c, c->prep_id, g.nparams, g.serial);
+	STAT_INC(prepares_local);
+	return true;
+}
+
 bool mux_local(struct client *c, const uint8_t *pl, uint32_t len)
 {
 	switch (pl[0]) {
+	case CMD_STMT_PREPARE:
+		return local_prepare(c);
 	case CMD_STMT_CLOSE: case CMD_STMT_RESET: case CMD_STMT_EXECUTE:
 	case CMD_STMT_SEND_LONG_DATA: case CMD_STMT_FETCH: case CMD_STMT_BULK_EXECUTE:
 		return local_stmt(c, pl, len);
@@ -230,8 +272,13 @@ void mux_note_command(struct client *c, const uint8_t *pl, uint32_t len)
 		else
 			c->cur_sv |= SV_PIN_FOREVER;
 	}
-	if (pl[0] == CMD_STMT_PREPARE)
+	if (pl[0] == CMD_STMT_PREPARE) {
 		c->prep_id = ++c->next_stmt_id;
+		/* what its answer will be true of: as of now, before it runs */
+		c->prep_answer.len = 0;
+		c->prep_keep = prepare_here_possible(c, &c->prep_stamp);
+		STAT_INC(prepares_upstream);
+	}
 	c->fwd_stmt_id = (pl[0] == CMD_STMT_EXECUTE || pl[0] == CMD_STMT_FETCH ||
 			  pl[0] == CMD_STMT_BULK_EXECUTE) && len >= 5 ? rd_u32(pl + 1) : 0;
 }
@@ -322,6 +369,9 @@ void mux_relayed(struct client *c, struct pbuf *out, size_t from)
 	if (c->relay.packets == 1 && out->len >= from + PKT_HEADER_LEN + 5 &&
 	    out->data[from + PKT_HEADER_LEN] == 0x00)
 		wr_u32(out->data + from + PKT_HEADER_LEN + 1, c->prep_id);
+	if (c->prep_keep && (c->prep_answer.len + (out->len - from) > STMTREG_ANSWER_MAX ||
+			     pbuf_append(&c->prep_answer, out->data + from, out->len - from) < 0))
+		c->prep_keep = false; /* too big to keep, or no memory: it is only relayed */
 }
 
 void mux_close_upstream_stmt(struct upstream *u, uint32_t up_id)
@@ -335,6 +385,22 @@ void mux_close_upstream_stmt(struct upstream *u, uint32_t up_id)
 		pkt_end(&u->io.out, start, 0);
 	else
 		u->dirty = true;
+}
+
+/* The upstream's answer to a PREPARE is kept for the next PREPARE of the
+ * same key when the statement's tables are all known to the catalog (what
+ * could change the answer then moves the stamp). */
+static void keep_answer(struct client *c, uint64_t serial)
+{
+	struct cache_ctx x = cache_ctx_of(c);
+
+	if (c->prep_keep && c->prep_answer.len &&
+	    cache_prepare_keepable(&c->cs, &x, (const char *)c->stmts.prep_text.data,
+				   c->stmts.prep_text.len))
+		stmtreg_keep_answer(serial, c->prep_answer.data, c->prep_answer.len, &c->prep_stamp);
+	c->prep_keep = false;
+	c->prep_answer.len = 0;
+	pbuf_shrink(&c->prep_answer, 4096);
 }
 
 void mux_prepared(struct client *c)
@@ -362,6 +428,7 @@ void mux_prepared(struct client *c)
 		}
 	}
 	add_stmt(c, c->prep_id, c->relay.prep_params, serial);
+	keep_answer(c, serial);
 }
 
 /* What the upstream's answer did to the statement it was for, found by
@@ -701,8 +768,10 @@ int mux_sync_step(struct client *c)
 			return rc;
 	}
 	s = stmt_needed(c);
-	if (s)
+	if (s) {
+		STAT_INC(prepares_upstream);
 		return send_step(c, CMD_STMT_PREPARE, s->text, s->text_len, UPCMD_SYNC_PREPARE) ? 1 : -1;
+	}
 	if (!sv_equal(&c->up->sv, &c->sv))
 		return state_step(c, &c->sv); /* back from the statement's state */
 	if (found_rows_needed(c))

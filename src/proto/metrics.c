@@ -303,6 +303,15 @@ static const struct stat_family stat_families[] = {
 	{ "shoal_upstream_state_syncs_total", "counter",
 	  "Times a borrowed connection had to be brought to a session's state first.",
 	  &g_stats.upstream_syncs },
+	{ "shoal_prepares_local_total", "counter",
+	  "COM_STMT_PREPAREs the node answered itself (binlog mode: the upstream's earlier answer, "
+	  "still exact).", &g_stats.prepares_local },
+	{ "shoal_prepares_upstream_total", "counter",
+	  "Statements prepared upstream: a client's COM_STMT_PREPARE, or one an execute needed on "
+	  "the connection it ran on.", &g_stats.prepares_upstream },
+	{ "shoal_prepare_answers", "gauge",
+	  "Upstream PREPARE answers the node keeps to give again (binlog mode).",
+	  &g_stats.prepare_answers },
 	{ "shoal_protocol_errors_total", "counter", "Malformed client input.",
 	  &g_stats.protocol_errors },
 	{ "shoal_compressed_sessions_total", "counter",

@@ -11,10 +11,18 @@
  * The key is everything that decides what the server makes of the text:
  * the user, the client capability bits that shape answers, the session
  * state as the node records it (schema, character set and collation,
- * sql_mode and every other variable set: sv_serialize) and the text. A
- * COM_STMT_PREPARE itself always runs upstream (its answer is the server's,
- * as of now: table definitions may have changed since any earlier one, by
- * any client of the server); the registry only gives it its serial.
+ * sql_mode and every other variable set: sv_serialize) and the text.
+ *
+ * A serial may also keep the upstream's answer to its PREPARE (the OK, the
+ * parameter and column definitions), which the node then gives the next
+ * PREPARE of the same key itself (mux.c, local_prepare): only while that
+ * answer is exactly what the upstream would give now. The caller decides
+ * what "now" is: it stamps an answer with the generations that would move
+ * if the answer could change (cache/consist.h, consist_prepare_stamp: DDL
+ * seen, the invalidation epoch, privileges, SET GLOBAL) and the time it was
+ * asked, and an answer is given only to a lookup with the same generations,
+ * younger than the age bound. A stale one is freed as it is found.
+ * g_stats.prepare_answers counts the answers kept.
  *
  * Each serial counts the sessions' statements that hold it. When the last
  * one is closed (COM_STMT_CLOSE, a reset, the session's end), the upstream
@@ -41,6 +49,23 @@
 #include "proto/packet.h"
 
 #define STMTREG_MAX 8192
+/* A PREPARE answer bigger than this is not kept (a statement of hundreds
+ * of columns, prepared rarely). */
+#define STMTREG_ANSWER_MAX 65536
+#define STMTREG_STAMP_GENS 4
+
+/* What a kept answer was true of: generations, and when it was asked. */
+struct stmtreg_stamp {
+	uint64_t gens[STMTREG_STAMP_GENS];
+	int64_t at_ms;
+};
+
+/* The kept answer given: its parameter count, and the serial (held once
+ * more, as stmtreg_serial does). */
+struct stmtreg_given {
+	uint64_t serial;
+	uint16_t nparams;
+};
 
 struct stmtreg_key {
 	const char *user;
@@ -63,5 +88,20 @@ void stmtreg_release(uint64_t serial);
 unsigned stmtreg_dropped_gen(void);
 /* held[i]: some session still holds serials[i]. */
 void stmtreg_held(const uint64_t *serials, bool *held, size_t n);
+
+/* Keep answer[0, len) (whole packets, sequence ids from 1: the upstream's
+ * answer to the PREPARE of serial, as relayed) with its stamp. Not kept:
+ * an answer over STMTREG_ANSWER_MAX, one with warnings, a serial no longer
+ * registered, out of memory. */
+void stmtreg_keep_answer(uint64_t serial, const uint8_t *answer, size_t len,
+			 const struct stmtreg_stamp *st);
+/* The answer kept for k, if its stamp's generations are now's and it was
+ * asked at most max_age_ms before now->at_ms: appended to out with the
+ * statement id stmt_id and the status bits of its EOF packets set from
+ * status (those in SESSION_STATUS_BITS). true: given (and *g filled);
+ * false: nothing written. */
+bool stmtreg_give_answer(const struct stmtreg_key *k, const struct stmtreg_stamp *now,
+			 int64_t max_age_ms, uint32_t stmt_id, uint16_t status, struct pbuf *out,
+			 struct stmtreg_given *g);
 
 #endif

@@ -96,9 +96,79 @@ static void test_bulk_note(void)
 	stmts_free(&t);
 }
 
+/* A PREPARE answer as relayed to a classic client: OK (id 77, 1 column,
+ * 1 parameter), the parameter, EOF, the column, EOF. */
+static size_t answer(uint8_t *b, uint16_t warnings, uint16_t eof_status)
+{
+	static const uint8_t def[] = { 3, 'd', 'e', 'f', 0, 0, 0, 1, '?', 0 };
+	size_t n = 0;
+
+	wr_u24(b, 12); b[3] = 1;
+	b[4] = 0; wr_u32(b + 5, 77); wr_u16(b + 9, 1); wr_u16(b + 11, 1); b[13] = 0;
+	wr_u16(b + 14, warnings);
+	n = 16;
+	for (int part = 0; part < 2; part++) {
+		wr_u24(b + n, sizeof(def)); b[n + 3] = (uint8_t)(2 + 2 * part);
+		memcpy(b + n + 4, def, sizeof(def));
+		n += 4 + sizeof(def);
+		wr_u24(b + n, 5); b[n + 3] = (uint8_t)(3 + 2 * part);
+		b[n + 4] = 0xfe; wr_u16(b + n + 5, 0); wr_u16(b + n + 7, eof_status);
+		n += 9;
+	}
+	return n;
+}
+
+static void test_kept_answers(void)
+{
+	struct stmtreg_key k = { .user = "u", .caps = 0, .ctx = (const uint8_t *)"c", .ctx_len = 1,
+				 .text = "SELECT a FROM t WHERE id = ?", .text_len = 28 };
+	struct stmtreg_stamp then = { .gens = { 1, 2, 3, 4 }, .at_ms = 1000 }, now = then;
+	struct stmtreg_given g = {0};
+	struct pbuf out = {0};
+	uint8_t a[128];
+	size_t n = answer(a, 0, ST_AUTOCOMMIT);
+	uint64_t serial = stmtreg_serial(&k);
+
+	ok(!stmtreg_give_answer(&k, &now, 5000, 9, ST_AUTOCOMMIT, &out, &g) && out.len == 0,
+	   "nothing kept: no answer given");
+	stmtreg_keep_answer(serial, a, n, &then);
+	ok(stmtreg_give_answer(&k, &now, 5000, 9, ST_AUTOCOMMIT | ST_IN_TRANS, &out, &g),
+	   "the kept answer is given for the same key and stamp");
+	ok(out.len == n && g.serial == serial && g.nparams == 1, "  whole, with its serial and parameter count");
+	ok(out.len == n && rd_u32(out.data + 5) == 9, "  with the statement id asked for");
+	ok(out.len == n && rd_u16(out.data + 16 + 14 + 7) == (ST_AUTOCOMMIT | ST_IN_TRANS) &&
+	   rd_u16(out.data + n - 2) == (ST_AUTOCOMMIT | ST_IN_TRANS), "  its EOFs carry the session's status");
+	out.len = 0;
+	now.at_ms = 7000;
+	ok(!stmtreg_give_answer(&k, &now, 5000, 9, 0, &out, &g), "older than the bound: not given");
+	stmtreg_keep_answer(serial, a, n, &then);
+	now.at_ms = 1000;
+	now.gens[0]++;
+	ok(!stmtreg_give_answer(&k, &now, 5000, 9, 0, &out, &g), "a generation moved (a DDL): not given");
+	now.gens[0]--;
+	ok(!stmtreg_give_answer(&k, &now, 5000, 9, 0, &out, &g) && out.len == 0,
+	   "  and forgotten: not given after either");
+	n = answer(a, 1, ST_AUTOCOMMIT);
+	stmtreg_keep_answer(serial, a, n, &then);
+	ok(!stmtreg_give_answer(&k, &now, 5000, 9, 0, &out, &g), "an answer with a warning is not kept");
+	n = answer(a, 0, ST_AUTOCOMMIT);
+	stmtreg_keep_answer(serial, a, n - 1, &then);
+	ok(!stmtreg_give_answer(&k, &now, 5000, 9, 0, &out, &g), "a cut answer is not kept");
+	stmtreg_keep_answer(serial, a, n, &then);
+	k.caps = CAP_DEPRECATE_EOF;
+	ok(!stmtreg_give_answer(&k, &now, 5000, 9, 0, &out, &g), "another key (capabilities): not given");
+	k.caps = 0;
+	ok(stmtreg_give_answer(&k, &now, 5000, 9, 0, &out, &g), "the same key again: given");
+	stmtreg_release(serial);
+	stmtreg_release(g.serial);
+	stmtreg_release(serial);
+	pbuf_free(&out);
+}
+
 int main(void)
 {
 	test_last();
 	test_bulk_note();
+	test_kept_answers();
 	return done_testing();
 }

@@ -25,21 +25,6 @@
 #define MIN_MEASURED 20
 #define SHOW_MAX 50
 
-enum verdict { V_UNKNOWN, V_CACHEABLE, V_NOT };
-
-struct cand {
-	char digest[19];
-	char text[64];           /* shown */
-	char *full;              /* the whole digest_text */
-	unsigned long long count, sum_time;
-	enum verdict v;
-	char why[160];
-	unsigned long long hits, misses;
-	double saving;           /* µs */
-	long long routed_rule;   /* 0: not routed by the agent */
-	bool chosen;
-};
-
 static int read_digests(const struct ha_config *cfg, struct sqlconn *c, struct cand **out,
 			size_t *n, char *err, size_t errlen)
 {
@@ -48,8 +33,9 @@ static int read_digests(const struct ha_config *cfg, struct sqlconn *c, struct c
 	size_t i = 0;
 
 	(void)cfg;
-	r = sqlc_query(c, "SELECT digest, MAX(digest_text), SUM(count_star), SUM(sum_time) FROM "
-		       "stats_mysql_query_digest GROUP BY digest ORDER BY SUM(sum_time) DESC",
+	r = sqlc_query(c, "SELECT digest, MAX(digest_text), SUM(count_star), SUM(sum_time), "
+		       "MAX(last_seen) FROM stats_mysql_query_digest GROUP BY digest "
+		       "ORDER BY SUM(sum_time) DESC",
 		       err, errlen);
 	if (!r)
 		return -1;
@@ -70,6 +56,7 @@ static int read_digests(const struct ha_config *cfg, struct sqlconn *c, struct c
 				*p = ' ';
 		k->count = row[2] ? strtoull(row[2], NULL, 10) : 0;
 		k->sum_time = row[3] ? strtoull(row[3], NULL, 10) : 0;
+		k->last_seen = row[4] ? atoll(row[4]) : 0;
 		i++;
 	}
 	*n = i;
@@ -106,8 +93,11 @@ static int ask_nodes(const struct ha_config *cfg, struct cand *k, size_t n)
 		char err[800];
 
 		if (node_digests(cfg, &cfg->nodes[i], &d, &nd, err, sizeof err)) {
-			fprintf(stderr, "shoal-ha advise: node %s unreachable: %s\n",
-				cfg->nodes[i].name, err);
+			if (cfg->command && strcmp(cfg->command, "advise") == 0)
+				fprintf(stderr, "shoal-ha advise: node %s unreachable: %s\n",
+					cfg->nodes[i].name, err);
+			else
+				ha_log("warning", "node %s: digests not read: %s", cfg->nodes[i].name, err);
 			failed++;
 			continue;
 		}
@@ -163,13 +153,8 @@ static double choose(const struct ha_config *cfg, struct cand *k, size_t n, int 
 
 	*chosen = 0;
 	for (size_t i = 0; i < n; i++) {
-		unsigned long long seen = k[i].hits + k[i].misses;
-		double ratio = seen >= MIN_MEASURED ? (double)k[i].hits / (double)seen
-						    : cfg->hit_ratio_pct / 100.0;
-
 		if (k[i].v != V_CACHEABLE)
 			continue;
-		k[i].saving = (double)k[i].sum_time * ratio;
 		if (!k[i].routed_rule && *chosen < cfg->top && k[i].saving > 0) {
 			k[i].chosen = true;
 			(*chosen)++;
@@ -246,14 +231,55 @@ static int apply_plan(const struct ha_config *cfg, struct sqlconn *c, struct can
 	return HA_EXIT_OK;
 }
 
+/* The expected saving of each cacheable digest: its total time times its
+ * hit ratio, the nodes' measured one or hit_ratio_pct. */
+static void savings(const struct ha_config *cfg, struct cand *k, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned long long seen = k[i].hits + k[i].misses;
+
+		k[i].measured = seen >= MIN_MEASURED;
+		k[i].ratio = k[i].measured ? (double)k[i].hits / (double)seen : cfg->hit_ratio_pct / 100.0;
+		k[i].saving = k[i].v == V_CACHEABLE ? (double)k[i].sum_time * k[i].ratio : 0;
+	}
+}
+
+int advise_rank(const struct ha_config *cfg, struct sqlconn *c, struct ranking *r, char *err,
+		size_t errlen)
+{
+	struct own_rule *o = NULL;
+	size_t no = 0;
+
+	memset(r, 0, sizeof *r);
+	if (read_digests(cfg, c, &r->k, &r->n, err, errlen) ||
+	    route_own_rules(cfg, c, &o, &no, err, errlen)) {
+		advise_free(r);
+		return -1;
+	}
+	mark_routed(r->k, r->n, o, no, cfg->hostgroup);
+	free(o);
+	r->failed = ask_nodes(cfg, r->k, r->n);
+	ask_unseen(cfg, r->k, r->n);
+	savings(cfg, r->k, r->n);
+	for (size_t i = 0; i < r->n; i++)
+		r->total_time += r->k[i].sum_time;
+	return 0;
+}
+
+void advise_free(struct ranking *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		free(r->k[i].full);
+	free(r->k);
+	memset(r, 0, sizeof *r);
+}
+
 int cmd_advise(const struct ha_config *cfg)
 {
 	struct sqlconn c = { 0 };
-	struct cand *k = NULL;
-	struct own_rule *o = NULL;
-	size_t n = 0, no = 0;
+	struct ranking r;
 	char err[1200];
-	int failed, chosen, rc = HA_EXIT_OK;
+	int chosen, rc = HA_EXIT_OK;
 	double saving;
 
 	if (cfg->n_nodes == 0 || cfg->n_args) {
@@ -265,30 +291,22 @@ int cmd_advise(const struct ha_config *cfg)
 		fprintf(stderr, "shoal-ha advise: %s\n", err);
 		return HA_EXIT_PROXYSQL;
 	}
-	if (read_digests(cfg, &c, &k, &n, err, sizeof err) ||
-	    route_own_rules(cfg, &c, &o, &no, err, sizeof err)) {
+	if (advise_rank(cfg, &c, &r, err, sizeof err)) {
 		fprintf(stderr, "shoal-ha advise: %s\n", err);
-		rc = HA_EXIT_FAIL;
-		goto out;
+		sqlc_close(&c);
+		return HA_EXIT_FAIL;
 	}
-	mark_routed(k, n, o, no, cfg->hostgroup);
-	failed = ask_nodes(cfg, k, n);
-	ask_unseen(cfg, k, n);
-	saving = choose(cfg, k, n, &chosen);
-	print_report(cfg, &c, k, n, chosen, saving);
-	if (failed) {
-		fprintf(stderr, "shoal-ha advise: %d node%s did not answer%s\n", failed,
-			failed == 1 ? "" : "s", cfg->apply ? ": nothing applied" : "");
+	saving = choose(cfg, r.k, r.n, &chosen);
+	print_report(cfg, &c, r.k, r.n, chosen, saving);
+	if (r.failed) {
+		fprintf(stderr, "shoal-ha advise: %d node%s did not answer%s\n", r.failed,
+			r.failed == 1 ? "" : "s", cfg->apply ? ": nothing applied" : "");
 		rc = HA_EXIT_NODE;
 	} else if (cfg->apply && chosen)
-		rc = apply_plan(cfg, &c, k, n, chosen);
+		rc = apply_plan(cfg, &c, r.k, r.n, chosen);
 	else if (chosen)
 		printf("run again with --apply to add these rules\n");
-out:
-	for (size_t i = 0; i < n; i++)
-		free(k[i].full);
-	free(k);
-	free(o);
+	advise_free(&r);
 	sqlc_close(&c);
 	return rc;
 }

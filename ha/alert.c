@@ -3,6 +3,7 @@
  *   {"source":"shoal-ha","event":..,"node":..,"hostgroup":..,"action":..,
  *    "detail":..,"hits_delta":..,"queries_delta":..,"window_ms":..,
  *    "time":"2026-01-01T10:00:00Z"}
+ * and, for auto-route's decisions, "digest" (with "node" empty).
  * A 2xx answer is success; anything else is logged as a failed delivery.
  */
 #include "ha/alert.h"
@@ -25,7 +26,10 @@ int alert_send(const struct ha_config *cfg, const struct alert *a)
 	char *body;
 	int rc = 0;
 
-	ha_log("ALERT", "%s: node %s: %s: %s", a->event, a->node, a->action, a->detail);
+	if (a->digest)
+		ha_log("ALERT", "%s: digest %s: %s: %s", a->event, a->digest, a->action, a->detail);
+	else
+		ha_log("ALERT", "%s: node %s: %s: %s", a->event, a->node, a->action, a->detail);
 	if (!cfg->webhook_url[0])
 		return 0;
 	if (!gmtime_r(&t, &tm) || !strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm))
@@ -34,6 +38,10 @@ int alert_send(const struct ha_config *cfg, const struct alert *a)
 		      a->event, "node", a->node, "hostgroup", cfg->hostgroup, "action", a->action,
 		      "detail", a->detail, "hits_delta", (json_int_t)a->hits_delta, "queries_delta",
 		      (json_int_t)a->queries_delta, "window_ms", (json_int_t)a->window_ms, "time", ts);
+	if (j && a->digest && json_object_set_new(j, "digest", json_string(a->digest)) != 0) {
+		json_decref(j);
+		j = NULL;
+	}
 	body = j ? json_dumps(j, JSON_COMPACT) : NULL;
 	json_decref(j);
 	if (!body) {

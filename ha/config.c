@@ -64,6 +64,25 @@ static const struct setting settings[] = {
 	I(top, 1, 100000, "10", "N", "advise: how many digests to route at most."),
 	I(hit_ratio_pct, 0, 100, "90", "PCT", "advise: assumed hit ratio for a digest the nodes have "
 	  "no hit/miss figures for."),
+	B(auto_route, "false", "watch: route, warm and withdraw query digests by itself (each poll: "
+	  "rank like advise, route what saves enough, withdraw what stopped paying)."),
+	B(dry_run, "false", "watch --auto-route: make and log the decisions, change nothing."),
+	I(route_min_share_pct, 0, 100, "1", "PCT", "auto-route: a digest is routed when its expected "
+	  "saving is at least this share of the upstream time ProxySQL measured ..."),
+	I(route_min_saving_ms, 0, 2147483647, "1000", "MS", "... and at least this much upstream "
+	  "time (ProxySQL's statistics since they began)."),
+	I(warmup_ms, 0, 86400000, "10000", "MS", "auto-route: how long a digest is mirrored to the "
+	  "cache hostgroup (mirror_hostgroup) before it is routed; skipped when the nodes have "
+	  "measured its hit ratio already. 0: no warm-up."),
+	I(min_hit_ratio_pct, 0, 100, "50", "PCT", "auto-route: a routed digest whose hit ratio on the "
+	  "nodes stays below this ..."),
+	I(withdraw_after, 1, 1000000, "3", "POLLS", "... for this many polls in a row is withdrawn."),
+	I(cooldown_ms, 0, 2147483647, "600000", "MS", "auto-route: a withdrawn digest is not routed "
+	  "again for this long."),
+	I(absent_ms, 0, 2147483647, "600000", "MS", "auto-route: a routed digest ProxySQL has not seen "
+	  "for this long is withdrawn."),
+	I(max_changes, 1, 1000, "2", "N", "auto-route: rules created, changed or removed per poll, at "
+	  "most."),
 	B(verbose, "false", "Log every statement sent to ProxySQL."),
 };
 #define N_SETTINGS (sizeof settings / sizeof settings[0])

@@ -47,6 +47,10 @@ struct ha_config {
 	int rule_id_base, top;
 	int hit_ratio_pct;
 	bool verbose;
+	/* watch --auto-route (autoroute.h) */
+	bool auto_route, dry_run;
+	int route_min_share_pct, route_min_saving_ms, warmup_ms, min_hit_ratio_pct;
+	int withdraw_after, cooldown_ms, absent_ms, max_changes;
 
 	/* parsed by config_finish() */
 	struct ha_dsn dsns[HA_MAX_DSNS];

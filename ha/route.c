@@ -21,8 +21,8 @@ int route_own_rules(const struct ha_config *cfg, struct sqlconn *c, struct own_r
 	MYSQL_ROW row;
 	size_t i = 0;
 
-	snprintf(sql, sizeof sql, "SELECT rule_id, digest, destination_hostgroup, active, apply "
-		 "FROM mysql_query_rules WHERE substr(comment, 1, %zu) = '%s' ORDER BY rule_id",
+	snprintf(sql, sizeof sql, "SELECT rule_id, digest, destination_hostgroup, active, apply, "
+		 "mirror_hostgroup, comment FROM mysql_query_rules WHERE substr(comment, 1, %zu) = '%s' ORDER BY rule_id",
 		 strlen(cfg->rule_comment), cfg->rule_comment);
 	if (!(r = sqlc_query(c, sql, err, errlen)))
 		return -1;
@@ -40,6 +40,8 @@ int route_own_rules(const struct ha_config *cfg, struct sqlconn *c, struct own_r
 		o->hostgroup = row[2] ? atoi(row[2]) : -1;
 		o->active = row[3] ? atoi(row[3]) : 0;
 		o->apply = row[4] ? atoi(row[4]) : 0;
+		o->mirror = row[5] ? atoi(row[5]) : -1;
+		snprintf(o->comment, sizeof o->comment, "%s", row[6] ? row[6] : "");
 		i++;
 	}
 	*n = i;
@@ -55,14 +57,13 @@ static const struct own_rule *own_for(const struct own_rule *o, size_t n, const 
 	return NULL;
 }
 
-/* Lowest rule_id >= base not in use, nor handed out already (*next). */
-static int free_rule_id(struct sqlconn *c, long long base, long long *next, char *err,
-			size_t errlen)
+int route_free_rule_id(const struct ha_config *cfg, struct sqlconn *c, long long *next, char *err,
+		       size_t errlen)
 {
 	char sql[160];
 	MYSQL_RES *r;
 	MYSQL_ROW row;
-	long long id = *next > base ? *next : base;
+	long long base = cfg->rule_id_base, id = *next > base ? *next : base;
 
 	snprintf(sql, sizeof sql, "SELECT rule_id FROM mysql_query_rules WHERE rule_id >= %lld "
 		 "ORDER BY rule_id", id);
@@ -120,7 +121,7 @@ static int ensure_rule(const struct ha_config *cfg, struct sqlconn *c, const str
 		snprintf(sql, sizeof sql, "UPDATE mysql_query_rules SET active=1, "
 			 "destination_hostgroup=%d, apply=1 WHERE rule_id=%lld", cfg->hostgroup, id);
 	} else {
-		if (free_rule_id(c, cfg->rule_id_base, next, err, errlen))
+		if (route_free_rule_id(cfg, c, next, err, errlen))
 			return -1;
 		id = (*next)++;
 		snprintf(sql, sizeof sql, "INSERT INTO mysql_query_rules (rule_id, active, digest, "

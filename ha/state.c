@@ -1,7 +1,8 @@
 /*
  * state.c: the watch state file (see state.h), JSON through jansson:
  *   {"version":1,"nodes":{"host:port":{"out":"none|health|flat",
- *    "out_since_ms":N,"kept":false,"samples":[[t_ms,hits,queries],...]}}}
+ *    "out_since_ms":N,"kept":false,"samples":[[t_ms,hits,queries],...]}},
+ *    "decisions":[[t_ms,event,digest,action,detail],...]}
  */
 #include "ha/state.h"
 
@@ -44,6 +45,55 @@ static void load_node(struct node_state *ns, json_t *j)
 	}
 }
 
+void state_note_decision(struct watch_state *st, int64_t t_ms, const char *event,
+			 const char *digest, const char *action, const char *detail)
+{
+	struct decision_rec *d;
+
+	if (st->n_decisions == HA_MAX_DECISIONS) {
+		memmove(st->decisions, st->decisions + 1, sizeof st->decisions[0] * (HA_MAX_DECISIONS - 1));
+		st->n_decisions--;
+	}
+	d = &st->decisions[st->n_decisions++];
+	d->t_ms = t_ms;
+	snprintf(d->event, sizeof d->event, "%s", event ? event : "");
+	snprintf(d->digest, sizeof d->digest, "%s", digest ? digest : "");
+	snprintf(d->action, sizeof d->action, "%s", action ? action : "");
+	snprintf(d->detail, sizeof d->detail, "%s", detail ? detail : "");
+}
+
+static void load_decisions(struct watch_state *st, json_t *a)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(a, i, v) {
+		if (json_array_size(v) != 5)
+			continue;
+		state_note_decision(st, json_integer_value(json_array_get(v, 0)),
+				    json_string_value(json_array_get(v, 1)),
+				    json_string_value(json_array_get(v, 2)),
+				    json_string_value(json_array_get(v, 3)),
+				    json_string_value(json_array_get(v, 4)));
+	}
+}
+
+static json_t *decisions_json(const struct watch_state *st)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; a && i < st->n_decisions; i++) {
+		const struct decision_rec *d = &st->decisions[i];
+
+		if (json_array_append_new(a, json_pack("[I,s,s,s,s]", (json_int_t)d->t_ms, d->event,
+						       d->digest, d->action, d->detail))) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
 int state_load(const char *path, const struct ha_config *cfg, struct watch_state *st, char *err,
 	       size_t errlen)
 {
@@ -67,6 +117,7 @@ int state_load(const char *path, const struct ha_config *cfg, struct watch_state
 		if (json_is_object(j))
 			load_node(&st->nodes[i], j);
 	}
+	load_decisions(st, json_object_get(root, "decisions"));
 	json_decref(root);
 	return 0;
 }
@@ -101,6 +152,8 @@ int state_save(const char *path, const struct watch_state *st, char *err, size_t
 	for (int i = 0; i < st->n; i++)
 		if (json_object_set_new(nodes, st->nodes[i].name, node_json(&st->nodes[i])))
 			rc = ha_fail(err, errlen, "out of memory");
+	if (json_object_set_new(root, "decisions", decisions_json(st)))
+		rc = ha_fail(err, errlen, "out of memory");
 	snprintf(tmp, sizeof tmp, "%s", path);
 	if (strrchr(tmp, '/') && strrchr(tmp, '/') != tmp) { /* create the directory if need be */
 		*strrchr(tmp, '/') = '\0';

@@ -1,7 +1,8 @@
 /*
  * state.h: what `shoal-ha watch` remembers per node between polls (and,
  * through the state file, between --once runs): recent counter samples
- * (the flat-hit-counter window) and whether the agent took the node out.
+ * (the flat-hit-counter window) and whether the agent took the node out;
+ * and auto-route's recent decisions.
  */
 #ifndef SHOAL_HA_STATE_H
 #define SHOAL_HA_STATE_H
@@ -30,10 +31,24 @@ struct node_state {
 	bool kept;                  /* should be out, kept ONLINE (last node): alerted */
 };
 
+/* auto-route's recent decisions (autoroute.h), newest last, for
+ * `shoal-ha status`. */
+#define HA_MAX_DECISIONS 20
+struct decision_rec {
+	int64_t t_ms;
+	char event[32], digest[19], action[24], detail[300];
+};
+
 struct watch_state {
 	struct node_state nodes[HA_MAX_NODES];
 	int n;
+	struct decision_rec decisions[HA_MAX_DECISIONS];
+	int n_decisions;
 };
+
+/* Add one (the oldest goes past HA_MAX_DECISIONS). */
+void state_note_decision(struct watch_state *st, int64_t t_ms, const char *event,
+			 const char *digest, const char *action, const char *detail);
 
 /* The state of each configured node, from the file if it exists (a missing
  * file is an empty state). Returns 0, or -1 with err. */

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ha/autoroute.h"
 #include "ha/nodes.h"
 #include "ha/proxysql.h"
 #include "ha/route.h"
@@ -31,12 +32,15 @@ struct st_rule {
 	struct own_rule r;
 	long long hits;              /* stats_mysql_query_rules.hits, -1 unknown */
 	char text[600];              /* digest_text, "" unknown */
+	char how[400];               /* "route" or auto-route's state, age and reason */
 	uint64_t node_hits, node_misses;
 	int nodes_reporting;
 };
 
 struct st_view {
 	char proxysql[400];
+	struct decision_rec decisions[HA_MAX_DECISIONS];  /* auto-route's, from the state file */
+	int n_decisions;
 	struct st_node nodes[HA_MAX_NODES];
 	int n_nodes;
 	struct st_rule *rules;
@@ -73,6 +77,10 @@ static void read_nodes(const struct ha_config *cfg, struct st_view *v)
 
 	if (st && cfg->state_file[0] && state_load(cfg->state_file, cfg, st, err, sizeof err))
 		ha_log("warning", "status: the watch state: %s", err);
+	if (st) {
+		memcpy(v->decisions, st->decisions, sizeof v->decisions);
+		v->n_decisions = st->n_decisions;
+	}
 	for (int i = 0; i < v->n_nodes; i++) {
 		struct st_node *sn = &v->nodes[i];
 
@@ -127,6 +135,24 @@ static void fill_rules(struct sqlconn *c, struct st_view *v)
 				}
 }
 
+/* Who made the rule: `route` (by hand), or auto-route, with its state,
+ * since when (or until when) and why. */
+static void describe_rule(const struct ha_config *cfg, struct st_rule *r)
+{
+	const char *reason;
+	int64_t at, now = ha_now_ms();
+	enum ar_state s = ar_parse_comment(cfg->rule_comment, r->r.comment, &at, &reason);
+
+	if (s == AR_NONE)
+		snprintf(r->how, sizeof r->how, "routed by hand (shoal-ha route or advise --apply)");
+	else if (s == AR_WITHDRAWN)
+		snprintf(r->how, sizeof r->how, "auto-route: withdrawn, cooldown %" PRId64 " s more: %s",
+			 at > now ? (at - now) / 1000 : 0, reason);
+	else
+		snprintf(r->how, sizeof r->how, "auto-route: %s for %" PRId64 " s: %s", ar_state_name(s),
+			 now > at ? (now - at) / 1000 : 0, reason);
+}
+
 static int gather(const struct ha_config *cfg, struct st_view *v, char *err, size_t errlen)
 {
 	struct sqlconn c = { 0 };
@@ -151,8 +177,10 @@ static int gather(const struct ha_config *cfg, struct st_view *v, char *err, siz
 		ha_fail(err, errlen, "out of memory");
 		return HA_EXIT_FAIL;
 	}
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		v->rules[i].r = own[i];
+		describe_rule(cfg, &v->rules[i]);
+	}
 	v->n_rules = n;
 	free(own);
 	read_nodes(cfg, v);
@@ -210,13 +238,23 @@ static void print_text(const struct st_view *v, FILE *f)
 		const struct st_rule *r = &v->rules[i];
 
 		ratio_text(ratio, sizeof ratio, r->node_hits, r->node_misses);
-		fprintf(f, "  rule %lld %s -> hostgroup %d%s: proxysql hits %lld, nodes' hit ratio %s "
-			"(%" PRIu64 " hits, %" PRIu64 " misses)\n    %s\n", r->r.rule_id, r->r.digest,
-			r->r.hostgroup, r->r.active ? "" : " (inactive)", r->hits, ratio, r->node_hits,
-			r->node_misses, r->text[0] ? r->text : "(not in stats_mysql_query_digest)");
+		fprintf(f, "  rule %lld %s %s %d%s: proxysql hits %lld, nodes' hit ratio %s "
+			"(%" PRIu64 " hits, %" PRIu64 " misses)\n    %s\n    %s\n", r->r.rule_id, r->r.digest,
+			r->r.hostgroup < 0 && r->r.mirror >= 0 ? "mirrored to hostgroup" : "-> hostgroup",
+			r->r.hostgroup < 0 && r->r.mirror >= 0 ? r->r.mirror : r->r.hostgroup,
+			r->r.active ? "" : " (inactive)", r->hits, ratio, r->node_hits,
+			r->node_misses, r->text[0] ? r->text : "(not in stats_mysql_query_digest)", r->how);
 	}
 	if (v->n_rules == 0)
 		fprintf(f, "  none: the agent routes no digest\n");
+	if (v->n_decisions)
+		fprintf(f, "\nauto-route's recent decisions (%d, newest last):\n", v->n_decisions);
+	for (int i = 0; i < v->n_decisions; i++) {
+		const struct decision_rec *d = &v->decisions[i];
+
+		since_text(since, sizeof since, d->t_ms);
+		fprintf(f, "  %s  %s %s: %s (%s)\n", since, d->action, d->digest, d->detail, d->event);
+	}
 }
 
 void status_html_escape(struct sbuf_s *b, const char *s)
@@ -271,12 +309,34 @@ static void html_nodes(struct sbuf_s *b, const struct st_view *v)
 	sb_printf(b, "</table>\n");
 }
 
+static void html_decisions(struct sbuf_s *b, const struct st_view *v)
+{
+	char when[40];
+
+	if (v->n_decisions == 0)
+		return;
+	sb_printf(b, "<h2>Auto-route's recent decisions</h2><table><tr><th>when</th><th>action</th>"
+		  "<th>digest</th><th>why</th></tr>\n");
+	for (int i = v->n_decisions; i-- > 0;) {
+		const struct decision_rec *d = &v->decisions[i];
+
+		since_text(when, sizeof when, d->t_ms);
+		sb_printf(b, "<tr class=\"decision\">");
+		html_cell(b, when);
+		html_cell(b, d->action);
+		html_cell(b, d->digest);
+		html_cell(b, d->detail);
+		sb_printf(b, "</tr>\n");
+	}
+	sb_printf(b, "</table>\n");
+}
+
 static void html_rules(struct sbuf_s *b, const struct st_view *v)
 {
 	char num[64], ratio[16];
 
 	sb_printf(b, "<h2>Routed digests</h2><table><tr><th>rule</th><th>digest</th><th>query</th>"
-		  "<th>ProxySQL hits</th><th>nodes' hit ratio</th></tr>\n");
+		  "<th>ProxySQL hits</th><th>nodes' hit ratio</th><th>why</th></tr>\n");
 	for (size_t i = 0; i < v->n_rules; i++) {
 		const struct st_rule *r = &v->rules[i];
 
@@ -291,10 +351,11 @@ static void html_rules(struct sbuf_s *b, const struct st_view *v)
 		html_cell(b, num);
 		ratio_text(ratio, sizeof ratio, r->node_hits, r->node_misses);
 		html_cell(b, ratio);
+		html_cell(b, r->how);
 		sb_printf(b, "</tr>\n");
 	}
 	if (v->n_rules == 0)
-		sb_printf(b, "<tr><td colspan=\"5\">none: the agent routes no digest</td></tr>\n");
+		sb_printf(b, "<tr><td colspan=\"6\">none: the agent routes no digest</td></tr>\n");
 	sb_printf(b, "</table>\n");
 }
 
@@ -313,6 +374,7 @@ static int print_html(const struct st_view *v, FILE *f)
 	sb_printf(&b, "</p>\n");
 	html_nodes(&b, v);
 	html_rules(&b, v);
+	html_decisions(&b, v);
 	sb_printf(&b, "</body></html>\n");
 	rc = b.oom ? -1 : (fwrite(b.p, 1, b.len, f) == b.len ? 0 : -1);
 	sb_free(&b);

@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "ha/alert.h"
+#include "ha/autoroute.h"
 #include "ha/decide.h"
 #include "ha/nodes.h"
 #include "ha/proxysql.h"
@@ -101,7 +102,7 @@ static void notify(const struct poll *p, int i, const char *event, const char *a
 		 const char *detail)
 {
 	struct alert a = { event, p->cfg->nodes[i].name, action, detail, p->d[i].hits_delta,
-			   p->d[i].queries_delta, p->d[i].span_ms };
+			   p->d[i].queries_delta, p->d[i].span_ms, NULL };
 
 	alert_send(p->cfg, &a);
 }
@@ -199,8 +200,18 @@ static int apply_changes(struct poll *p, char *err, size_t errlen)
 	return p->out ? px_drop_idle(&p->c, err, errlen) : 0;
 }
 
+/* Every node answered, serves and gave its counters (auto-route decides
+ * nothing otherwise). */
+static bool nodes_all_well(const struct poll *p)
+{
+	for (int i = 0; i < p->cfg->n_nodes; i++)
+		if (!p->s[i].healthy || !p->s[i].have_counters)
+			return false;
+	return true;
+}
+
 /* One poll; returns an exit status. */
-static int poll_once(const struct ha_config *cfg, struct watch_state *st)
+static int poll_once(const struct ha_config *cfg, struct watch_state *st, struct autoroute *ar)
 {
 	struct poll *p = calloc(1, sizeof *p);
 	char err[1200];
@@ -228,6 +239,8 @@ static int poll_once(const struct ha_config *cfg, struct watch_state *st)
 			take_out(p, i);
 		if (p->changed && apply_changes(p, err, sizeof err))
 			ha_log("error", "%s", err), rc = HA_EXIT_FAIL;
+		if (cfg->auto_route)
+			autoroute_poll(cfg, &p->c, ar, nodes_all_well(p), p->now);
 	} else {
 		ha_log("error", "%s", err);
 		rc = HA_EXIT_FAIL;
@@ -260,6 +273,7 @@ static int save(const struct ha_config *cfg, const struct watch_state *st)
 int cmd_watch(const struct ha_config *cfg)
 {
 	struct watch_state *st = malloc(sizeof *st);
+	struct autoroute ar = { 0 };
 	struct sigaction sa;
 	char err[1200];
 	int rc;
@@ -277,10 +291,12 @@ int cmd_watch(const struct ha_config *cfg)
 		free(st);
 		return HA_EXIT_FAIL;
 	}
+	ar.st = st;
 	if (cfg->once) {
-		rc = poll_once(cfg, st);
+		rc = poll_once(cfg, st, &ar);
 		if (save(cfg, st) && rc == HA_EXIT_OK)
 			rc = HA_EXIT_FAIL;
+		autoroute_free(&ar);
 		free(st);
 		return rc;
 	}
@@ -291,14 +307,16 @@ int cmd_watch(const struct ha_config *cfg)
 		free(st);
 		return HA_EXIT_FAIL;
 	}
-	ha_log("info", "watching %d node%s, hostgroup %d, every %d ms", cfg->n_nodes,
-	       cfg->n_nodes == 1 ? "" : "s", cfg->hostgroup, cfg->interval_ms);
+	ha_log("info", "watching %d node%s, hostgroup %d, every %d ms%s", cfg->n_nodes,
+	       cfg->n_nodes == 1 ? "" : "s", cfg->hostgroup, cfg->interval_ms,
+	       !cfg->auto_route ? "" : cfg->dry_run ? "; auto-route, dry run" : "; auto-route");
 	while (!stop_flag) {
-		poll_once(cfg, st);
+		poll_once(cfg, st, &ar);
 		save(cfg, st);
 		nap(cfg->interval_ms);
 	}
 	ha_log("info", "stopped");
+	autoroute_free(&ar);
 	free(st);
 	return HA_EXIT_OK;
 }

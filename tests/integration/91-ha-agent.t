@@ -106,7 +106,7 @@ px "INSERT INTO mysql_query_rules (rule_id, active, match_digest, destination_ho
 D1=0x1111111111111111 D2=0x00000000000000AB
 agent route --proxysql-admin "$DSN" "$D1" 0xab
 is "$rc" 0 "route: exit 0"
-OWN="SELECT rule_id, digest, destination_hostgroup, active, apply FROM mysql_query_rules WHERE substr(comment, 1, 8) = 'shoal-ha' ORDER BY rule_id"
+OWN="SELECT rule_id, digest, destination_hostgroup, active, apply, mirror_hostgroup, comment FROM mysql_query_rules WHERE substr(comment, 1, 8) = 'shoal-ha' ORDER BY rule_id"
 WARN() { echo "SELECT rule_id, digest FROM mysql_query_rules WHERE active=1 AND (comment IS NULL OR substr(comment, 1, 8) <> 'shoal-ha') AND ((apply=1 AND rule_id < $1 AND (digest IS NULL OR digest = '')) OR digest = '$2') ORDER BY rule_id"; }
 is "$(sent)" "$OWN
 SELECT rule_id FROM mysql_query_rules WHERE rule_id >= 1 ORDER BY rule_id
@@ -185,7 +185,7 @@ like "$out" "not cacheable \(non-deterministic function\)" "advise: gives the no
 like "$out" "cacheable \(cached, not seen yet\)" "advise: says which verdicts come from a node that has not seen the digest"
 like "$out" "routing 2 digests to hostgroup 30 would save about 7.500 s of 19.500 s upstream time \(38.5%\)" \
   "advise: prints the expected saving"
-is "$(sent)" "SELECT digest, MAX(digest_text), SUM(count_star), SUM(sum_time) FROM stats_mysql_query_digest GROUP BY digest ORDER BY SUM(sum_time) DESC
+is "$(sent)" "SELECT digest, MAX(digest_text), SUM(count_star), SUM(sum_time), MAX(last_seen) FROM stats_mysql_query_digest GROUP BY digest ORDER BY SUM(sum_time) DESC
 $OWN" "advise without --apply: reads only"
 is "$(px 'SELECT COUNT(*) FROM mysql_query_rules')" 2 "advise without --apply: no rule added"
 

@@ -9,9 +9,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ha/autoroute.h"
 #include "ha/config.h"
 #include "ha/decide.h"
 #include "ha/nodes.h"
+#include "ha/state.h"
 #include "ha/status.h"
 #include "ha/util.h"
 #include "tap.h"
@@ -221,8 +223,52 @@ static void test_html_escape(void)
 	sb_free(&b);
 }
 
+static void test_autoroute_comments(void)
+{
+	const char *reason = NULL;
+	int64_t at = 0;
+
+	ok(ar_parse_comment("shoal-ha", "shoal-ha auto warming since=1796541061703: expected saving 8.9 s",
+			    &at, &reason) == AR_WARMING && at == 1796541061703LL &&
+	   strcmp(reason, "expected saving 8.9 s") == 0, "auto-route: a warming rule's comment is read back");
+	ok(ar_parse_comment("shoal-ha", "shoal-ha auto routed since=5: why", &at, &reason) == AR_ROUTED &&
+	   at == 5, "  a routed one");
+	ok(ar_parse_comment("shoal-ha", "shoal-ha auto withdrawn until=77: low", &at, &reason) == AR_WITHDRAWN &&
+	   at == 77 && strcmp(reason, "low") == 0, "  a withdrawn one, with its cooldown's end");
+	ok(ar_parse_comment("shoal-ha", "shoal-ha", &at, &reason) == AR_NONE &&
+	   ar_parse_comment("shoal-ha", "shoal-ha auto routed until=5: x", &at, &reason) == AR_NONE &&
+	   ar_parse_comment("other", "shoal-ha auto routed since=5: x", &at, &reason) == AR_NONE,
+	   "  a rule routed by hand, a malformed comment, another mark: not auto rules");
+}
+
+static void test_decisions_file(void)
+{
+	struct ha_config cfg;
+	struct watch_state *st = calloc(1, sizeof *st), *back = calloc(1, sizeof *back);
+	char path[] = "/tmp/test_ha_stateXXXXXX", err[400];
+	int fd = mkstemp(path);
+
+	memset(&cfg, 0, sizeof cfg);
+	for (int i = 0; st && i < HA_MAX_DECISIONS + 3; i++)
+		state_note_decision(st, 1000 + i, "digest_routed", "0x00000000000000AB", "route", "why");
+	ok(st && st->n_decisions == HA_MAX_DECISIONS && st->decisions[0].t_ms == 1003,
+	   "decisions: the last %d are kept, the oldest dropped", HA_MAX_DECISIONS);
+	ok(fd >= 0 && st && back && state_save(path, st, err, sizeof err) == 0 &&
+	   state_load(path, &cfg, back, err, sizeof err) == 0 && back->n_decisions == HA_MAX_DECISIONS &&
+	   back->decisions[HA_MAX_DECISIONS - 1].t_ms == 1000 + HA_MAX_DECISIONS + 2 &&
+	   strcmp(back->decisions[0].action, "route") == 0, "  and read back from the state file");
+	if (fd >= 0) {
+		close(fd);
+		unlink(path);
+	}
+	free(st);
+	free(back);
+}
+
 int main(void)
 {
+	test_autoroute_comments();
+	test_decisions_file();
 	test_html_escape();
 	test_dsn();
 	test_node();

@@ -1,0 +1,241 @@
+#!/usr/bin/python3
+"""94-proxysql-autoroute.py: `shoal-ha watch --auto-route` against the real
+ProxySQL ($PROXYSQL_BIN), from no rules, under application traffic (issue
+#22).
+
+A MariaDB with its binlog on (BL_PORT, BL_SOCK); two nodes in binlog mode
+with auto-cache; one ProxySQL whose user app goes to hostgroup 10 (the
+MariaDB); `shoal-ha register` puts the nodes into hostgroup 30. Client
+threads through ProxySQL run two costly cacheable aggregates (on tables ra
+and rb), SELECT NOW() and point selects, and count every error. Then:
+  - --dry-run decides and changes nothing;
+  - --max-changes 1: one rule a poll;
+  - the daemon warms both aggregates (mirror rule), then routes them;
+    SELECT NOW() is never routed; a rule that is not the agent's is left
+    alone; shoal-ha status shows the rules' state and the decisions;
+  - a node stopped: no rule changes while it is down;
+  - rb written every 20 ms straight on the MariaDB: rb's aggregate is
+    withdrawn (cooldown), ra's stays routed;
+  - 0 client errors throughout.
+"""
+import os
+import re
+import subprocess
+import threading
+import time
+
+import pymysql
+
+from proxysql_help import Node, ProxySQL, wait_for
+from taplib import diag, done_testing, ok
+
+WORK = os.path.join(os.environ["BUILD_TEST"], "proxysql94ar")
+BL = int(os.environ["BL_PORT"])
+AGENT = os.path.join(os.environ["SRCDIR"], "ha/shoal-ha")
+URL = "mysql://app:pw@127.0.0.1:%d/shoaltest" % BL
+HG = 30
+QA = "SELECT g, COUNT(*), SUM(v), MAX(w) FROM ra WHERE g BETWEEN %d AND %d GROUP BY g"
+QB = "SELECT g, COUNT(*), SUM(v), MIN(w) FROM rb WHERE g >= %d GROUP BY g ORDER BY g LIMIT 5"
+
+
+def mdb(*stmts):
+    c = pymysql.connect(unix_socket=os.environ["BL_SOCK"], user="root", database="shoaltest", autocommit=True)
+    try:
+        with c.cursor() as cur:
+            for s in stmts:
+                cur.execute(s)
+            return cur.fetchall()
+    finally:
+        c.close()
+
+
+def setup_upstream():
+    mdb("CREATE USER IF NOT EXISTS 'monitor'@'%' IDENTIFIED BY 'monitor'",
+        "GRANT REPLICATION CLIENT ON *.* TO 'monitor'@'%'")
+    for t in ("ra", "rb"):
+        mdb("DROP TABLE IF EXISTS %s" % t,
+            "CREATE TABLE %s (id INT PRIMARY KEY, g INT, v INT, w VARCHAR(20), KEY (g))" % t,
+            "INSERT INTO %s SELECT seq, seq %% 40, seq * 7 %% 1000, CONCAT('w', seq %% 97) "
+            "FROM seq_1_to_60000" % t)
+
+
+class Traffic:
+    """Client threads through ProxySQL; every error counted."""
+
+    def __init__(self, px, threads=4):
+        self.px, self.stop, self.errors, self.last, self.n = px, False, 0, None, 0
+        self.lock = threading.Lock()
+        self.threads = [threading.Thread(target=self.run, args=(i,), daemon=True) for i in range(threads)]
+
+    def statements(self, i, k):
+        return (QA % (k % 5, k % 5 + 10), QB % (k % 30), "SELECT NOW()", "SELECT v FROM ra WHERE id = %d" % (k + 1))
+
+    def run(self, i):
+        c, k = None, i
+        while not self.stop:
+            for sql in self.statements(i, k):
+                try:
+                    if c is None:
+                        c = self.px.client()
+                    with c.cursor() as cur:
+                        cur.execute(sql)
+                        cur.fetchall()
+                    with self.lock:
+                        self.n += 1
+                except Exception as e:  # noqa: BLE001 - counted
+                    with self.lock:
+                        self.errors += 1
+                        self.last = repr(e)
+                    c = None
+            k += 1
+
+    def __enter__(self):
+        for t in self.threads:
+            t.start()
+        return self
+
+    def __exit__(self, *a):
+        self.stop = True
+        for t in self.threads:
+            t.join(30)
+
+
+def digest_of(px, text_start):
+    rows = px.admin_rows("SELECT digest FROM stats_mysql_query_digest WHERE digest_text LIKE '%s%%'" % text_start)
+    return rows[0][0] if rows else None
+
+
+def rules(px, table="runtime_mysql_query_rules"):
+    """{digest: (active, destination, mirror, apply, comment)} of the runtime
+    rules (only active ones are loaded), or of mysql_query_rules."""
+    return {r[0]: r[1:] for r in px.admin_rows(
+        "SELECT digest, active, destination_hostgroup, mirror_hostgroup, apply, comment "
+        "FROM %s" % table)}
+
+
+def configured(px):
+    return rules(px, "mysql_query_rules")
+
+
+def main():
+    os.makedirs(WORK, exist_ok=True)
+    setup_upstream()
+    nodes = [Node("94-proxysql-autoroute.n%d" % i, WORK, URL, ["--auto-cache", "--invalidation", "binlog"])
+             for i in (1, 2)]
+    servers = [{"hostgroup_id": 10, "hostname": "127.0.0.1", "port": BL}]
+    users = [{"username": "app", "password": "pw", "default_hostgroup": 10, "default_schema": "shoaltest"}]
+    variables = {"monitor_ping_interval": 1000, "monitor_connect_interval": 1000}
+    px = ProxySQL("px", WORK, servers=servers, users=users, variables=variables)
+    node_list = ",".join("127.0.0.1:%d:%d:%d" % (n.port, n.http_port, n.admin_port) for n in nodes)
+    state = os.path.join(WORK, "watch.json")
+    base = [AGENT, "--proxysql-admin", "mysql://admin:admin@127.0.0.1:%d" % px.admin_port, "--hostgroup", str(HG),
+            "--nodes", node_list, "--fallback", "127.0.0.1:%d" % BL, "--state-file", state,
+            "--flat-window-ms", "0", "--route-min-saving-ms", "300", "--route-min-share-pct", "5", "--warmup-ms", "3000",
+            "--withdraw-after", "3", "--min-hit-ratio-pct", "50", "--interval-ms", "1000",
+            "--rule-id-base", "100"]
+    daemon = None
+    try:
+        for n in nodes:
+            n.start()
+        px.start()
+        px.admin_rows("INSERT INTO mysql_query_rules (rule_id, active, digest, destination_hostgroup, apply, "
+                      "comment) VALUES (500, 1, '0x0000000000000001', 10, 1, 'the operator''s own')",
+                      "LOAD MYSQL QUERY RULES TO RUNTIME")
+        p = subprocess.run(base + ["register"], capture_output=True, text=True, timeout=60)
+        ok(p.returncode == 0, "two nodes in binlog mode, one ProxySQL, shoal-ha register (hostgroup 30)",
+           p.stdout + p.stderr)
+        with Traffic(px) as traffic:
+            da = wait_for(lambda: digest_of(px, "SELECT g,COUNT(*),SUM(v),MAX(w) FROM ra"), 30, 0.5)
+            db = wait_for(lambda: digest_of(px, "SELECT g,COUNT(*),SUM(v),MIN(w) FROM rb"), 30, 0.5)
+            dn = digest_of(px, "SELECT NOW()")
+            time.sleep(3)   # some upstream time for them
+            before = px.admin_rows("SELECT COUNT(*) FROM mysql_query_rules")[0][0]
+            p = subprocess.run(base + ["watch", "--once", "--auto-route", "--dry-run"], capture_output=True,
+                               text=True, timeout=60)
+            after = px.admin_rows("SELECT COUNT(*) FROM mysql_query_rules")[0][0]
+            ok(before == after == "1" and "dry run: would warm (mirror) digest %s" % da in p.stderr
+               and "dry run: would warm (mirror) digest %s" % db in p.stderr,
+               "--dry-run: both aggregates would be warmed, nothing changed in ProxySQL (%s rule)" % after,
+               p.stdout + p.stderr)
+            p = subprocess.run(base + ["watch", "--once", "--auto-route", "--max-changes", "1"],
+                               capture_output=True, text=True, timeout=60)
+            r = rules(px)
+            ok(len(r) == 2 and (da in r or db in r) and re.search(r"auto warming since=\d+",
+                                                                 (r.get(da) or r.get(db))[4]),
+               "--max-changes 1: one rule added in the poll, a warming one (mirror_hostgroup %s)"
+               % (r.get(da) or r.get(db) or ("?",) * 5)[2], repr(r) + p.stderr)
+            daemon = subprocess.Popen(base + ["watch", "--auto-route"], stdout=subprocess.PIPE,
+                                      stderr=open(os.path.join(WORK, "daemon.err"), "w"), text=True)
+            t0 = time.time()
+            routed = wait_for(lambda: all(d in rules(px) and rules(px)[d][1] == str(HG) for d in (da, db)), 60, 0.5)
+            ok(routed, "the daemon routes both aggregates to hostgroup 30 within 60 s (%.1f s)" % (time.time() - t0),
+               repr(rules(px)))
+            log = open(os.path.join(WORK, "daemon.err")).read()
+            ok(re.search(r"digest_warming: digest %s" % db, log) or re.search(r"digest_warming: digest %s" % da, log),
+               "  each was warmed through a mirror rule first (the log)", log[-2000:])
+            r = rules(px)
+            ok(dn not in r and "the operator's own" in [v[4] for v in r.values()] and len(r) == 3,
+               "  SELECT NOW() (and the cheap point select) not routed; the operator's rule is still there",
+               repr(r))
+            hits0 = sum(n.metric("shoal_cache_hits_total") or 0 for n in nodes)
+            time.sleep(3)
+            hits1 = sum(n.metric("shoal_cache_hits_total") or 0 for n in nodes)
+            ok(hits1 > hits0, "  the nodes now answer them (hits %d -> %d)" % (hits0, hits1))
+            p = subprocess.run(base + ["status"], capture_output=True, text=True, timeout=60)
+            diag("shoal-ha status:\n" + p.stdout)
+            ok(re.search(r"auto-route: routed for \d+ s: warmed for 3 s; expected saving", p.stdout)
+               and "auto-route's recent decisions" in p.stdout and "route %s" % da in p.stdout,
+               "shoal-ha status: the routed digests with their age and reason, and the decisions", p.stdout)
+            # a node down: nothing changes
+            nodes[1].stop()
+            time.sleep(1.5)
+            snap = rules(px)
+            time.sleep(3)
+            same = rules(px) == snap
+            nodes[1].start()
+            log = open(os.path.join(WORK, "daemon.err")).read()
+            ok(same and "auto-route: no change: a node is unreachable or not serving" in log,
+               "a node down: no rule changes, and the log says why", log[-1500:])
+            # rb written every 20 ms: its aggregate stops paying
+            writing = [True]
+
+            def writer():
+                c = pymysql.connect(unix_socket=os.environ["BL_SOCK"], user="root", database="shoaltest",
+                                    autocommit=True)
+                i = 0
+                while writing[0]:
+                    with c.cursor() as cur:
+                        cur.execute("UPDATE rb SET v = v + 1 WHERE id = %d" % (i % 60000 + 1))
+                    i += 1
+                    time.sleep(0.02)
+                c.close()
+
+            w = threading.Thread(target=writer, daemon=True)
+            w.start()
+            t0 = time.time()
+            gone = wait_for(lambda: configured(px).get(db, ("1",))[0] == "0", 90, 0.5)
+            writing[0] = False
+            w.join(10)
+            r = configured(px)
+            ok(gone and db not in rules(px) and re.search(r"auto withdrawn until=\d+: hit ratio", r[db][4]),
+               "rb written every 20 ms: its aggregate withdrawn within 90 s (%.1f s), cooling down" % (time.time() - t0),
+               repr(r.get(db)))
+            ok(r.get(da, ("0", ""))[0] == "1" and r[da][1] == str(HG) and "auto routed" in r[da][4],
+               "  the ra aggregate stays routed", repr(r.get(da)))
+            time.sleep(3)
+            ok(configured(px).get(db, ("1",))[0] == "0" and db not in rules(px),
+               "  and rb's is not routed again during its cooldown", repr(configured(px).get(db)))
+        ok(traffic.errors == 0 and traffic.n > 1000, "clients: %d statements, %d errors (%s)" %
+           (traffic.n, traffic.errors, traffic.last or "none"))
+    finally:
+        if daemon:
+            daemon.terminate()
+            daemon.wait(20)
+        px.stop()
+        for n in nodes:
+            n.stop()
+    done_testing(always_zero=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -340,14 +340,72 @@ static void route_new(struct plan *p)
 	free(best);
 }
 
+/* ---- a cluster: one agent decides ---------------------------------------- */
+
+/* With several ProxySQL instances in a cluster (runtime_proxysql_servers),
+ * one agent per instance, only the agent of the first instance (by
+ * hostname, then port) whose admin accepts the agent's login decides; the
+ * others follow (cluster sync brings them the rules), and take over when
+ * those before them stop answering. So two agents never write rules at the
+ * same time from different statistics. true: this agent decides (no
+ * cluster; its own instance comes first among the live ones; or its own
+ * instance is not in the list, which is logged). */
+static bool decides(struct plan *p, char *leader, size_t cap)
+{
+	const struct ha_dsn *me = p->c->dsn;
+	MYSQL_RES *r;
+	MYSQL_ROW row;
+	char err[1200];
+	bool mine = false, listed = false;
+
+	r = sqlc_query(p->c, "SELECT hostname, port FROM runtime_proxysql_servers ORDER BY hostname, port",
+		       err, sizeof err);
+	if (!r || !me)
+		return true;
+	while (!mine && (row = mysql_fetch_row(r))) {
+		struct ha_dsn peer = *me;
+		struct sqlconn pc = { 0 };
+
+		if (!row[0] || !row[1])
+			continue;
+		listed = true;
+		if (strcmp(row[0], me->host) == 0 && atoi(row[1]) == me->port) {
+			mine = true;
+			break;
+		}
+		snprintf(peer.host, sizeof peer.host, "%s", row[0]);
+		peer.port = atoi(row[1]);
+		snprintf(peer.shown, sizeof peer.shown, "%s@%s:%d", me->user, row[0], peer.port);
+		if (sqlc_open(&pc, &peer, p->cfg->connect_timeout_ms, err, sizeof err) == 0) {
+			sqlc_close(&pc);
+			snprintf(leader, cap, "%s:%d", row[0], peer.port);
+			mysql_free_result(r);
+			return false;
+		}
+	}
+	mysql_free_result(r);
+	if (listed && !mine && !p->ar->alone_warned) {
+		ha_log("warning", "auto-route: this agent's ProxySQL admin %s:%d is not in "
+		       "runtime_proxysql_servers as host:port: it decides alone", me->host, me->port);
+		p->ar->alone_warned = true;
+	}
+	return true;
+}
+
 /* ---- one poll ------------------------------------------------------------ */
 
 void autoroute_poll(const struct ha_config *cfg, struct sqlconn *c, struct autoroute *ar,
 		    bool nodes_ok, int64_t now_ms)
 {
 	struct plan p = { .cfg = cfg, .c = c, .ar = ar, .now = now_ms };
-	char err[1200], why[200];
+	char err[1200], why[400], leader[300];
 
+	if (!decides(&p, leader, sizeof leader)) {
+		snprintf(why, sizeof why, "following the agent of ProxySQL %s (the first live instance of "
+			 "the cluster decides)", leader);
+		no_change(ar, why);
+		return;
+	}
 	if (!nodes_ok) {
 		no_change(ar, "a node is unreachable or not serving");
 		return;

@@ -41,6 +41,7 @@ struct autoroute {
 	struct ar_digest *d;
 	size_t n, cap;
 	char last_skip[200];
+	bool alone_warned;        /* its ProxySQL is not in proxysql_servers: said once */
 	struct watch_state *st;   /* where decisions are noted for status (state.h) */
 };
 

@@ -16,6 +16,7 @@ int sqlc_open(struct sqlconn *c, const struct ha_dsn *d, int timeout_ms, char *e
 	memset(c, 0, sizeof *c);
 	c->verbose = verbose;
 	snprintf(c->shown, sizeof c->shown, "%s", d->shown);
+	c->dsn = d;
 	c->my = mysql_init(NULL);
 	if (!c->my)
 		return ha_fail(err, errlen, "out of memory");

@@ -16,6 +16,7 @@
 struct sqlconn {
 	MYSQL *my;
 	char shown[400];   /* user@host:port, for messages */
+	const struct ha_dsn *dsn;   /* the login it was opened with */
 	bool verbose;      /* log each statement */
 };
 

@@ -16,7 +16,7 @@ if fake_mode; then
   skip_all "needs real nodes (fake mode)"
 fi
 need_proxysql
-plan 14
+plan 20
 work="$BUILD_TEST/proxysql94-autoroute"
 rm -rf "$work"
 mkdir -p "$work"

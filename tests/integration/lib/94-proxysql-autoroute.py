@@ -17,6 +17,11 @@ and rb), SELECT NOW() and point selects, and count every error. Then:
   - rb written every 20 ms straight on the MariaDB: rb's aggregate is
     withdrawn (cooldown), ra's stays routed;
   - 0 client errors throughout.
+Then two ProxySQL instances in a cluster, one agent beside each, traffic
+through both: only the first instance's agent decides (the other follows),
+each digest's rule is created once, the two instances have the same rules
+and they do not change over 15 s; the first instance stopped, the other
+agent takes over (it withdraws rc's aggregate once its table is written).
 """
 import os
 import re
@@ -52,7 +57,7 @@ def mdb(*stmts):
 def setup_upstream():
     mdb("CREATE USER IF NOT EXISTS 'monitor'@'%' IDENTIFIED BY 'monitor'",
         "GRANT REPLICATION CLIENT ON *.* TO 'monitor'@'%'")
-    for t in ("ra", "rb"):
+    for t in ("ra", "rb", "rc", "rd"):
         mdb("DROP TABLE IF EXISTS %s" % t,
             "CREATE TABLE %s (id INT PRIMARY KEY, g INT, v INT, w VARCHAR(20), KEY (g))" % t,
             "INSERT INTO %s SELECT seq, seq %% 40, seq * 7 %% 1000, CONCAT('w', seq %% 97) "
@@ -62,13 +67,16 @@ def setup_upstream():
 class Traffic:
     """Client threads through ProxySQL; every error counted."""
 
-    def __init__(self, px, threads=4):
+    def __init__(self, px, threads=4, tables=("ra", "rb")):
         self.px, self.stop, self.errors, self.last, self.n = px, False, 0, None, 0
+        self.tables = tables
         self.lock = threading.Lock()
         self.threads = [threading.Thread(target=self.run, args=(i,), daemon=True) for i in range(threads)]
 
     def statements(self, i, k):
-        return (QA % (k % 5, k % 5 + 10), QB % (k % 30), "SELECT NOW()", "SELECT v FROM ra WHERE id = %d" % (k + 1))
+        a, b = self.tables
+        return (QA.replace("ra", a) % (k % 5, k % 5 + 10), QB.replace("rb", b) % (k % 30), "SELECT NOW()",
+                "SELECT v FROM %s WHERE id = %d" % (a, k + 1))
 
     def run(self, i):
         c, k = None, i
@@ -98,6 +106,32 @@ class Traffic:
         self.stop = True
         for t in self.threads:
             t.join(30)
+
+
+class Writer:
+    """UPDATEs of table every 20 ms, straight on the MariaDB."""
+
+    def __init__(self, table):
+        self.table, self.on = table, True
+        self.t = threading.Thread(target=self.run, daemon=True)
+
+    def run(self):
+        c = pymysql.connect(unix_socket=os.environ["BL_SOCK"], user="root", database="shoaltest", autocommit=True)
+        i = 0
+        while self.on:
+            with c.cursor() as cur:
+                cur.execute("UPDATE %s SET v = v + 1 WHERE id = %d" % (self.table, i % 60000 + 1))
+            i += 1
+            time.sleep(0.02)
+        c.close()
+
+    def __enter__(self):
+        self.t.start()
+        return self
+
+    def __exit__(self, *a):
+        self.on = False
+        self.t.join(10)
 
 
 def digest_of(px, text_start):
@@ -197,25 +231,9 @@ def main():
             ok(same and "auto-route: no change: a node is unreachable or not serving" in log,
                "a node down: no rule changes, and the log says why", log[-1500:])
             # rb written every 20 ms: its aggregate stops paying
-            writing = [True]
-
-            def writer():
-                c = pymysql.connect(unix_socket=os.environ["BL_SOCK"], user="root", database="shoaltest",
-                                    autocommit=True)
-                i = 0
-                while writing[0]:
-                    with c.cursor() as cur:
-                        cur.execute("UPDATE rb SET v = v + 1 WHERE id = %d" % (i % 60000 + 1))
-                    i += 1
-                    time.sleep(0.02)
-                c.close()
-
-            w = threading.Thread(target=writer, daemon=True)
-            w.start()
             t0 = time.time()
-            gone = wait_for(lambda: configured(px).get(db, ("1",))[0] == "0", 90, 0.5)
-            writing[0] = False
-            w.join(10)
+            with Writer("rb"):
+                gone = wait_for(lambda: configured(px).get(db, ("1",))[0] == "0", 90, 0.5)
             r = configured(px)
             ok(gone and db not in rules(px) and re.search(r"auto withdrawn until=\d+: hit ratio", r[db][4]),
                "rb written every 20 ms: its aggregate withdrawn within 90 s (%.1f s), cooling down" % (time.time() - t0),
@@ -227,14 +245,101 @@ def main():
                "  and rb's is not routed again during its cooldown", repr(configured(px).get(db)))
         ok(traffic.errors == 0 and traffic.n > 1000, "clients: %d statements, %d errors (%s)" %
            (traffic.n, traffic.errors, traffic.last or "none"))
+        daemon.terminate()
+        daemon.wait(20)
+        daemon = None
+        px.stop()
+        two_agents(nodes, node_list)
     finally:
         if daemon:
             daemon.terminate()
             daemon.wait(20)
-        px.stop()
+        if px.proc:
+            px.stop()
         for n in nodes:
             n.stop()
     done_testing(always_zero=True)
+
+
+def agent_log(i):
+    return open(os.path.join(WORK, "agent%d.err" % i)).read()
+
+
+def two_agents(nodes, node_list):
+    """Two ProxySQL instances in a cluster, an agent beside each."""
+    servers = [{"hostgroup_id": 10, "hostname": "127.0.0.1", "port": BL}]
+    users = [{"username": "app", "password": "pw", "default_hostgroup": 10, "default_schema": "shoaltest"}]
+    admin_vars = {"cluster_check_interval_ms": 200, "cluster_check_status_frequency": 100,
+                  "cluster_mysql_servers_diffs_before_sync": 3, "cluster_mysql_query_rules_diffs_before_sync": 3,
+                  "cluster_mysql_query_rules_save_to_disk": True, "cluster_mysql_servers_save_to_disk": True}
+    pxs = [ProxySQL("cpx%d" % i, WORK, servers=servers, users=users, admin_variables=admin_vars,
+                    variables={"monitor_ping_interval": 1000, "monitor_connect_interval": 1000}) for i in (1, 2)]
+    peers = [{"hostname": "127.0.0.1", "port": p.admin_port, "weight": 0, "comment": p.name} for p in pxs]
+    for p in pxs:
+        p.peers = peers
+    first = min(pxs, key=lambda p: p.admin_port)
+    second = pxs[1] if first is pxs[0] else pxs[0]
+    agents = []
+    try:
+        for p in pxs:
+            p.start()
+        hg = "31"
+        common = ["--hostgroup", hg, "--nodes", node_list, "--fallback", "127.0.0.1:%d" % BL,
+                  "--flat-window-ms", "0", "--route-min-saving-ms", "300", "--route-min-share-pct", "5",
+                  "--warmup-ms", "2000", "--withdraw-after", "3", "--interval-ms", "1000", "--rule-id-base", "200"]
+        dsn = lambda p: "mysql://admin:admin@127.0.0.1:%d" % p.admin_port  # noqa: E731
+        subprocess.run([AGENT, "--proxysql-admin", dsn(first)] + common + ["register"], capture_output=True,
+                       timeout=60)
+        ok(wait_for(lambda: len(second.admin_rows("SELECT 1 FROM runtime_mysql_servers WHERE hostgroup_id = %s"
+                                                  % hg)) == 3, 20, 0.3),
+           "two ProxySQL instances in a cluster: register on one, the hostgroup on both")
+        for i, p in enumerate(pxs):
+            agents.append(subprocess.Popen([AGENT, "--proxysql-admin", dsn(p), "--state-file",
+                                            os.path.join(WORK, "agent%d.json" % i), "watch", "--auto-route"]
+                                           + common, stdout=subprocess.DEVNULL,
+                                           stderr=open(os.path.join(WORK, "agent%d.err" % i), "w")))
+        tf, ts = Traffic(first, 2, ("rc", "rd")), Traffic(second, 2, ("rc", "rd"))
+        with tf, ts:
+            dc = wait_for(lambda: digest_of(first, "SELECT g,COUNT(*),SUM(v),MAX(w) FROM rc"), 30, 0.5)
+            dd = wait_for(lambda: digest_of(first, "SELECT g,COUNT(*),SUM(v),MIN(w) FROM rd"), 30, 0.5)
+            both = lambda: all(d in rules(p) and rules(p)[d][1] == hg for p in pxs for d in (dc, dd))  # noqa: E731
+            t0 = time.time()
+            ok(wait_for(both, 60, 0.5), "two agents: both aggregates routed on both instances within 60 s (%.1f s)"
+               % (time.time() - t0), repr([rules(p) for p in pxs]))
+            snap = [sorted(p.admin_rows("SELECT rule_id, digest, destination_hostgroup, comment FROM "
+                                        "runtime_mysql_query_rules")) for p in pxs]
+            time.sleep(15)
+            now = [sorted(p.admin_rows("SELECT rule_id, digest, destination_hostgroup, comment FROM "
+                                       "runtime_mysql_query_rules")) for p in pxs]
+            # (a digest may still be routed meanwhile; none may change or go)
+            ok(now[0] == now[1] and set(snap[0]) <= set(now[0]) and snap[0] == snap[1],
+               "  the same rules on both instances; none changed or removed over 15 s (no flapping)",
+               repr(snap) + repr(now))
+            ia, ib = pxs.index(first), pxs.index(second)
+            la, lb = agent_log(ia), agent_log(ib)
+            made = [len(re.findall(r"digest_(?:warming|routed): digest %s: (?:warm \(mirror\)|route): expected" % d, la + lb))
+                    for d in (dc, dd)]
+            ok(made == [1, 1] and "ALERT: digest_" not in lb and
+               "following the agent of ProxySQL 127.0.0.1:%d" % first.admin_port in lb,
+               "  each rule created once, by the first instance's agent; the other follows", "%r\n%s\n%s"
+               % (made, la[-1500:], lb[-1500:]))
+            tf.stop = True   # its clients leave the first instance, which then stops
+        first.stop()
+        with Traffic(second, 2, ("rc", "rd")) as t2, Writer("rd"):
+            t0 = time.time()
+            gone = wait_for(lambda: rules(second, "mysql_query_rules").get(dd, ("1",))[0] == "0", 60, 0.5)
+        ok(gone and "digest_withdrawn: digest %s" % dd in agent_log(ib),
+           "  the first instance stopped: the other agent decides (rd's aggregate withdrawn in %.1f s)"
+           % (time.time() - t0), agent_log(ib)[-1500:])
+        ok(tf.errors == ts.errors == t2.errors == 0, "  clients of both instances: %d errors (%s)"
+           % (tf.errors + ts.errors + t2.errors, tf.last or ts.last or t2.last or "none"))
+    finally:
+        for a in agents:
+            a.terminate()
+            a.wait(20)
+        for p in pxs:
+            if p.proc:
+                p.stop()
 
 
 if __name__ == "__main__":

@@ -31,10 +31,10 @@ if ! "$PY" -c 'import yaml' 2>/dev/null; then
   skip_all "python3-yaml is missing (scripts/lib/common.sh lists it)"
 fi
 
-# static checks 36, a node with shoal.conf 1, systemd 8, replication 9, the
+# static checks 36, a node with shoal.conf 1, systemd 8, the agent's unit and config 4, replication 9, the
 # two nodes 12, HEALTHCHECK 4, metric names 3, promtool 4, the Dockerfile's
 # build 5, .dockerignore 2
-plan 84
+plan 88
 D="$SRCDIR/deploy"
 work="$BUILD_TEST/deploy98"
 rm -rf "$work"
@@ -177,6 +177,30 @@ else
   skip "systemd-analyze verify" "systemd-analyze is not installed"
   skip "systemd-analyze security" "systemd-analyze is not installed"
 fi
+# the agent's unit and config (docs/ha-agent.md, Auto-route)
+AGENT_BIN="$SRCDIR/ha/shoal-ha"
+if command -v systemd-analyze >/dev/null; then
+  sed "s#/usr/bin/shoal-ha#$AGENT_BIN#; s#/etc/shoal/shoal-ha.conf#$D/shoal-ha.conf#" \
+    "$D/systemd/shoal-ha.service" >"$work/shoal-ha.service"
+  sa=$(systemd-analyze verify "$work/shoal-ha.service" 2>&1)
+  is "$?:$sa" "0:" "systemd-analyze verify shoal-ha.service: no error, no warning"
+  exposure=$(systemd-analyze security --offline=yes "$work/shoal-ha.service" 2>/dev/null |
+    sed -nE 's/.*Overall exposure level for shoal-ha.service: ([0-9.]+).*/\1/p')
+  check "systemd-analyze security shoal-ha.service: exposure ${exposure:-?} is at most 2.0" \
+    awk -v e="${exposure:-99}" 'BEGIN { exit !(e <= 2.0) }'
+else
+  skip "systemd-analyze verify shoal-ha.service" "systemd-analyze is not installed"
+  skip "systemd-analyze security shoal-ha.service" "systemd-analyze is not installed"
+fi
+like "$(cat "$D/systemd/shoal-ha.service")" $'\nExecStart=/usr/bin/shoal-ha watch --auto-route --config /etc/shoal/shoal-ha.conf' \
+  "shoal-ha.service runs watch --auto-route with /etc/shoal/shoal-ha.conf"
+# every key of the example is a setting: the agent reads it (exit 3: no
+# ProxySQL reachable at the example's addresses; 2 would be a bad file)
+"$AGENT_BIN" status --config "$D/shoal-ha.conf" --connect-timeout-ms 200 --http-timeout-ms 200 \
+  --proxysql-admin mysql://x:y@127.0.0.1:1 >"$work/agent-conf.out" 2>&1
+rc=$?
+is "$rc" 3 "deploy/shoal-ha.conf: the agent reads every key (then finds no ProxySQL: exit 3)"
+[ "$rc" = 3 ] || diag_file "$work/agent-conf.out"
 unit=$(cat "$D/systemd/shoal.service")
 stop=$(sed -nE 's/^TimeoutStopSec=([0-9]+)$/\1/p' <<<"$unit")
 check "TimeoutStopSec ${stop:-?} s is longer than the default drain (30 s)" test "${stop:-0}" -gt 30

@@ -37,7 +37,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct entry *buckets[NBUCKETS];
 static struct entry *sbuckets[NBUCKETS];
 static struct entry *oldest, *newest;  /* the entries with refs == 0 */
-static size_t count, unheld;
+static size_t count, unheld, kept_bytes;   /* kept_bytes: the answers' */
 static atomic_uint_fast64_t next_serial = 1;
 static atomic_uint dropped_gen;        /* moves when a serial loses its last holder */
 
@@ -102,8 +102,10 @@ static void list_push_newest(struct entry *e)
 
 static void drop_answer(struct entry *e)
 {
-	if (e->answer)
+	if (e->answer) {
 		STAT_DEC(prepare_answers);
+		kept_bytes -= e->answer_len;
+	}
 	free(e->answer);
 	e->answer = NULL;
 	e->answer_len = 0;
@@ -129,8 +131,10 @@ static void unlink_entry(struct entry *e)
 	*pp = e->schain;
 	if (e->refs == 0)
 		list_remove(e);
-	if (e->answer)
+	if (e->answer) {
 		STAT_DEC(prepare_answers);
+		kept_bytes -= e->answer_len;
+	}
 	count--;
 }
 
@@ -260,12 +264,14 @@ void stmtreg_keep_answer(uint64_t serial, const uint8_t *answer, size_t len,
 	wr_u32(copy + PKT_HEADER_LEN + 1, 0); /* each PREPARE given it gets its own id */
 	pthread_mutex_lock(&lock);
 	e = by_serial(serial);
-	if (e) {
+	if (e)
 		drop_answer(e);
+	if (e && kept_bytes + len <= STMTREG_ANSWERS_BYTES) {
 		e->answer = copy;
 		e->answer_len = (uint32_t)len;
 		e->nparams = nparams;
 		e->stamp = *st;
+		kept_bytes += len;
 		STAT_INC(prepare_answers);
 		copy = NULL;
 	}

@@ -52,6 +52,9 @@
 /* A PREPARE answer bigger than this is not kept (a statement of hundreds
  * of columns, prepared rarely). */
 #define STMTREG_ANSWER_MAX 65536
+/* ... and all the answers kept together stay under this (new ones are not
+ * kept past it, until entries are forgotten). */
+#define STMTREG_ANSWERS_BYTES (16u << 20)
 #define STMTREG_STAMP_GENS 4
 
 /* What a kept answer was true of: generations, and when it was asked. */
@@ -91,7 +94,7 @@ void stmtreg_held(const uint64_t *serials, bool *held, size_t n);
 
 /* Keep answer[0, len) (whole packets, sequence ids from 1: the upstream's
  * answer to the PREPARE of serial, as relayed) with its stamp. Not kept:
- * an answer over STMTREG_ANSWER_MAX, one with warnings, a serial no longer
+ * an answer over STMTREG_ANSWER_MAX, or past STMTREG_ANSWERS_BYTES in all, one with warnings, a serial no longer
  * registered, out of memory. */
 void stmtreg_keep_answer(uint64_t serial, const uint8_t *answer, size_t len,
 			 const struct stmtreg_stamp *st);

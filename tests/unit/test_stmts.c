@@ -165,9 +165,48 @@ static void test_kept_answers(void)
 	pbuf_free(&out);
 }
 
+/* Past STMTREG_ANSWERS_BYTES in all, answers are not kept. */
+static void test_answers_budget(void)
+{
+	size_t big = 60000, n = PKT_HEADER_LEN + 12 + PKT_HEADER_LEN + big, given = 0;
+	uint8_t *a = calloc(1, n);
+	struct stmtreg_stamp st = { .gens = { 9 }, .at_ms = 1 };
+	uint64_t serials[300];
+	struct pbuf out = {0};
+	char text[32];
+
+	if (!a) {
+		ok(0, "out of memory");
+		return;
+	}
+	wr_u24(a, 12); a[3] = 1; wr_u16(a + 9, 1);           /* OK, 1 column, no warning */
+	wr_u24(a + 16, (uint32_t)big); a[19] = 2;            /* its definition */
+	for (int i = 0; i < 300; i++) {
+		struct stmtreg_key k = { .user = "b", .ctx = (const uint8_t *)"", .text = text };
+		struct stmtreg_given g;
+
+		k.text_len = (size_t)snprintf(text, sizeof text, "SELECT %d", i);
+		serials[i] = stmtreg_serial(&k);
+		stmtreg_keep_answer(serials[i], a, n, &st);
+		out.len = 0;
+		if (stmtreg_give_answer(&k, &st, 1000, 1, 0, &out, &g)) {
+			given++;
+			stmtreg_release(g.serial);
+		}
+	}
+	ok(given > 200 && given * n <= STMTREG_ANSWERS_BYTES,
+	   "answers of 60 kB: %zu of 300 kept, %zu bytes in all (at most %u)", given, given * n,
+	   STMTREG_ANSWERS_BYTES);
+	for (int i = 0; i < 300; i++)
+		stmtreg_release(serials[i]);
+	pbuf_free(&out);
+	free(a);
+}
+
 int main(void)
 {
 	test_last();
+	test_answers_budget();
 	test_bulk_note();
 	test_kept_answers();
 	return done_testing();

@@ -113,8 +113,11 @@ if [ -z "${TAP_STATE:-}" ]; then
   TAP_STATE=$(mktemp "${TMPDIR:-/tmp}/shoal-tap.XXXXXX")
   echo "0 0" >"$TAP_STATE"
   _TAP_OWNER=$$
+  # the ports free_port handed out in this test (scripts/lib/free_port.py):
+  # never handed out twice, whichever process picks
+  SHOAL_PORTS_FILE=$(mktemp "${TMPDIR:-/tmp}/shoal-ports.XXXXXX")
 fi
-export TAP_STATE
+export TAP_STATE SHOAL_PORTS_FILE
 
 # A description goes on one line: it may carry captured output, and a
 # newline would cut the result line (and its name in the summary): each
@@ -265,7 +268,7 @@ _lib_cleanup() {
   for name in "${_SHOAL_NODES[@]}"; do
     _shoal_kill "$name" >/dev/null 2>&1 || true
   done
-  if [ "${_TAP_OWNER:-}" = $$ ]; then rm -f "$TAP_STATE"; fi
+  if [ "${_TAP_OWNER:-}" = $$ ]; then rm -f "$TAP_STATE" "${SHOAL_PORTS_FILE:-}"; fi
   exit $rc
 }
 trap _lib_cleanup EXIT

@@ -47,7 +47,7 @@ static int digest_row(sqlite3 *db, const char *table, struct cache_def *d, bool 
 {
 	char num[13][24], hex[19], st[160];
 	uint64_t count = def_counter(d, DC_COUNT, reset), minv = def_counter(d, DC_MIN_TIME, reset);
-	const char *v[17];
+	const char *v[19];
 
 	if (count == 0)
 		return 0;
@@ -63,11 +63,13 @@ static int digest_row(sqlite3 *db, const char *table, struct cache_def *d, bool 
 	snprintf(num[8], 24, "%" PRIu64, def_counter(d, DC_HITS, reset));
 	snprintf(num[9], 24, "%" PRIu64, get(&d->misses, reset));
 	snprintf(num[10], 24, "%" PRIu64, def_counter(d, DC_TIME_SAVED, reset));
+	snprintf(num[11], 24, "%" PRIu64, get(&d->errors, reset));
+	snprintf(num[12], 24, "%" PRIu64, get(&d->node_errors, reset));
 	v[0] = ""; v[1] = ""; v[2] = ""; v[3] = hex; v[4] = d->digest_text;
 	v[5] = num[0]; v[6] = num[1]; v[7] = num[2]; v[8] = num[3]; v[9] = num[4];
 	v[10] = num[5]; v[11] = num[6]; v[12] = num[7]; v[13] = num[8]; v[14] = num[9];
-	v[15] = status_of(d, st, sizeof(st)); v[16] = num[10];
-	return admin_insert_row(db, table, 17, v);
+	v[15] = status_of(d, st, sizeof(st)); v[16] = num[10]; v[17] = num[11]; v[18] = num[12];
+	return admin_insert_row(db, table, 19, v);
 }
 
 static int fill_digest(sqlite3 *db, const char *table, bool reset)

@@ -64,11 +64,13 @@
 	"sum_time INTEGER NOT NULL, min_time INTEGER NOT NULL, max_time INTEGER NOT NULL, " \
 	"sum_rows_affected INTEGER NOT NULL, sum_rows_sent INTEGER NOT NULL, " \
 	"cache_hits INTEGER NOT NULL, cache_misses INTEGER NOT NULL, " \
-	"cache_status VARCHAR NOT NULL, upstream_time_saved_us INTEGER NOT NULL"
+	"cache_status VARCHAR NOT NULL, upstream_time_saved_us INTEGER NOT NULL, " \
+	"errors INTEGER NOT NULL, node_errors INTEGER NOT NULL"
 #define DIGEST_NAMES \
 	"schemaname, username, client_address, digest, digest_text, count_star, " \
 	"first_seen, last_seen, sum_time, min_time, max_time, sum_rows_affected, " \
-	"sum_rows_sent, cache_hits, cache_misses, cache_status, upstream_time_saved_us"
+	"sum_rows_sent, cache_hits, cache_misses, cache_status, upstream_time_saved_us, errors, " \
+	"node_errors"
 
 const struct admin_table admin_tables[] = {
 	{ "global_variables", VARS_COLS, VARS_NAMES, IN_MAIN | IN_DISK, "VARIABLES" },

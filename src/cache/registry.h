@@ -72,6 +72,11 @@ struct cache_def {
 	atomic_uint_fast64_t coalesced_waits, coalesce_timeouts, evictions;
 	atomic_int_fast64_t entries, bytes;
 	atomic_uint_fast64_t skips;
+	/* commands of the shape answered with an error: all of them, and those
+	 * the node made itself (its upstream connection lost or down, its pool
+	 * exhausted, the session's state not restored): shoal-ha withdraws a
+	 * digest that errors through the nodes */
+	atomic_uint_fast64_t errors, node_errors;
 	/* those every execution (every cache hit) moves, one set per worker
 	 * slot so that workers serving the same shape do not share a cache
 	 * line: read them with def_counter() */

@@ -1233,6 +1233,16 @@ static bool hold_for_vcols(struct cache_session *cs, const struct cache_ctx *x)
 	return true;
 }
 
+void cache_note_own_error(struct cache_session *cs, uint64_t us)
+{
+	if (!cs->cur_def)
+		return;
+	def_account(cs->cur_def, us, 0, 0);
+	atomic_fetch_add_explicit(&cs->cur_def->errors, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&cs->cur_def->node_errors, 1, memory_order_relaxed);
+	cs->cur_def = NULL;
+}
+
 bool cache_answer_done(struct cache_session *cs, const struct cache_ctx *x, const struct relay *r,
 		       uint64_t us)
 {
@@ -1242,6 +1252,8 @@ bool cache_answer_done(struct cache_session *cs, const struct cache_ctx *x, cons
 
 	if (cs->cur_def)
 		def_account(cs->cur_def, us, r->rows, r->affected);
+	if (cs->cur_def && r->saw_err)
+		atomic_fetch_add_explicit(&cs->cur_def->errors, 1, memory_order_relaxed);
 	if (cs->cur_def && !r->saw_err && r->results > 0 && !cs->settings_dirty)
 		/* the user just read it upstream, under these settings */
 		grants_note_allowed(&cs->cw->grants, x->ident, cs->cur_def, cs->settings_id, now_ms);

@@ -166,6 +166,12 @@ bool cache_serve_only(struct cache_session *cs, const struct cache_ctx *x, const
 /* Bytes of the answer being relayed for a CSTEP_PASS command: kept for the
  * entry being filled, if any. */
 void cache_tee(struct cache_session *cs, const uint8_t *p, size_t n);
+/* The command in flight was answered with an error the node made itself
+ * (its upstream lost or down, no pooled connection, its state not
+ * restored) after `us` upstream (0: never sent): counted on its shape
+ * (count_star, errors, node_errors), once. */
+void cache_note_own_error(struct cache_session *cs, uint64_t us);
+
 /* The answer to the command forwarded after CSTEP_PASS is complete (r), in
  * `us` microseconds; x->status is the session's status after it. True when
  * its last packet is held (binlog mode, a statement whose writes its text

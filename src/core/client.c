@@ -277,12 +277,13 @@ static void settle(struct client *c)
 }
 
 /* The front command will not run: drop it (and the cache fill it was to
- * make). The caller queued its error. */
+ * make). The caller queued its error, one of the node's own: counted. */
 static void drop_front(struct client *c)
 {
 	uint32_t len;
 	uint8_t s;
 
+	cache_note_own_error(&c->cs, c->st == CS_RELAYING ? cache_now_us() - c->cmd_start_us : 0);
 	if (c->held) {
 		sbuf_in_consume(&c->io, c->held);
 		c->held = 0;
@@ -498,7 +499,10 @@ static bool serve_stale_instead(struct client *c)
 	pl = sbuf_in_ptr(&c->io) + PKT_HEADER_LEN;
 	abort_cache(c);
 	x = cache_ctx_of(c);
-	return cache_serve_only(&c->cs, &x, pl, len);
+	if (!cache_serve_only(&c->cs, &x, pl, len))
+		return false;
+	c->cs.cur_def = NULL; /* answered: no error of the node's to count */
+	return true;
 }
 
 /* The connect error a login or command gets. */
@@ -857,7 +861,6 @@ static bool forward_packet(struct client *c, uint32_t len, bool hold)
 		sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
 	return true;
 }
-
 
 static void send_upstream_down(struct client *c, const char *what)
 {

@@ -72,6 +72,9 @@ static void merge_node(struct cand *k, size_t n, const struct node_digest *d, si
 				continue;
 			k[i].hits += d[j].hits;
 			k[i].misses += d[j].misses;
+			k[i].node_count += d[j].count;
+			k[i].errors += d[j].errors;
+			k[i].node_errors += d[j].node_errors;
 			if (strncmp(d[j].status, "skipped", 7) == 0) {
 				k[i].v = V_NOT;
 				snprintf(k[i].why, sizeof k[i].why, "%s", d[j].status);

@@ -24,6 +24,8 @@ struct cand {
 	enum verdict v;
 	char why[160];
 	unsigned long long hits, misses;   /* summed over the nodes */
+	unsigned long long node_count;     /* its commands on the nodes */
+	unsigned long long errors, node_errors;  /* ... answered with an error; the nodes' own */
 	double saving;           /* expected upstream time saved, µs */
 	double ratio;            /* the hit ratio that saving assumes */
 	bool measured;           /* ... the nodes' own (MIN_MEASURED lookups or more) */

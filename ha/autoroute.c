@@ -2,8 +2,9 @@
  * autoroute.c: `shoal-ha watch --auto-route` (see autoroute.h): each poll
  * looks at the agent's auto rules first (a warming one is routed once
  * warmup_ms has passed; a routed one is withdrawn when the nodes say it is
- * not cacheable, when its hit ratio on the nodes stayed below
- * min_hit_ratio for withdraw_after polls, or when ProxySQL has not seen it
+ * not cacheable, when the nodes answered more than max_error_pct of its
+ * commands with an error, or its hit ratio on the nodes stayed below
+ * min_hit_ratio, for withdraw_after polls, or when ProxySQL has not seen it
  * for absent_ms; a withdrawn one is deleted when its cooldown is over),
  * then routes the best new digests, at most max_changes changes a poll and
  * top rules in all. Every decision is logged and posted to the webhook
@@ -18,12 +19,13 @@
 
 #include "ha/advise.h"
 #include "ha/alert.h"
+#include "ha/lead.h"
 #include "ha/proxysql.h"
 #include "ha/route.h"
 #include "ha/state.h"
 #include "ha/util.h"
 
-/* Lookups on the nodes in one poll below which its hit ratio is not judged. */
+/* Lookups on the nodes a hit ratio is judged from (one window). */
 #define MIN_JUDGED 20
 
 struct plan {
@@ -33,6 +35,8 @@ struct plan {
 	struct ranking r;
 	struct own_rule *o;
 	size_t no;
+	char (*others)[19];       /* digests an active rule of someone else's names */
+	size_t nothers;
 	int changes;
 	long long next_id;
 	int64_t now;
@@ -128,51 +132,102 @@ static void comment_of(const struct plan *p, enum ar_state s, int64_t at, const 
 
 /* ---- the nodes' hit ratio, poll by poll ---------------------------------- */
 
-static struct ar_digest *memory_of(struct autoroute *ar, const char *digest)
+/* The judging of digest, from the watch state; *fresh: made now (a first
+ * look). NULL: no state, or HA_MAX_JUDGED digests judged already. */
+static struct judged_digest *memory_of(struct autoroute *ar, const char *digest, bool *fresh)
 {
-	struct ar_digest *d;
+	struct watch_state *st = ar->st;
+	struct judged_digest *j;
 
-	for (size_t i = 0; i < ar->n; i++)
-		if (strcmp(ar->d[i].digest, digest) == 0)
-			return &ar->d[i];
-	if (ar->n == ar->cap) {
-		size_t cap = ar->cap ? ar->cap * 2 : 16;
-
-		d = realloc(ar->d, cap * sizeof *d);
-		if (!d)
-			return NULL;
-		ar->d = d;
-		ar->cap = cap;
-	}
-	d = &ar->d[ar->n++];
-	memset(d, 0, sizeof *d);
-	snprintf(d->digest, sizeof d->digest, "%s", digest);
-	return d;
+	*fresh = false;
+	if (!st)
+		return NULL;
+	for (int i = 0; i < st->n_judged; i++)
+		if (strcmp(st->judged[i].digest, digest) == 0)
+			return &st->judged[i];
+	if (st->n_judged == HA_MAX_JUDGED)
+		return NULL;
+	j = &st->judged[st->n_judged++];
+	memset(j, 0, sizeof *j);
+	snprintf(j->digest, sizeof j->digest, "%s", digest);
+	*fresh = true;
+	return j;
 }
 
-/* The poll's hit ratio of k on the nodes, judged: true when it is below
- * min_hit_ratio for withdraw_after polls in a row (*pct: the last one). */
-static bool ratio_low(struct plan *p, const struct cand *k, double *pct)
-{
-	struct ar_digest *m = memory_of(p->ar, k->digest);
-	uint64_t dh, dm;
+/* What the nodes did with k: commands and errors since the last poll;
+ * hits and misses since its window began. */
+struct poll_view {
+	uint64_t count, errors, node_errors, hits, misses;
+};
 
-	if (!m)
-		return false;
-	if (!m->seen || k->hits < m->hits || k->misses < m->misses) {
-		m->seen = true; /* first look, or a node restarted: start again */
-		m->low_polls = 0;
+/* k's figures into v; false on a first look or when a node restarted (its
+ * counters went back): nothing is judged then, and a window begins. */
+static bool poll_delta(struct judged_digest *m, bool fresh, const struct cand *k, struct poll_view *v)
+{
+	fresh = fresh || k->hits < m->win_hits || k->misses < m->win_misses || k->node_count < m->count ||
+		k->errors < m->errors || k->node_errors < m->node_errors;
+	if (fresh) {
+		m->low_windows = m->error_polls = 0;
+		m->win_hits = k->hits;
+		m->win_misses = k->misses;
 	} else {
-		dh = k->hits - m->hits;
-		dm = k->misses - m->misses;
-		if (dh + dm >= MIN_JUDGED) {
-			*pct = 100.0 * (double)dh / (double)(dh + dm);
-			m->low_polls = *pct < p->cfg->min_hit_ratio_pct ? m->low_polls + 1 : 0;
-		}
+		v->count = k->node_count - m->count;
+		v->errors = k->errors - m->errors;
+		v->node_errors = k->node_errors - m->node_errors;
+		v->hits = k->hits - m->win_hits;
+		v->misses = k->misses - m->win_misses;
 	}
-	m->hits = k->hits;
-	m->misses = k->misses;
-	return m->low_polls >= p->cfg->withdraw_after;
+	m->count = k->node_count;
+	m->errors = k->errors;
+	m->node_errors = k->node_errors;
+	return !fresh;
+}
+
+/* Judge k, routed since `since`, on the nodes: a poll with errors above
+ * max_error_pct of its commands counts, and so does a window of MIN_JUDGED
+ * lookups whose hit ratio is below min_hit_ratio (the first window begins
+ * warmup_ms after the routing); withdraw_after of either in a row is the
+ * verdict, written to buf. NULL: k stays. */
+static const char *poll_verdict(struct plan *p, const struct cand *k, int64_t since, char *buf,
+				size_t cap)
+{
+	bool fresh;
+	struct judged_digest *m = memory_of(p->ar, k->digest, &fresh);
+	struct poll_view v = { 0 };
+	double pct = 0;
+
+	if (!m || !poll_delta(m, fresh, k, &v))
+		return NULL;
+	if (p->now - since < p->cfg->warmup_ms) {
+		/* just routed: each key's first lookup is a miss; the hit ratio
+		 * is judged from warmup_ms on (errors at once) */
+		v.hits = v.misses = 0;
+		m->win_hits = k->hits;
+		m->win_misses = k->misses;
+	}
+	if (v.errors && (double)v.errors * 100.0 > (double)p->cfg->max_error_pct * (double)v.count)
+		m->error_polls++;
+	else if (v.count)
+		m->error_polls = 0;
+	if (v.hits + v.misses >= MIN_JUDGED) {
+		pct = 100.0 * (double)v.hits / (double)(v.hits + v.misses);
+		m->low_windows = pct < p->cfg->min_hit_ratio_pct ? m->low_windows + 1 : 0;
+		m->win_hits = k->hits;
+		m->win_misses = k->misses;
+	}
+	if (m->error_polls >= p->cfg->withdraw_after) {
+		snprintf(buf, cap, "errors on the nodes: %" PRIu64 " of %" PRIu64 " commands in the last "
+			 "poll (%" PRIu64 " made by the nodes), above %d%% for %d polls", v.errors, v.count,
+			 v.node_errors, p->cfg->max_error_pct, p->cfg->withdraw_after);
+		return buf;
+	}
+	if (m->low_windows >= p->cfg->withdraw_after) {
+		snprintf(buf, cap, "hit ratio %.1f%% on the nodes (last %" PRIu64 " lookups), below %d%% "
+			 "%d times in a row", pct, v.hits + v.misses, p->cfg->min_hit_ratio_pct,
+			 p->cfg->withdraw_after);
+		return buf;
+	}
+	return NULL;
 }
 
 /* ---- the agent's auto rules ---------------------------------------------- */
@@ -202,7 +257,6 @@ static const char *withdraw_reason(struct plan *p, const struct own_rule *o, int
 {
 	const struct cand *k = cand_of(p, o->digest);
 	int64_t seen_ms = k && k->last_seen ? k->last_seen * 1000 : since;
-	double pct = 0;
 
 	if (p->cfg->absent_ms && p->now - seen_ms > p->cfg->absent_ms) {
 		snprintf(buf, cap, "ProxySQL has not seen it for %" PRId64 " s", (p->now - seen_ms) / 1000);
@@ -214,12 +268,7 @@ static const char *withdraw_reason(struct plan *p, const struct own_rule *o, int
 		snprintf(buf, cap, "no longer cacheable (%s)", k->why);
 		return buf;
 	}
-	if (ratio_low(p, k, &pct)) {
-		snprintf(buf, cap, "hit ratio %.1f%% on the nodes, below %d%% for %d polls", pct,
-			 p->cfg->min_hit_ratio_pct, p->cfg->withdraw_after);
-		return buf;
-	}
-	return NULL;
+	return poll_verdict(p, k, since, buf, cap);
 }
 
 static void promote(struct plan *p, const struct own_rule *o, const char *reason)
@@ -254,7 +303,12 @@ static void review(struct plan *p, const struct own_rule *o)
 	char buf[300];
 
 	s = ar_parse_comment(p->cfg->rule_comment, o->comment, &at, &reason);
-	if (s == AR_NONE || !budget_left(p))
+	if (s == AR_NONE)
+		return;
+	/* a routed digest is judged every poll, changes left or not, so that
+	 * each judgement covers one poll */
+	why = s == AR_ROUTED ? withdraw_reason(p, o, at, buf, sizeof buf) : NULL;
+	if (!budget_left(p))
 		return;
 	if (s == AR_WITHDRAWN && p->now >= at)
 		drop_rule(p, o, "cooldown_over", "forget", "its cooldown is over: it may be routed again");
@@ -262,7 +316,7 @@ static void review(struct plan *p, const struct own_rule *o)
 		drop_rule(p, o, "digest_withdrawn", "stop warming", "not cacheable after all");
 	else if (s == AR_WARMING && p->now - at >= p->cfg->warmup_ms)
 		promote(p, o, reason);
-	else if (s == AR_ROUTED && (why = withdraw_reason(p, o, at, buf, sizeof buf)))
+	else if (why)
 		withdraw(p, o, why);
 }
 
@@ -320,6 +374,42 @@ static void route_one(struct plan *p, const struct cand *k)
 			 warm ? "warm (mirror)" : "route", why);
 }
 
+/* The digests that active rules not the agent's name (the operator's own
+ * routing, `shoal-ha route`'s included): the agent adds no rule for them. */
+static int other_rules(struct plan *p, char *err, size_t errlen)
+{
+	char sql[400];
+	MYSQL_RES *r;
+	MYSQL_ROW row;
+
+	snprintf(sql, sizeof sql, "SELECT DISTINCT digest FROM mysql_query_rules WHERE active = 1 AND "
+		 "digest IS NOT NULL AND (comment IS NULL OR substr(comment, 1, %zu) <> '%s')",
+		 strlen(p->cfg->rule_comment), p->cfg->rule_comment);
+	if (!(r = sqlc_query(p->c, sql, err, errlen)))
+		return -1;
+	p->others = calloc(mysql_num_rows(r) + 1, sizeof *p->others);
+	while (p->others && (row = mysql_fetch_row(r)))
+		if (row[0] && ha_parse_digest(row[0], p->others[p->nothers]))
+			p->nothers++;
+	mysql_free_result(r);
+	return p->others ? 0 : ha_fail(err, errlen, "out of memory");
+}
+
+static bool named_by_others(const struct plan *p, const char *digest)
+{
+	for (size_t i = 0; i < p->nothers; i++)
+		if (strcmp(p->others[i], digest) == 0)
+			return true;
+	return false;
+}
+
+/* A digest that may get a rule: cacheable, and no rule of the agent's or
+ * an active one of someone else's already. */
+static bool routable(const struct plan *p, const struct cand *k)
+{
+	return k->v == V_CACHEABLE && !own_rule_for(p, k->digest) && !named_by_others(p, k->digest);
+}
+
 static void route_new(struct plan *p)
 {
 	const struct cand **best = calloc(p->r.n ? p->r.n : 1, sizeof *best);
@@ -331,8 +421,8 @@ static void route_new(struct plan *p)
 	if (!best)
 		return;
 	for (size_t i = 0; i < p->r.n; i++)
-		if (p->r.k[i].v == V_CACHEABLE && !own_rule_for(p, p->r.k[i].digest) &&
-		    p->r.k[i].saving >= floor_us && p->r.k[i].saving >= share_us && p->r.k[i].saving > 0)
+		if (routable(p, &p->r.k[i]) && p->r.k[i].saving >= floor_us &&
+		    p->r.k[i].saving >= share_us && p->r.k[i].saving > 0)
 			best[n++] = &p->r.k[i];
 	qsort(best, n, sizeof *best, by_saving);
 	for (size_t i = 0; i < n && room > 0 && budget_left(p); i++, room--)
@@ -340,56 +430,22 @@ static void route_new(struct plan *p)
 	free(best);
 }
 
-/* ---- a cluster: one agent decides ---------------------------------------- */
-
-/* With several ProxySQL instances in a cluster (runtime_proxysql_servers),
- * one agent per instance, only the agent of the first instance (by
- * hostname, then port) whose admin accepts the agent's login decides; the
- * others follow (cluster sync brings them the rules), and take over when
- * those before them stop answering. So two agents never write rules at the
- * same time from different statistics. true: this agent decides (no
- * cluster; its own instance comes first among the live ones; or its own
- * instance is not in the list, which is logged). */
-static bool decides(struct plan *p, char *leader, size_t cap)
+/* Forget the judging of digests the agent no longer routes. */
+static void forget_unrouted(struct plan *p)
 {
-	const struct ha_dsn *me = p->c->dsn;
-	MYSQL_RES *r;
-	MYSQL_ROW row;
-	char err[1200];
-	bool mine = false, listed = false;
+	struct watch_state *st = p->ar->st;
+	int kept = 0;
 
-	r = sqlc_query(p->c, "SELECT hostname, port FROM runtime_proxysql_servers ORDER BY hostname, port",
-		       err, sizeof err);
-	if (!r || !me)
-		return true;
-	while (!mine && (row = mysql_fetch_row(r))) {
-		struct ha_dsn peer = *me;
-		struct sqlconn pc = { 0 };
+	for (int i = 0; st && i < st->n_judged; i++) {
+		const struct own_rule *o = own_rule_for(p, st->judged[i].digest);
+		const char *reason;
+		int64_t at;
 
-		if (!row[0] || !row[1])
-			continue;
-		listed = true;
-		if (strcmp(row[0], me->host) == 0 && atoi(row[1]) == me->port) {
-			mine = true;
-			break;
-		}
-		snprintf(peer.host, sizeof peer.host, "%s", row[0]);
-		peer.port = atoi(row[1]);
-		snprintf(peer.shown, sizeof peer.shown, "%s@%s:%d", me->user, row[0], peer.port);
-		if (sqlc_open(&pc, &peer, p->cfg->connect_timeout_ms, err, sizeof err) == 0) {
-			sqlc_close(&pc);
-			snprintf(leader, cap, "%s:%d", row[0], peer.port);
-			mysql_free_result(r);
-			return false;
-		}
+		if (o && ar_parse_comment(p->cfg->rule_comment, o->comment, &at, &reason) == AR_ROUTED)
+			st->judged[kept++] = st->judged[i];
 	}
-	mysql_free_result(r);
-	if (listed && !mine && !p->ar->alone_warned) {
-		ha_log("warning", "auto-route: this agent's ProxySQL admin %s:%d is not in "
-		       "runtime_proxysql_servers as host:port: it decides alone", me->host, me->port);
-		p->ar->alone_warned = true;
-	}
-	return true;
+	if (st)
+		st->n_judged = kept;
 }
 
 /* ---- one poll ------------------------------------------------------------ */
@@ -400,9 +456,9 @@ void autoroute_poll(const struct ha_config *cfg, struct sqlconn *c, struct autor
 	struct plan p = { .cfg = cfg, .c = c, .ar = ar, .now = now_ms };
 	char err[1200], why[400], leader[300];
 
-	if (!decides(&p, leader, sizeof leader)) {
-		snprintf(why, sizeof why, "following the agent of ProxySQL %s (the first live instance of "
-			 "the cluster decides)", leader);
+	if (!lead_decides(cfg, c, &ar->lead, now_ms, leader, sizeof leader)) {
+		snprintf(why, sizeof why, "following the agent of ProxySQL %s (the first instance of the "
+			 "cluster with a live agent decides)", leader);
 		no_change(ar, why);
 		return;
 	}
@@ -411,7 +467,9 @@ void autoroute_poll(const struct ha_config *cfg, struct sqlconn *c, struct autor
 		return;
 	}
 	if (advise_rank(cfg, c, &p.r, err, sizeof err) ||
-	    route_own_rules(cfg, c, &p.o, &p.no, err, sizeof err)) {
+	    route_own_rules(cfg, c, &p.o, &p.no, err, sizeof err) || other_rules(&p, err, sizeof err)) {
+		free(p.o);
+		free(p.others);
 		no_change(ar, err);
 		advise_free(&p.r);
 		return;
@@ -424,16 +482,18 @@ void autoroute_poll(const struct ha_config *cfg, struct sqlconn *c, struct autor
 		ar->last_skip[0] = '\0';
 		for (size_t i = 0; i < p.no; i++)
 			review(&p, &p.o[i]);
+		if (!cfg->dry_run)
+			forget_unrouted(&p);
 		route_new(&p);
 		if (p.changes && !cfg->dry_run && px_load_save(c, "MYSQL QUERY RULES", true, err, sizeof err))
 			ha_log("error", "auto-route: %s", err);
 	}
 	free(p.o);
+	free(p.others);
 	advise_free(&p.r);
 }
 
 void autoroute_free(struct autoroute *ar)
 {
-	free(ar->d);
 	memset(ar, 0, sizeof *ar);
 }

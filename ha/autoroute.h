@@ -23,26 +23,18 @@
 #include <stdint.h>
 
 #include "ha/config.h"
+#include "ha/lead.h"
 #include "ha/sqlconn.h"
-
-/* What one agent remembers between polls: each routed digest's hits and
- * misses on the nodes at the last poll, and its polls below min_hit_ratio
- * in a row; the last "no change" reason logged (said once). */
-struct ar_digest {
-	char digest[19];
-	uint64_t hits, misses;
-	int low_polls;
-	bool seen;
-};
 
 struct watch_state;
 
+/* What one agent keeps between polls besides the watch state (state.h:
+ * the judging of routed digests, the decisions): the last "no change"
+ * reason logged (said once). */
 struct autoroute {
-	struct ar_digest *d;
-	size_t n, cap;
 	char last_skip[200];
-	bool alone_warned;        /* its ProxySQL is not in proxysql_servers: said once */
-	struct watch_state *st;   /* where decisions are noted for status (state.h) */
+	struct lead lead;         /* who decides in a cluster (lead.h) */
+	struct watch_state *st;   /* decisions and judging, kept in the state file (state.h) */
 };
 
 enum ar_state { AR_NONE, AR_WARMING, AR_ROUTED, AR_WITHDRAWN };

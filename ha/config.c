@@ -76,11 +76,17 @@ static const struct setting settings[] = {
 	  "measured its hit ratio already. 0: no warm-up."),
 	I(min_hit_ratio_pct, 0, 100, "50", "PCT", "auto-route: a routed digest whose hit ratio on the "
 	  "nodes stays below this ..."),
-	I(withdraw_after, 1, 1000000, "3", "POLLS", "... for this many polls in a row is withdrawn."),
+	I(max_error_pct, 0, 100, "1", "PCT", "auto-route: a routed digest whose commands the nodes "
+	  "answer with an error, more than this share of them (0: any), ..."),
+	I(withdraw_after, 1, 1000000, "3", "POLLS", "... or whose hit ratio stays low, for this many "
+	  "polls in a row is withdrawn."),
 	I(cooldown_ms, 0, 2147483647, "600000", "MS", "auto-route: a withdrawn digest is not routed "
 	  "again for this long."),
 	I(absent_ms, 0, 2147483647, "600000", "MS", "auto-route: a routed digest ProxySQL has not seen "
 	  "for this long is withdrawn."),
+	I(leader_timeout_ms, 1000, 86400000, "30000", "MS", "auto-route in a ProxySQL cluster: the "
+	  "agent beside an instance decides while its heartbeat (a scheduler row of that instance) "
+	  "moved within this long; then the next instance's agent does."),
 	I(max_changes, 1, 1000, "2", "N", "auto-route: rules created, changed or removed per poll, at "
 	  "most."),
 	B(verbose, "false", "Log every statement sent to ProxySQL."),

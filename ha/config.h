@@ -50,7 +50,7 @@ struct ha_config {
 	/* watch --auto-route (autoroute.h) */
 	bool auto_route, dry_run;
 	int route_min_share_pct, route_min_saving_ms, warmup_ms, min_hit_ratio_pct;
-	int withdraw_after, cooldown_ms, absent_ms, max_changes;
+	int withdraw_after, cooldown_ms, absent_ms, max_changes, max_error_pct, leader_timeout_ms;
 
 	/* parsed by config_finish() */
 	struct ha_dsn dsns[HA_MAX_DSNS];

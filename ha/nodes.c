@@ -123,6 +123,23 @@ static void fill_digest(struct node_digest *d, MYSQL_ROW row)
 	snprintf(d->status, sizeof d->status, "%s", row[1] ? row[1] : "");
 	d->hits = row[2] ? strtoull(row[2], NULL, 10) : 0;
 	d->misses = row[3] ? strtoull(row[3], NULL, 10) : 0;
+	d->count = row[4] ? strtoull(row[4], NULL, 10) : 0;
+	d->errors = row[5] ? strtoull(row[5], NULL, 10) : 0;
+	d->node_errors = row[6] ? strtoull(row[6], NULL, 10) : 0;
+}
+
+/* The digest rows; a node older than the errors columns answers without
+ * them (its errors read as 0). */
+static MYSQL_RES *query_digests(struct sqlconn *c, char *err, size_t errlen)
+{
+	MYSQL_RES *r = sqlc_query(c, "SELECT digest, cache_status, cache_hits, cache_misses, "
+				  "count_star, errors, node_errors FROM stats.stats_shoal_query_digest",
+				  err, errlen);
+
+	if (r || !strstr(err, "no such column"))
+		return r;
+	return sqlc_query(c, "SELECT digest, cache_status, cache_hits, cache_misses, count_star, "
+			  "NULL, NULL FROM stats.stats_shoal_query_digest", err, errlen);
 }
 
 static int open_admin(const struct ha_config *cfg, const struct ha_node *n, struct sqlconn *c,
@@ -192,8 +209,7 @@ int node_digests(const struct ha_config *cfg, const struct ha_node *n, struct no
 		 d.user);
 	if (sqlc_open(&c, &d, cfg->connect_timeout_ms, err, errlen))
 		return -1;
-	r = sqlc_query(&c, "SELECT digest, cache_status, cache_hits, cache_misses "
-		       "FROM stats.stats_shoal_query_digest", err, errlen);
+	r = query_digests(&c, err, errlen);
 	if (!r) {
 		sqlc_close(&c);
 		return -1;

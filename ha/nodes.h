@@ -35,6 +35,8 @@ struct node_digest {
 	char digest[19];
 	char status[160];      /* cache_status: cached, proxied, skipped: why */
 	uint64_t hits, misses;
+	uint64_t count;              /* count_star: its commands */
+	uint64_t errors, node_errors;  /* answered with an error; of those, the node's own */
 };
 
 /* The node's digests. Returns 0, or -1 with err (node unreachable...). */

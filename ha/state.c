@@ -2,7 +2,9 @@
  * state.c: the watch state file (see state.h), JSON through jansson:
  *   {"version":1,"nodes":{"host:port":{"out":"none|health|flat",
  *    "out_since_ms":N,"kept":false,"samples":[[t_ms,hits,queries],...]}},
- *    "decisions":[[t_ms,event,digest,action,detail],...]}
+ *    "decisions":[[t_ms,event,digest,action,detail],...],
+ *    "judged":[[digest,count,errors,node_errors,win_hits,win_misses,
+ *               low_windows,error_polls],...]}
  */
 #include "ha/state.h"
 
@@ -94,6 +96,47 @@ static json_t *decisions_json(const struct watch_state *st)
 	return a;
 }
 
+static void load_judged(struct watch_state *st, json_t *a)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(a, i, v) {
+		struct judged_digest *j = &st->judged[st->n_judged];
+		const char *d = json_string_value(json_array_get(v, 0));
+
+		if (st->n_judged == HA_MAX_JUDGED || json_array_size(v) != 8 || !d || strlen(d) != 18)
+			continue;
+		memcpy(j->digest, d, 19);
+		j->count = (uint64_t)json_integer_value(json_array_get(v, 1));
+		j->errors = (uint64_t)json_integer_value(json_array_get(v, 2));
+		j->node_errors = (uint64_t)json_integer_value(json_array_get(v, 3));
+		j->win_hits = (uint64_t)json_integer_value(json_array_get(v, 4));
+		j->win_misses = (uint64_t)json_integer_value(json_array_get(v, 5));
+		j->low_windows = (int)json_integer_value(json_array_get(v, 6));
+		j->error_polls = (int)json_integer_value(json_array_get(v, 7));
+		st->n_judged++;
+	}
+}
+
+static json_t *judged_json(const struct watch_state *st)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; a && i < st->n_judged; i++) {
+		const struct judged_digest *j = &st->judged[i];
+
+		if (json_array_append_new(a, json_pack("[s,I,I,I,I,I,i,i]", j->digest, (json_int_t)j->count,
+						       (json_int_t)j->errors, (json_int_t)j->node_errors,
+						       (json_int_t)j->win_hits, (json_int_t)j->win_misses,
+						       j->low_windows, j->error_polls))) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
 int state_load(const char *path, const struct ha_config *cfg, struct watch_state *st, char *err,
 	       size_t errlen)
 {
@@ -118,6 +161,7 @@ int state_load(const char *path, const struct ha_config *cfg, struct watch_state
 			load_node(&st->nodes[i], j);
 	}
 	load_decisions(st, json_object_get(root, "decisions"));
+	load_judged(st, json_object_get(root, "judged"));
 	json_decref(root);
 	return 0;
 }
@@ -152,7 +196,8 @@ int state_save(const char *path, const struct watch_state *st, char *err, size_t
 	for (int i = 0; i < st->n; i++)
 		if (json_object_set_new(nodes, st->nodes[i].name, node_json(&st->nodes[i])))
 			rc = ha_fail(err, errlen, "out of memory");
-	if (json_object_set_new(root, "decisions", decisions_json(st)))
+	if (json_object_set_new(root, "decisions", decisions_json(st)) ||
+	    json_object_set_new(root, "judged", judged_json(st)))
 		rc = ha_fail(err, errlen, "out of memory");
 	snprintf(tmp, sizeof tmp, "%s", path);
 	if (strrchr(tmp, '/') && strrchr(tmp, '/') != tmp) { /* create the directory if need be */

@@ -2,7 +2,7 @@
  * state.h: what `shoal-ha watch` remembers per node between polls (and,
  * through the state file, between --once runs): recent counter samples
  * (the flat-hit-counter window) and whether the agent took the node out;
- * and auto-route's recent decisions.
+ * and auto-route's recent decisions and its judging of routed digests.
  */
 #ifndef SHOAL_HA_STATE_H
 #define SHOAL_HA_STATE_H
@@ -39,11 +39,27 @@ struct decision_rec {
 	char event[32], digest[19], action[24], detail[300];
 };
 
+/* What auto-route's judging of a routed digest carries from poll to poll
+ * (autoroute.c): its commands and errors on the nodes at the previous
+ * poll, and its polls above max_error_pct in a row; its hits and misses
+ * where its current hit-ratio window began, and its windows below
+ * min_hit_ratio in a row. Kept in the state file, so that `--once` runs
+ * and a restarted daemon judge as one daemon does. */
+#define HA_MAX_JUDGED 256
+struct judged_digest {
+	char digest[19];
+	uint64_t count, errors, node_errors;
+	uint64_t win_hits, win_misses;
+	int low_windows, error_polls;
+};
+
 struct watch_state {
 	struct node_state nodes[HA_MAX_NODES];
 	int n;
 	struct decision_rec decisions[HA_MAX_DECISIONS];
 	int n_decisions;
+	struct judged_digest judged[HA_MAX_JUDGED];
+	int n_judged;
 };
 
 /* Add one (the oldest goes past HA_MAX_DECISIONS). */

@@ -33,7 +33,7 @@ struct st_rule {
 	long long hits;              /* stats_mysql_query_rules.hits, -1 unknown */
 	char text[600];              /* digest_text, "" unknown */
 	char how[400];               /* "route" or auto-route's state, age and reason */
-	uint64_t node_hits, node_misses;
+	uint64_t node_hits, node_misses, node_errors;
 	int nodes_reporting;
 };
 
@@ -131,6 +131,7 @@ static void fill_rules(struct sqlconn *c, struct st_view *v)
 				if (strcmp(v->nodes[k].d[j].digest, v->rules[i].r.digest) == 0) {
 					v->rules[i].node_hits += v->nodes[k].d[j].hits;
 					v->rules[i].node_misses += v->nodes[k].d[j].misses;
+					v->rules[i].node_errors += v->nodes[k].d[j].errors;
 					v->rules[i].nodes_reporting++;
 				}
 }
@@ -236,14 +237,17 @@ static void print_text(const struct st_view *v, FILE *f)
 	fprintf(f, "\nrouted digests (%zu):\n", v->n_rules);
 	for (size_t i = 0; i < v->n_rules; i++) {
 		const struct st_rule *r = &v->rules[i];
+		char hits[32];
 
 		ratio_text(ratio, sizeof ratio, r->node_hits, r->node_misses);
-		fprintf(f, "  rule %lld %s %s %d%s: proxysql hits %lld, nodes' hit ratio %s "
-			"(%" PRIu64 " hits, %" PRIu64 " misses)\n    %s\n    %s\n", r->r.rule_id, r->r.digest,
+		snprintf(hits, sizeof hits, r->hits < 0 ? "-" : "%lld", r->hits);
+		fprintf(f, "  rule %lld %s %s %d%s: proxysql hits %s, nodes' hit ratio %s "
+			"(%" PRIu64 " hits, %" PRIu64 " misses, %" PRIu64 " errors)\n    %s\n    %s\n",
+			r->r.rule_id, r->r.digest,
 			r->r.hostgroup < 0 && r->r.mirror >= 0 ? "mirrored to hostgroup" : "-> hostgroup",
 			r->r.hostgroup < 0 && r->r.mirror >= 0 ? r->r.mirror : r->r.hostgroup,
-			r->r.active ? "" : " (inactive)", r->hits, ratio, r->node_hits,
-			r->node_misses, r->text[0] ? r->text : "(not in stats_mysql_query_digest)", r->how);
+			r->r.active ? "" : " (inactive)", hits, ratio, r->node_hits,
+			r->node_misses, r->node_errors, r->text[0] ? r->text : "(not in stats_mysql_query_digest)", r->how);
 	}
 	if (v->n_rules == 0)
 		fprintf(f, "  none: the agent routes no digest\n");
@@ -347,7 +351,7 @@ static void html_rules(struct sbuf_s *b, const struct st_view *v)
 		sb_printf(b, "<td class=\"query\">");
 		status_html_escape(b, r->text[0] ? r->text : "(not in stats_mysql_query_digest)");
 		sb_printf(b, "</td>");
-		snprintf(num, sizeof num, "%lld", r->hits);
+		snprintf(num, sizeof num, r->hits < 0 ? "-" : "%lld", r->hits);
 		html_cell(b, num);
 		ratio_text(ratio, sizeof ratio, r->node_hits, r->node_misses);
 		html_cell(b, ratio);

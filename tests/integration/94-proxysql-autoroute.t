@@ -8,7 +8,14 @@
 # and reason of each rule and the recent decisions; no rule changes while
 # a node is down; an aggregate whose table is written every 20 ms is
 # withdrawn (and stays out for its cooldown) while the other stays routed;
-# the clients see no error throughout (lib/94-proxysql-autoroute.py).
+# the clients see no error throughout; an aggregate the nodes answer with
+# errors (their upstream account lost SELECT on it) is withdrawn; a
+# digest an operator's own rule names gets no rule of the agent's; --once
+# runs, a process a poll, withdraw too (the judging is in the state file).
+# Then two instances in a cluster, an agent beside each: one decides (each
+# rule made once, no flapping), each keeps its heartbeat in its own
+# instance's scheduler, and the other takes over when the first's agent
+# stops and when its instance stops. (lib/94-proxysql-autoroute.py).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -16,7 +23,7 @@ if fake_mode; then
   skip_all "needs real nodes (fake mode)"
 fi
 need_proxysql
-plan 20
+plan 27
 work="$BUILD_TEST/proxysql94-autoroute"
 rm -rf "$work"
 mkdir -p "$work"

@@ -257,6 +257,21 @@ static void test_decisions_file(void)
 	   state_load(path, &cfg, back, err, sizeof err) == 0 && back->n_decisions == HA_MAX_DECISIONS &&
 	   back->decisions[HA_MAX_DECISIONS - 1].t_ms == 1000 + HA_MAX_DECISIONS + 2 &&
 	   strcmp(back->decisions[0].action, "route") == 0, "  and read back from the state file");
+	if (st && back) {
+		st->n_judged = 2;
+		st->judged[0] = (struct judged_digest){ .digest = "0x00000000000000AB", .count = 5000000000ULL,
+							 .errors = 7, .node_errors = 2, .win_hits = 90,
+							 .win_misses = 10, .low_windows = 2, .error_polls = 1 };
+		st->judged[1] = (struct judged_digest){ .digest = "0x00000000000000CD", .low_windows = 1 };
+	}
+	ok(st && back && state_save(path, st, err, sizeof err) == 0 &&
+	   state_load(path, &cfg, back, err, sizeof err) == 0 && back->n_judged == 2 &&
+	   strcmp(back->judged[0].digest, "0x00000000000000AB") == 0 && back->judged[0].count == 5000000000ULL &&
+	   back->judged[0].errors == 7 && back->judged[0].node_errors == 2 && back->judged[0].win_hits == 90 &&
+	   back->judged[0].win_misses == 10 && back->judged[0].low_windows == 2 && back->judged[0].error_polls == 1 &&
+	   strcmp(back->judged[1].digest, "0x00000000000000CD") == 0 && back->judged[1].low_windows == 1,
+	   "auto-route's judging of routed digests (counters, bad polls and windows) read back from the "
+	   "state file, for --once runs");
 	if (fd >= 0) {
 		close(fd);
 		unlink(path);

@@ -16,15 +16,28 @@ and rb), SELECT NOW() and point selects, and count every error. Then:
   - a node stopped: no rule changes while it is down;
   - rb written every 20 ms straight on the MariaDB: rb's aggregate is
     withdrawn (cooldown), ra's stays routed;
-  - 0 client errors throughout.
+  - 0 client errors throughout;
+  - a third aggregate (re) routed, then the nodes' own upstream account
+    (they run with shared_upstream_user as shoalnode) loses SELECT on re:
+    the nodes answer it with errors, ProxySQL's user still reads it
+    directly; it is withdrawn for its errors, and its clients then see
+    none;
+  - a costly aggregate (rf) that an operator's own rule pins to the
+    replica gets no rule of the agent's;
+  - `watch --once --auto-route` run a process a poll withdraws ra's
+    aggregate once its table is written (the judging is in the state file).
 Then two ProxySQL instances in a cluster, one agent beside each, traffic
 through both: only the first instance's agent decides (the other follows),
 each digest's rule is created once, the two instances have the same rules
-and they do not change over 15 s; the first instance stopped, the other
-agent takes over (it withdraws rc's aggregate once its table is written).
+and they do not change over 15 s; each instance's scheduler holds its own
+agent's heartbeat only; the first instance's agent stopped (its ProxySQL
+still up), the other agent takes over once that heartbeat stays (it
+withdraws rd's aggregate once its table is written); the first instance
+stopped too, the other agent still decides (rc's aggregate withdrawn).
 """
 import os
 import re
+import shutil
 import subprocess
 import threading
 import time
@@ -37,7 +50,10 @@ from taplib import diag, done_testing, ok
 WORK = os.path.join(os.environ["BUILD_TEST"], "proxysql94ar")
 BL = int(os.environ["BL_PORT"])
 AGENT = os.path.join(os.environ["SRCDIR"], "ha/shoal-ha")
-URL = "mysql://app:pw@127.0.0.1:%d/shoaltest" % BL
+# the nodes act upstream as shoalnode (shared_upstream_user), which may read
+# the test's tables one by one, so that one can be taken from the nodes only
+URL = "mysql://shoalnode:np@127.0.0.1:%d/shoaltest" % BL
+NODE_ARGS = ["--auto-cache", "--invalidation", "binlog", "--shared-upstream-user", "--allowed-users", "app:pw"]
 HG = 30
 QA = "SELECT g, COUNT(*), SUM(v), MAX(w) FROM ra WHERE g BETWEEN %d AND %d GROUP BY g"
 QB = "SELECT g, COUNT(*), SUM(v), MIN(w) FROM rb WHERE g >= %d GROUP BY g ORDER BY g LIMIT 5"
@@ -57,11 +73,14 @@ def mdb(*stmts):
 def setup_upstream():
     mdb("CREATE USER IF NOT EXISTS 'monitor'@'%' IDENTIFIED BY 'monitor'",
         "GRANT REPLICATION CLIENT ON *.* TO 'monitor'@'%'")
-    for t in ("ra", "rb", "rc", "rd"):
+    mdb("CREATE USER IF NOT EXISTS 'shoalnode'@'%' IDENTIFIED BY 'np'",
+        "GRANT REPLICATION SLAVE, BINLOG MONITOR ON *.* TO 'shoalnode'@'%'")
+    for t in ("ra", "rb", "rc", "rd", "re", "rf"):
         mdb("DROP TABLE IF EXISTS %s" % t,
             "CREATE TABLE %s (id INT PRIMARY KEY, g INT, v INT, w VARCHAR(20), KEY (g))" % t,
             "INSERT INTO %s SELECT seq, seq %% 40, seq * 7 %% 1000, CONCAT('w', seq %% 97) "
-            "FROM seq_1_to_60000" % t)
+            "FROM seq_1_to_60000" % t,
+            "GRANT SELECT ON shoaltest.%s TO 'shoalnode'@'%%'" % t)
 
 
 class Traffic:
@@ -152,10 +171,10 @@ def configured(px):
 
 
 def main():
-    os.makedirs(WORK, exist_ok=True)
+    shutil.rmtree(WORK, ignore_errors=True)   # no state file of an earlier run
+    os.makedirs(WORK)
     setup_upstream()
-    nodes = [Node("94-proxysql-autoroute.n%d" % i, WORK, URL, ["--auto-cache", "--invalidation", "binlog"])
-             for i in (1, 2)]
+    nodes = [Node("94-proxysql-autoroute.n%d" % i, WORK, URL, NODE_ARGS) for i in (1, 2)]
     servers = [{"hostgroup_id": 10, "hostname": "127.0.0.1", "port": BL}]
     users = [{"username": "app", "password": "pw", "default_hostgroup": 10, "default_schema": "shoaltest"}]
     variables = {"monitor_ping_interval": 1000, "monitor_connect_interval": 1000}
@@ -245,9 +264,12 @@ def main():
                "  and rb's is not routed again during its cooldown", repr(configured(px).get(db)))
         ok(traffic.errors == 0 and traffic.n > 1000, "clients: %d statements, %d errors (%s)" %
            (traffic.n, traffic.errors, traffic.last or "none"))
+        errors_on_nodes(px, nodes)
+        operators_rule(px)
         daemon.terminate()
         daemon.wait(20)
         daemon = None
+        once_runs(px, base)
         px.stop()
         two_agents(nodes, node_list)
     finally:
@@ -259,6 +281,115 @@ def main():
         for n in nodes:
             n.stop()
     done_testing(always_zero=True)
+
+
+class Reader:
+    """Threads reading table's aggregate through ProxySQL; errors counted."""
+
+    def __init__(self, px, table, threads=2):
+        self.px, self.table, self.on, self.n, self.errors, self.last = px, table, True, 0, 0, None
+        self.lock = threading.Lock()
+        self.threads = [threading.Thread(target=self.run, args=(i,), daemon=True) for i in range(threads)]
+
+    def run(self, i):
+        c, k = None, i
+        while self.on:
+            try:
+                if c is None:
+                    c = self.px.client()
+                with c.cursor() as cur:
+                    cur.execute(QA.replace("ra", self.table) % (k % 5, k % 5 + 10))
+                    cur.fetchall()
+                with self.lock:
+                    self.n += 1
+            except Exception as e:  # noqa: BLE001 - counted
+                with self.lock:
+                    self.errors += 1
+                    self.last = repr(e)
+                if not isinstance(e, pymysql.err.OperationalError) or e.args[0] != 1142:
+                    c = None
+            k += 1
+
+    def __enter__(self):
+        for t in self.threads:
+            t.start()
+        return self
+
+    def __exit__(self, *a):
+        self.on = False
+        for t in self.threads:
+            t.join(30)
+
+
+def errors_on_nodes(px, nodes):
+    """A routed digest the nodes answer with errors, though it reads fine
+    directly: the nodes' upstream account loses SELECT on its table."""
+    with Reader(px, "re") as rd:
+        de = wait_for(lambda: digest_of(px, "SELECT g,COUNT(*),SUM(v),MAX(w) FROM re"), 30, 0.5)
+        routed = wait_for(lambda: rules(px).get(de, ("", ""))[1] == str(HG), 90, 0.5)
+        ok(routed and rd.errors == 0, "a third aggregate (table re) routed by the daemon (%d errors)" % rd.errors,
+           repr(rules(px)))
+        mdb("REVOKE SELECT ON shoaltest.re FROM 'shoalnode'@'%'")
+        t0 = time.time()
+        gone = wait_for(lambda: configured(px).get(de, ("1",))[0] == "0", 60, 0.3)
+        took = time.time() - t0
+        r = configured(px).get(de, ("", "", "", "", ""))
+        ok(gone and re.search(r"auto withdrawn until=\d+: errors on the nodes: \d+ of \d+ commands", r[4]),
+           "the nodes' account loses SELECT on re: its aggregate errors on the nodes (%d errors), withdrawn in "
+           "%.1f s" % (rd.errors, took), repr(r) + repr(rd.last))
+        e0, n0 = rd.errors, rd.n
+        time.sleep(3)
+        ok(rd.errors == e0 and rd.n > n0 + 5, "  then its clients read it directly: %d statements, %d errors"
+           % (rd.n - n0, rd.errors - e0), repr(rd.last))
+    a = pymysql.connect(host="127.0.0.1", port=nodes[0].admin_port, user="admin", password="admin")
+    with a.cursor() as cur:
+        cur.execute("SELECT count_star, errors, node_errors FROM stats.stats_shoal_query_digest "
+                    "WHERE digest = '%s'" % de)
+        diag("node 1's count_star, errors, node_errors of it: %r" % (cur.fetchall(),))
+    a.close()
+    mdb("GRANT SELECT ON shoaltest.re TO 'shoalnode'@'%'")
+
+
+def operators_rule(px):
+    """A digest an operator's own active rule names (here: pinned to the
+    replica) gets no rule of the agent's, however costly it is."""
+    c = px.client()
+    with c.cursor() as cur:
+        cur.execute(QA.replace("ra", "rf") % (0, 10))
+    c.close()
+    df = wait_for(lambda: digest_of(px, "SELECT g,COUNT(*),SUM(v),MAX(w) FROM rf"), 30, 0.5)
+    px.admin_rows("INSERT INTO mysql_query_rules (rule_id, active, digest, destination_hostgroup, apply, comment) "
+                  "VALUES (501, 1, '%s', 10, 1, 'the operator pins it to the replica')" % df,
+                  "LOAD MYSQL QUERY RULES TO RUNTIME")
+    with Reader(px, "rf"):
+        time.sleep(6)
+    t = px.admin_rows("SELECT SUM(CASE WHEN digest = '%s' THEN sum_time ELSE 0 END), SUM(sum_time) "
+                      "FROM stats_mysql_query_digest" % df)[0]
+    share = 100.0 * int(t[0]) / max(1, int(t[1]))
+    mine = [v for d, v in configured(px).items() if d == df and v[4].startswith("shoal-ha")]
+    ok(not mine and int(t[0]) > 300000 and share > 5,
+       "a digest an operator's active rule names (pinned to the replica): no rule of the agent's, though it "
+       "passes the thresholds (%.1f s, %.0f%% of the upstream time)" % (int(t[0]) / 1e6, share), repr(mine))
+    px.admin_rows("DELETE FROM mysql_query_rules WHERE rule_id = 501", "LOAD MYSQL QUERY RULES TO RUNTIME")
+
+
+def once_runs(px, base):
+    """`watch --once --auto-route`, a process a poll (ProxySQL's scheduler
+    way): the judging carries over in the state file, so ra's aggregate,
+    its table now written every 20 ms, is withdrawn by such runs too."""
+    da = digest_of(px, "SELECT g,COUNT(*),SUM(v),MAX(w) FROM ra")
+    runs, gone = 0, False
+    with Traffic(px, 2, ("ra", "ra")), Writer("ra"):
+        t0 = time.time()
+        while not gone and time.time() - t0 < 60:
+            subprocess.run(base + ["watch", "--once", "--auto-route"], capture_output=True, timeout=60)
+            runs += 1
+            gone = configured(px).get(da, ("1",))[0] == "0"
+            time.sleep(1)
+    r = configured(px).get(da, ("", "", "", "", ""))
+    ok(gone and re.search(r"auto withdrawn until=\d+: hit ratio", r[4]),
+       "watch --once, a process a poll: ra's aggregate, its table now written every 20 ms, withdrawn by "
+       "run %d (the judging is kept in the state file)" % runs, repr(r))
 
 
 def agent_log(i):
@@ -286,7 +417,8 @@ def two_agents(nodes, node_list):
         hg = "31"
         common = ["--hostgroup", hg, "--nodes", node_list, "--fallback", "127.0.0.1:%d" % BL,
                   "--flat-window-ms", "0", "--route-min-saving-ms", "300", "--route-min-share-pct", "5",
-                  "--warmup-ms", "2000", "--withdraw-after", "3", "--interval-ms", "1000", "--rule-id-base", "200"]
+                  "--warmup-ms", "2000", "--withdraw-after", "3", "--interval-ms", "1000", "--rule-id-base", "200",
+                  "--leader-timeout-ms", "3000"]
         dsn = lambda p: "mysql://admin:admin@127.0.0.1:%d" % p.admin_port  # noqa: E731
         subprocess.run([AGENT, "--proxysql-admin", dsn(first)] + common + ["register"], capture_output=True,
                        timeout=60)
@@ -323,13 +455,26 @@ def two_agents(nodes, node_list):
                "following the agent of ProxySQL 127.0.0.1:%d" % first.admin_port in lb,
                "  each rule created once, by the first instance's agent; the other follows", "%r\n%s\n%s"
                % (made, la[-1500:], lb[-1500:]))
+            beats = [[c for (c,) in p.admin_rows("SELECT comment FROM scheduler")] for p in pxs]
+            ok(all(len(b) == 1 and re.match(r"shoal-ha agent heartbeat seq=\d+$", b[0]) for b in beats),
+               "  each instance's scheduler holds one heartbeat row, its own agent's (not synced)", repr(beats))
+            # the first instance's agent stops; its ProxySQL still serves
+            agents[ia].terminate()
+            agents[ia].wait(20)
+            with Writer("rd"):
+                t0 = time.time()
+                gone = wait_for(lambda: rules(second, "mysql_query_rules").get(dd, ("1",))[0] == "0", 60, 0.5)
+            ok(gone and "digest_withdrawn: digest %s" % dd in agent_log(ib),
+               "  the first instance's agent stopped, its ProxySQL still up: the other agent takes over once the "
+               "heartbeat stays (leader_timeout_ms 3 s) and withdraws rd's aggregate (%.1f s)" % (time.time() - t0),
+               agent_log(ib)[-1500:])
             tf.stop = True   # its clients leave the first instance, which then stops
         first.stop()
-        with Traffic(second, 2, ("rc", "rd")) as t2, Writer("rd"):
+        with Traffic(second, 2, ("rc", "rd")) as t2, Writer("rc"):
             t0 = time.time()
-            gone = wait_for(lambda: rules(second, "mysql_query_rules").get(dd, ("1",))[0] == "0", 60, 0.5)
-        ok(gone and "digest_withdrawn: digest %s" % dd in agent_log(ib),
-           "  the first instance stopped: the other agent decides (rd's aggregate withdrawn in %.1f s)"
+            gone = wait_for(lambda: rules(second, "mysql_query_rules").get(dc, ("1",))[0] == "0", 60, 0.5)
+        ok(gone and "digest_withdrawn: digest %s" % dc in agent_log(ib),
+           "  the first instance stopped too: the other agent decides (rc's aggregate withdrawn in %.1f s)"
            % (time.time() - t0), agent_log(ib)[-1500:])
         ok(tf.errors == ts.errors == t2.errors == 0, "  clients of both instances: %d errors (%s)"
            % (tf.errors + ts.errors + t2.errors, tf.last or ts.last or t2.last or "none"))

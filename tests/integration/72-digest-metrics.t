@@ -3,7 +3,8 @@
 # vectors of shared/reference/proxysql.md, re-derived here), the same number
 # in the admin's stats_shoal_query_digest (0x%016X), in SHOW CACHES /
 # SHOW PROXIED QUERIES (q_ + 16 lowercase hex) and in /metrics' query_id
-# label, and the per-query cache counters move with traffic.
+# label, and the per-query cache counters move with traffic; errors and
+# node_errors count relayed errors and the node's own.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -11,7 +12,7 @@ if fake_mode; then
   skip_all "node-only (fake mode)"
 fi
 
-plan 20
+plan 22
 work="$BUILD_TEST/digests"
 rm -rf "$work"; mkdir -p "$work"
 mport=$(free_port); aport=$(free_port)
@@ -64,6 +65,24 @@ like "$m" 'shoal_auto_cache_skipped_total\{reason="session-specific function"\} 
 for _ in 1 2 3; do via -e "Select 1" >/dev/null; done
 like "$(metrics)" 'shoal_cache_hits_total\{query_id="q_37b5362567ee37ef"\} 4' "/metrics: hits move with traffic"
 like "$(metrics)" 'shoal_queries_total\{destination="cache"\} [4-9]' "/metrics: queries answered from the cache"
+
+# errors per digest: an ERR relayed from the upstream counts in errors; one
+# the node makes itself in errors and node_errors, and in count_star: its
+# upstream connection killed during the command, from MariaDB's side, and
+# again when the node sends it once more on a fresh connection
+via -e "SELECT * FROM no_such_table_72" >/dev/null 2>&1
+is "$(admin "SELECT count_star, errors, node_errors FROM stats_shoal_query_digest WHERE digest_text LIKE '%no_such_table_72%'")" \
+  "$(printf '1\t1\t0')" "an error relayed from the upstream: errors 1, node_errors 0"
+(for _ in $(seq 20); do
+  sleep 0.3
+  mdb -N -e "SELECT id FROM information_schema.processlist WHERE info LIKE 'SELECT SLEEP(3)%'" |
+    while read -r id; do mdb -e "KILL $id" 2>/dev/null; done
+done) &
+killer=$!
+out=$(via -e "SELECT SLEEP(3) FROM t" 2>&1)
+wait "$killer"
+is "$(admin "SELECT count_star, errors, node_errors FROM stats_shoal_query_digest WHERE digest_text LIKE 'SELECT SLEEP%'")" \
+  "$(printf '1\t1\t1')" "the node's own error (${out//$'\n'/ }): errors 1, node_errors 1, count_star 1"
 
 # the reset table returns the values and zeroes them
 first=$(admin "SELECT count_star FROM stats_shoal_query_digest_reset WHERE digest = '0x37B5362567EE37EF'")

@@ -8,12 +8,25 @@
 #     proxysql.cnf (parsed): hostgroups 10/20/30, both nodes at weight 1000
 #     and the replica at 1, backend user = the nodes' upstream user, monitor
 #     user = the nodes' MONITOR_USER, proxies and backends are services;
+#   - the agent's services (shoal-ha-1, shoal-ha-2, one beside each proxy):
+#     every environment variable is a setting of shoal-ha; same image as
+#     the nodes; the entrypoint runs `shoal-ha register`, then execs
+#     `shoal-ha watch --auto-route`; own proxy first in the admin DSNs, a
+#     login proxysql.cnf has; the nodes' ports and admin password; register
+#     wants exactly proxysql.cnf's hostgroup 30; the state file in a named
+#     volume of its own; restart and depends_on;
 #   - the MariaDB init SQL of the compose file sets up real replication
 #     between two private MariaDB servers, with sakila; two nodes started
 #     with the compose file's environment serve the seed's leaderboard query
 #     from the replica, hit on repeat, and compute the digest that
 #     proxysql.cnf routes; the Dockerfile's HEALTHCHECK command passes on a
 #     serving node and fails on a stopped one;
+#   - each agent's entrypoint, run natively with its compose environment
+#     against those two nodes and a stand-in ProxySQL admin seeded with
+#     proxysql.cnf (fake_proxysql.py): register is retried while the admin
+#     does not answer, then changes nothing; the process becomes `shoal-ha
+#     watch --auto-route`, polls the nodes and warms the leaderboard digest
+#     by itself; SIGTERM ends it with 0; a configuration error is not retried;
 #   - every metric name and label in alerts.yml and the dashboard is in a
 #     live node's /metrics; promtool checks and unit-tests the rules;
 #   - systemd-analyze verifies the unit; its stop timeout covers the drain;
@@ -31,15 +44,17 @@ if ! "$PY" -c 'import yaml' 2>/dev/null; then
   skip_all "python3-yaml is missing (scripts/lib/common.sh lists it)"
 fi
 
-# static checks 36, a node with shoal.conf 1, systemd 8, the agent's unit and config 4, replication 9, the
-# two nodes 12, HEALTHCHECK 4, metric names 3, promtool 4, the Dockerfile's
-# build 5, .dockerignore 2
-plan 88
+# static checks 52 (the agent's services 16), a node with shoal.conf 1,
+# systemd 8, the agent's unit and config 4, replication 9, the two nodes 12,
+# the agents' entrypoint 9, HEALTHCHECK 4, metric names 3, promtool 4, the
+# Dockerfile's build 5, .dockerignore 2
+plan 113
 D="$SRCDIR/deploy"
+AGENT_BIN="$SRCDIR/ha/shoal-ha"
 work="$BUILD_TEST/deploy98"
 rm -rf "$work"
 mkdir -p "$work"
-export D SHOAL_BIN WORK="$work"
+export D SHOAL_BIN AGENT_BIN WORK="$work"
 
 # ------------------------------------------------------------ static checks
 "$PY" - <<'PY' || not_ok "python part (static checks) crashed"
@@ -66,8 +81,10 @@ is_(sett["metrics_address"][1], "0.0.0.0:6034", "the node's METRICS_ADDRESS defa
 c = yaml.safe_load(open(D + "/docker-compose.yml"))
 svcs = c["services"]
 is_(sorted(svcs), sorted(["mariadb-source", "mariadb-replica", "shoal-1", "shoal-2", "proxysql-1",
-                          "proxysql-2", "prometheus", "grafana"]), "compose: the seed's services")
-nodes = {n: s for n, s in svcs.items() if n.startswith("shoal-")}
+                          "proxysql-2", "shoal-ha-1", "shoal-ha-2", "prometheus", "grafana"]),
+    "compose: the seed's services and an agent beside each proxy")
+nodes = {n: s for n, s in svcs.items() if re.match(r"shoal-\d+$", n)}
+agents = {n: s for n, s in svcs.items() if n.startswith("shoal-ha-")}
 for n, s in sorted(nodes.items()):
     bad = sorted(set(s["environment"]) - envs)
     ok(not bad, "compose %s: every environment variable is a setting" % n, repr(bad))
@@ -138,6 +155,98 @@ ok("CREATE USER '%s'@'%%' IDENTIFIED BY '%s'" % (m.group(1), m.group(2)) in init
    "the source's init SQL creates the application user")
 open(os.environ.get("WORK", "/tmp") + "/digest", "w").write(r["digest"])
 
+# The agent's services: their settings are shoal-ha's (its --help), not the node's.
+W = os.environ.get("WORK", "/tmp")
+asett = dc.settings(os.environ["AGENT_BIN"])
+aenvs = dc.env_names(os.environ["AGENT_BIN"]) | {"SHOAL_HA_CONFIG"}
+def aval(s, key):
+    """An agent service's value of a setting: its environment, else the default."""
+    env, default = asett.get(key, ("?", ""))
+    v = (s.get("environment") or {}).get(env)
+    return str(v) if v is not None else ("" if default.startswith("(") else default)
+def nval(s, key):
+    """A node service's value of a setting."""
+    return str(s["environment"].get(sett[key][0]) or sett[key][1])
+def parse_nodes(spec):  # host[:data[:http[:admin]]], as ha/config.c reads it
+    out = []
+    for item in [x.strip() for x in spec.split(",") if x.strip()]:
+        f = item.split(":") + [None] * 3
+        out.append((f[0], int(f[1] or 3307), int(f[2] or 6034), int(f[3] or 6035)))
+    return sorted(out)
+sdir = os.path.dirname(asett["state_file"][1])
+ok(re.search(r"install -d -o shoal -g shoal [^\n]*\s%s(\s|$)" % re.escape(sdir), df, re.M),
+   "Dockerfile: the runtime stage makes the agent's state directory %s for the shoal user" % sdir)
+pservers = sorted((x["hostname"], x["port"]) for x in p["proxysql_servers"])
+named = c.get("volumes") or {}
+users_of = {}
+for n, s in svcs.items():
+    for v in s.get("volumes", []):
+        users_of.setdefault(v.split(":")[0], []).append(n)
+node_image = {(s["build"]["context"], s["build"]["dockerfile"], s.get("image")) for s in nodes.values()}
+for n, s in sorted(agents.items()):
+    k = n.rsplit("-", 1)[1]
+    bad = sorted(set(s.get("environment") or {}) - aenvs)
+    ok(s.get("environment") and not bad, "compose %s: every environment variable is a setting of the agent (shoal-ha --help)" % n, repr(bad))
+    b = s.get("build") or {}
+    is_({(b.get("context"), b.get("dockerfile"), s.get("image"))}, node_image,
+        "compose %s: the nodes' image, built from deploy/Dockerfile" % n)
+    # As Docker runs it: compose's $$ is a $ for the shell; an entrypoint
+    # clears the image's CMD, and a command would become the script's $0.
+    ep = s.get("entrypoint") or []
+    script = ep[2].replace("$$", "$") if ep[:2] == ["/bin/sh", "-c"] and len(ep) == 3 else ""
+    calls = [x.strip() for x in re.findall(r"\bshoal-ha\b[^;&|\n]*", script)]
+    lines = [x.strip() for x in script.splitlines() if x.strip()]
+    ok(script and "command" not in s and calls == ["shoal-ha register", "shoal-ha watch --auto-route"]
+       and lines[-1] == "exec shoal-ha watch --auto-route",
+       "compose %s: its entrypoint (/bin/sh -c) runs `shoal-ha register`, then execs `shoal-ha watch --auto-route`" % n,
+       repr(ep))
+    open("%s/%s.sh" % (W, n), "w").write(script)
+    dsns = [re.match(r"mysql://([^:@]+):([^@]*)@([^:/]+):(\d+)$", x.strip()) for x in aval(s, "proxysql_admin").split(",")]
+    hosts = [(x.group(3), int(x.group(4))) for x in dsns if x]
+    logins = {(x.group(1), x.group(2)) for x in dsns if x}
+    ok(all(dsns) and hosts[:1] == [("proxysql-" + k, 6032)] and sorted(hosts) == pservers and len(logins) == 1
+       and all(u != "admin" and creds.get(u) == pw for u, pw in logins),
+       "compose %s: SHOAL_HA_PROXYSQL_ADMIN has its own proxy first (proxysql-%s:6032, as in proxysql_servers), "
+       "then the other, with a login of admin_credentials other than admin (local only)" % (n, k),
+       repr(aval(s, "proxysql_admin")))
+    sf = aval(s, "state_file")
+    vol = {v.split(":")[1]: v.split(":")[0] for v in s.get("volumes", [])}.get(os.path.dirname(sf))
+    ok(sf and vol in named and users_of.get(vol) == [n],
+       "compose %s: its state file %s is in a named volume of its own (%s)" % (n, sf, vol))
+    dep = s.get("depends_on") or {}
+    cond = {x: ((dep[x] or {}).get("condition") if isinstance(dep, dict) else None) for x in dep}
+    ok(s.get("restart") == "unless-stopped" and set(cond) == set(nodes) | {h for h, _ in pservers}
+       and all(cond[x] == "service_healthy" for x in nodes) and (s.get("healthcheck") or {}).get("disable") is True,
+       "compose %s: restart unless-stopped, starts once both nodes are healthy and both proxies started, "
+       "the image's HEALTHCHECK (the node's) off" % n, repr((s.get("restart"), cond, s.get("healthcheck"))))
+want_nodes = sorted((n, int(nval(s, "listen_address").rsplit(":", 1)[1]), int(nval(s, "metrics_address").rsplit(":", 1)[1]),
+                     int(nval(s, "admin_address").rsplit(":", 1)[1])) for n, s in nodes.items())
+got = {n: parse_nodes(aval(s, "nodes")) for n, s in agents.items()}
+ok(agents and all(g == want_nodes for g in got.values()),
+   "compose agents: SHOAL_HA_NODES is both nodes, host:port of LISTEN_ADDRESS:METRICS_ADDRESS:ADMIN_ADDRESS", repr(got))
+adm_bad = []
+for n, s in sorted(nodes.items()):
+    login = (nval(s, "admin_user"), nval(s, "admin_password"))
+    if nval(s, "admin_address").rsplit(":", 1)[0] in ("127.0.0.1", "localhost", "[::1]", "::1"):
+        adm_bad.append((n, "ADMIN_ADDRESS on loopback"))
+    if login == ("admin", "admin"):
+        adm_bad.append((n, "admin/admin works from loopback only"))
+    adm_bad += [(a, n) for a, t in sorted(agents.items())
+                if (aval(t, "node_admin_user"), aval(t, "node_admin_password")) != login]
+ok(agents and not adm_bad, "compose agents: the nodes' admin ports listen on the compose network and take the agents' "
+   "login (SHOAL_HA_NODE_ADMIN_USER/PASSWORD = ADMIN_USER/ADMIN_PASSWORD, not admin/admin)", repr(adm_bad))
+want_hg = (r["destination_hostgroup"], sorted(hg[r["destination_hostgroup"]]))
+reg = {}
+for n, s in sorted(agents.items()):
+    rows = [(h, port, int(aval(s, "node_weight"))) for h, port, _, _ in parse_nodes(aval(s, "nodes"))]
+    if aval(s, "fallback"):
+        fh, _, fp = aval(s, "fallback").partition(":")
+        rows.append((fh, int(fp or 3306), int(aval(s, "fallback_weight"))))
+    reg[n] = (int(aval(s, "hostgroup")), sorted(rows))
+ok(agents and all(v == want_hg for v in reg.values()),
+   "compose agents: register wants hostgroup %d as proxysql.cnf has it (the nodes at node_weight, the fallback "
+   "at fallback_weight): on a new cluster it changes nothing" % want_hg[0], repr((reg, want_hg)))
+
 # shoal.conf: every setting, with its real default.
 conf = dict(dc.conf_settings(D + "/shoal.conf"))
 is_(sorted(conf), sorted(sett), "shoal.conf lists every setting of shoal --help, commented out")
@@ -178,7 +287,6 @@ else
   skip "systemd-analyze security" "systemd-analyze is not installed"
 fi
 # the agent's unit and config (docs/ha-agent.md, Auto-route)
-AGENT_BIN="$SRCDIR/ha/shoal-ha"
 if command -v systemd-analyze >/dev/null; then
   sed "s#/usr/bin/shoal-ha#$AGENT_BIN#; s#/etc/shoal/shoal-ha.conf#$D/shoal-ha.conf#" \
     "$D/systemd/shoal-ha.service" >"$work/shoal-ha.service"
@@ -326,11 +434,141 @@ for n in shoal-1 shoal-2; do
   check "$n: the repeat was a cache hit (shoal_queries_total{destination=\"cache\"} = ${hits:-none})" test "${hits:-0}" -ge 1
   mon=$(mariadb --no-defaults -h127.0.0.1 -P"${NPORT[$n]}" -umonitor -pmonitorpw -N -e 'SELECT @@global.read_only read_only' 2>&1)
   is "$mon" 1 "$n: the compose monitor user logs in and reads read_only = 1"
-  dg=$(mariadb --no-defaults -h127.0.0.1 -P"${NADM[$n]}" -uadmin -padmin -N -e \
+  # the compose file's admin login (admin/admin when it sets none)
+  au=$(sed -n 's/^ADMIN_USER=//p' "$work/$n.env") ap=$(sed -n 's/^ADMIN_PASSWORD=//p' "$work/$n.env")
+  dg=$(mariadb --no-defaults -h127.0.0.1 -P"${NADM[$n]}" -u"${au:-admin}" -p"${ap:-admin}" -N -e \
     "SELECT digest FROM stats_shoal_query_digest WHERE digest_text LIKE 'SELECT c.customer_id%' LIMIT 1" 2>&1)
   is "$dg" "$(cat "$work/digest")" "$n: the leaderboard's digest is the one proxysql.cnf routes to hostgroup 30"
 done
 echo "$met" >"$work/metrics.txt"
+
+# ------------------------------------------------------------ the agents
+# Each agent service's entrypoint (the script the static checks wrote, the
+# compose file's $$ made $) run as Docker runs it: /bin/sh -c, the
+# service's environment and nothing else, shoal-ha on the PATH. Its hosts
+# are moved to local ports: the two nodes above, the replica, and for
+# ProxySQL tests/integration/lib/fake_proxysql.py with the compose login
+# (ProxySQL's admin tables over SQLite; 94-proxysql-autoroute.t runs the
+# agent against the real ProxySQL). The stand-in is seeded with
+# proxysql.cnf's servers and, as ProxySQL would have counted it before any
+# rule routes it (the walkthrough's state before step 3), the leaderboard's
+# digest: 100 calls, 7 s on the replica. proxysql-2 is a closed port.
+pxport=$(free_port) pxdown=$(free_port)
+mkdir -p "$work/bin"
+ln -sf "$AGENT_BIN" "$work/bin/shoal-ha"
+export HOSTMAP="shoal-1:3307=127.0.0.1:${NPORT[shoal-1]} shoal-2:3307=127.0.0.1:${NPORT[shoal-2]} \
+mariadb-replica:3306=127.0.0.1:$rport mariadb-source:3306=127.0.0.1:$sport \
+proxysql-1:6032=127.0.0.1:$pxport proxysql-2:6032=127.0.0.1:$pxdown"
+export NODEMAP="shoal-1=127.0.0.1:${NPORT[shoal-1]}:${NMET[shoal-1]}:${NADM[shoal-1]} \
+shoal-2=127.0.0.1:${NPORT[shoal-2]}:${NMET[shoal-2]}:${NADM[shoal-2]}"
+"$PY" - <<'PY' || diag "python part (the agents' environment) crashed"
+import os, re, time, yaml
+import deploy_check as dc
+D, W = os.environ["D"], os.environ["WORK"]
+hosts = dict(x.split("=", 1) for x in os.environ["HOSTMAP"].split())
+nodes = dict(x.split("=", 1) for x in os.environ["NODEMAP"].split())
+def moved(v):
+    for k, to in hosts.items():
+        v = re.sub(r"(^|[@,])%s(?=$|[,/])" % re.escape(k), lambda m: m.group(1) + to, v)
+    return v
+svcs = yaml.safe_load(open(D + "/docker-compose.yml"))["services"]
+logins = set()
+for n, s in svcs.items():
+    if not n.startswith("shoal-ha-"):
+        continue
+    lines = []
+    for k, v in (s.get("environment") or {}).items():
+        v = str(v)
+        if k == "SHOAL_HA_NODES":
+            v = ",".join(nodes[x.strip().split(":")[0]] for x in v.split(",") if x.strip())
+        elif k == "SHOAL_HA_STATE_FILE":
+            v = "%s/%s/%s" % (W, n, os.path.basename(v))
+        else:
+            v = moved(v)
+        if k == "SHOAL_HA_PROXYSQL_ADMIN":
+            logins |= {re.match(r"mysql://([^@]*)@", x).group(1) for x in v.split(",")}
+        lines.append("%s=%s" % (k, v))
+    open("%s/%s.env" % (W, n), "w").write("\n".join(lines) + "\n")
+open(W + "/pxusers", "w").write(",".join(sorted(logins | {"test:test"})))
+p = dc.parse_libconfig(open(D + "/proxysql/proxysql.cnf").read())
+rows = []
+for x in p["mysql_servers"]:
+    h, port = moved("%s:%d" % (x["hostname"], x["port"])).rsplit(":", 1)
+    rows.append("(%d, '%s', %s, %d, %d, '%s')" % (x["hostgroup_id"], h, port, x["weight"], x["max_connections"], x["comment"]))
+now, digest = int(time.time()), open(W + "/digest").read().strip()
+open(W + "/seed.sql", "w").write(
+    "INSERT INTO mysql_servers (hostgroup_id, hostname, port, weight, max_connections, comment) VALUES %s;\n"
+    "LOAD MYSQL SERVERS TO RUNTIME;\nSAVE MYSQL SERVERS TO DISK;\n"
+    "INSERT INTO stats_mysql_query_digest VALUES (20, 'sakila', 'app', '', '%s', "
+    "'SELECT c.customer_id, ... (the leaderboard)', 100, %d, %d, 7000000, 60000, 80000, 0, 1000);\n"
+    % (", ".join(rows), digest, now - 600, now))
+PY
+"$PY" "$TESTLIB/fake_proxysql.py" --port "$pxport" --log "$work/proxysql.log" --users "$(cat "$work/pxusers")" \
+  >"$work/fake.out" 2>&1 &
+pxpid=$!
+on_exit "kill -CONT $pxpid; kill $pxpid"
+for _ in $(seq 50); do port_refuses "$pxport" || break; sleep 0.1; done
+px() { mariadb --no-defaults -h127.0.0.1 -P"$pxport" -utest -ptest -N -B "$@"; }
+px <"$work/seed.sql" || diag "seeding the stand-in ProxySQL failed"
+until_ok() { # SECONDS CMD...: until CMD succeeds
+  local i
+  for ((i = 0; i < $1 * 10; i++)); do "${@:2}" >/dev/null 2>&1 && return 0; sleep 0.1; done
+  return 1
+}
+run_agent() { # SERVICE: its entrypoint in the background, pid in APID
+  local aenv
+  mapfile -t aenv <"$work/$1.env"
+  env -i PATH="$work/bin:/usr/bin:/bin" "${aenv[@]}" /bin/sh -c "$(cat "$work/$1.sh")" \
+    >"$work/$1.out" 2>"$work/$1.err" </dev/null &
+  APID=$!
+  on_exit "kill -TERM $APID"
+}
+is_watch() { [ "$(tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null)" = "shoal-ha watch --auto-route " ]; }
+gone() { ! pid_alive "$1"; }
+stop_agent() { # PID: SIGTERM, as docker stop; its exit status
+  kill -TERM "$1" 2>/dev/null
+  until_ok 10 gone "$1" || kill -KILL "$1" 2>/dev/null
+  wait "$1"
+}
+warming() { [ "$(px -e "SELECT digest, mirror_hostgroup, apply FROM runtime_mysql_query_rules WHERE comment LIKE 'shoal-ha auto warming %'")" = "$(cat "$work/digest")	30	0" ]; }
+
+# shoal-ha-1, its admin stalled at first (stopped: the connection is made,
+# the greeting does not come), as when ProxySQL is not up yet
+kill -STOP "$pxpid"
+run_agent shoal-ha-1
+until_ok 20 grep -q '^shoal-ha register: no ProxySQL admin reachable' "$work/shoal-ha-1.err"
+kill -CONT "$pxpid"
+until_ok 20 is_watch "$APID"
+like "$(cat "$work/shoal-ha-1.err")" '^shoal-ha register: no ProxySQL admin reachable' \
+  "shoal-ha-1's entrypoint (its compose environment): register is retried while no ProxySQL admin answers (exit 3)"
+like "$(cat "$work/shoal-ha-1.out")" '^nothing to change: ProxySQL [^ ]+ already has these servers in hostgroup 30$' \
+  "  then register finds proxysql.cnf's hostgroup 30 as it wants it: nothing to change"
+check "  then the same process is \`shoal-ha watch --auto-route\` (exec)" is_watch "$APID"
+until_ok 20 warming
+st="$work/shoal-ha-1/watch.json"
+is "$("$PY" -c 'import json,sys; print(" ".join(sorted(n for n, v in json.load(open(sys.argv[1]))["nodes"].items() if v["samples"])))' "$st" 2>&1)" \
+  "$(printf '127.0.0.1:%s\n' "${NPORT[shoal-1]}" "${NPORT[shoal-2]}" | LC_ALL=C sort | paste -sd ' ')" \
+  "  watch polls both nodes (samples in its state file, $(basename "$st"))"
+check "  and routes by itself: it warms the leaderboard digest (a rule mirroring it to hostgroup 30, loaded), the nodes' verdict read with SHOAL_HA_NODE_ADMIN_PASSWORD" warming
+stop_agent "$APID"
+is "$?" 0 "  SIGTERM (docker stop): exit 0"
+
+# shoal-ha-2: its own proxy (proxysql-2) does not answer; the other does
+run_agent shoal-ha-2
+until_ok 20 is_watch "$APID"
+is "$(grep -c "^nothing to change: ProxySQL [^ ]*:$pxport already has" "$work/shoal-ha-2.out"):$(tr '\0' ' ' <"/proc/$APID/cmdline" 2>/dev/null)" \
+  "1:shoal-ha watch --auto-route " \
+  "shoal-ha-2's entrypoint: its own proxy down, register uses the other (nothing to change), then watch --auto-route"
+stop_agent "$APID"
+is "$?" 0 "  SIGTERM: exit 0"
+
+# a configuration error (exit 2) is not retried
+sed 's/^SHOAL_HA_HOSTGROUP=.*/SHOAL_HA_HOSTGROUP=thirty/' "$work/shoal-ha-1.env" >"$work/shoal-ha-bad.env"
+cp "$work/shoal-ha-1.sh" "$work/shoal-ha-bad.sh"
+run_agent shoal-ha-bad
+until_ok 10 gone "$APID"
+stop_agent "$APID"
+is "$?:$(grep -c 'shoal-ha:' "$work/shoal-ha-bad.err")" "2:1" "a configuration error stops the entrypoint at once (exit 2, one message): not retried"
 
 # The Dockerfile's HEALTHCHECK command (exec form), run with the node's
 # environment as Docker runs it in the container, against a serving node
@@ -415,7 +653,8 @@ else
   not_ok "the Dockerfile's build commands build and install the node natively"
   diag_file "$work/docker-build.log" 30
 fi
-check "they install /usr/bin/shoal" test -x "$work/out/usr/bin/shoal"
+check "they install /usr/bin/shoal and /usr/bin/shoal-ha (the compose file's agent)" \
+  test -x "$work/out/usr/bin/shoal" -a -x "$work/out/usr/bin/shoal-ha"
 like "$("$work/out/usr/bin/shoal" --version 2>&1)" '^shoal [0-9]' "the installed binary runs"
 # Every library an installed binary needs is in the runtime stage's apt-get
 # install (or libc6, in the base image): one check, their number depends on

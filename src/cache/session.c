@@ -1031,19 +1031,23 @@ bool cache_serve_only(struct cache_session *cs, const struct cache_ctx *x, const
 	uint64_t t0 = cache_now_us();
 	struct sql_tok_result *tok;
 	struct stmt_info *s;
+	bool served;
 
 	if (pl[0] == CMD_QUERY) {
-		if (serve_possible(cs, x) && build_key(cs, x, 'Q', pl + 1, len - 1, NULL, 0) &&
-		    hit_only(cs, x, t0))
-			return true;
-		tok = tokenize(cs, (const char *)pl + 1, len - 1);
-		return tok && answer_cache_sql(cs, x, (const char *)pl + 1, len - 1, tok);
+		served = serve_possible(cs, x) && build_key(cs, x, 'Q', pl + 1, len - 1, NULL, 0) &&
+			 hit_only(cs, x, t0);
+		if (!served) {
+			tok = tokenize(cs, (const char *)pl + 1, len - 1);
+			served = tok && answer_cache_sql(cs, x, (const char *)pl + 1, len - 1, tok);
+		}
+	} else {
+		s = pl[0] == CMD_STMT_EXECUTE && len >= 10 ? stmts_find(x->stmts, rd_u32(pl + 1)) : NULL;
+		served = s && s->def && pl[5] == 0 && !s->long_data && !s->cursor && serve_possible(cs, x) &&
+			 exec_key(cs, x, s, pl, len) && hit_only(cs, x, t0);
 	}
-	if (pl[0] != CMD_STMT_EXECUTE || len < 10)
-		return false;
-	s = stmts_find(x->stmts, rd_u32(pl + 1));
-	return s && s->def && pl[5] == 0 && !s->long_data && !s->cursor && serve_possible(cs, x) &&
-	       exec_key(cs, x, s, pl, len) && hit_only(cs, x, t0);
+	if (served)
+		cs->cur_def = NULL; /* answered: nothing in flight to count an error on */
+	return served;
 }
 
 /* Only a statement of a cached shape needs the settings it is prepared

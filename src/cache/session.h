@@ -159,7 +159,9 @@ enum cache_step cache_command(struct cache_session *cs, const struct cache_ctx *
 			      const uint8_t *pl, uint32_t len);
 /* The session has no upstream connection and will get none (it lost it
  * while the upstream went down): answer the command if the cache can (a
- * hit, possibly stale, or cache SQL) and return true; false otherwise. */
+ * hit, possibly stale, or cache SQL) and return true (the command is then
+ * no longer in flight: cache_note_own_error counts nothing); false
+ * otherwise. */
 bool cache_serve_only(struct cache_session *cs, const struct cache_ctx *x, const uint8_t *pl,
 		      uint32_t len);
 

@@ -499,10 +499,7 @@ static bool serve_stale_instead(struct client *c)
 	pl = sbuf_in_ptr(&c->io) + PKT_HEADER_LEN;
 	abort_cache(c);
 	x = cache_ctx_of(c);
-	if (!cache_serve_only(&c->cs, &x, pl, len))
-		return false;
-	c->cs.cur_def = NULL; /* answered: no error of the node's to count */
-	return true;
+	return cache_serve_only(&c->cs, &x, pl, len);
 }
 
 /* The connect error a login or command gets. */

@@ -38,6 +38,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pymysql
@@ -85,7 +86,16 @@ def log(msg):
 
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "lib"))
-from free_port import bindable as port_free, free_port  # noqa: E402  (below the ephemeral range: why there)
+from free_port import bindable as port_free, free_port as _free_port  # noqa: E402  (below the ephemeral range: why there)
+
+_port_lock = threading.Lock()
+
+
+def free_port():
+    """free_port.py's pick, one worker thread at a time (it remembers its
+    picks in a set that two threads must not fill at once)."""
+    with _port_lock:
+        return _free_port()
 
 
 # ---------------------------------------------------------------- cases
@@ -629,6 +639,120 @@ def summarize(results, args, elapsed):
     return "\n".join(lines) + "\n"
 
 
+def read_done(resfile, cases, protos):
+    """--resume: the runs a results file already judged (a line cut by the
+    stop is skipped)."""
+    wanted = {(c, p) for c in cases for p in protos}
+    done = {}
+    with open(resfile) as f:
+        for line in f:
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                continue
+            key = (rec.get("case"), rec.get("protocol"))
+            if key in wanted and key not in done:
+                done[key] = rec
+    return done
+
+
+class Worker:
+    """One MariaDB and one node of their own, judging the runs handed out
+    by the shared queue. With --jobs 1 its directory is --out itself; with
+    more, --out/wN, so no two workers share a server, a vardir or a port."""
+
+    def __init__(self, args, k):
+        self.args = argparse.Namespace(**vars(args))
+        if args.jobs > 1:
+            self.args.out = os.path.join(args.out, "w%d" % k)
+            os.makedirs(self.args.out, exist_ok=True)
+        self.server = Server(self.args)
+        self.node = None
+        self.error = None
+
+    def start(self):
+        self.server.start()
+        self.server.prepare()
+        if not self.args.direct_only:
+            self.node = Node(self.args, self.server)
+            self.node.start()
+
+    def stop(self):
+        if self.node:
+            self.node.stop()
+        self.server.stop()
+
+
+class Results:
+    """The runs' records, written and printed in the list's order whatever
+    order the workers finish them in (TAP numbers stay sequential)."""
+
+    def __init__(self, args, todo, done, resf):
+        self.args, self.todo, self.done, self.resf = args, todo, done, resf
+        self.recs = [done.get(key) for key in todo]
+        self.lock = threading.Lock()
+        self.next_job = 0
+        self.next_out = 0
+
+    def take(self):
+        with self.lock:
+            while self.next_job < len(self.todo) and self.recs[self.next_job] is not None:
+                self.next_job += 1
+            if self.next_job >= len(self.todo):
+                return None
+            i = self.next_job
+            self.next_job += 1
+            return i
+
+    def put(self, i, rec):
+        with self.lock:
+            self.recs[i] = rec
+            while self.next_out < len(self.todo) and self.recs[self.next_out] is not None:
+                self.emit(self.next_out, self.recs[self.next_out])
+                self.next_out += 1
+
+    def emit(self, i, rec):
+        case, proto = self.todo[i]
+        if self.todo[i] not in self.done:
+            self.resf.write(json.dumps(rec) + "\n")
+            self.resf.flush()
+        if self.args.tap:
+            ok = rec["verdict"] == "identical"
+            print("%s %d - %s %s: %s" % ("ok" if ok else "not ok", self.args.tap_start + i + 1, case, proto,
+                                         rec["verdict"]), flush=True)
+            if not ok:
+                print("# " + rec.get("why", "").replace("\n", "\n# ")[:1500], flush=True)
+        elif self.todo[i] not in self.done:
+            log("%s %s: %s%s" % (case, proto, rec["verdict"],
+                                 (" (" + rec.get("why", "")[:200] + ")") if rec["verdict"] != "identical" else ""))
+
+
+def work(worker, results):
+    try:
+        while True:
+            i = results.take()
+            if i is None:
+                return
+            case, proto = results.todo[i]
+            results.put(i, judge(case, proto, worker.args, worker.server, worker.node, i + 1))
+    except BaseException as e:  # a worker that cannot go on: the run fails, the others finish
+        worker.error = e
+
+
+def merge_node_logs(args, workers):
+    """With workers, --out/node.log is their logs one after the other (the
+    file 62-conformance keeps)."""
+    if args.jobs < 2:
+        return
+    with open(os.path.join(args.out, "node.log"), "w") as out:
+        for w in workers:
+            path = os.path.join(w.args.out, "node.log")
+            if os.path.exists(path):
+                out.write("=== worker %s\n" % w.args.out)
+                with open(path, errors="replace") as f:
+                    shutil.copyfileobj(f, out)
+
+
 def cmd_run(args):
     cases = list(args.case or [])
     if args.cases:
@@ -638,69 +762,49 @@ def cmd_run(args):
     protos = PROTOCOL_SETS.get(args.protocol, (args.protocol,))
     if args.resume and args.tap:
         raise SystemExit("conformance: --resume and --tap do not go together (the TAP numbers)")
+    if args.jobs < 1:
+        raise SystemExit("conformance: --jobs: at least 1")
+    if args.jobs > 1 and (args.server_port or args.keep_server):
+        raise SystemExit("conformance: --jobs > 1 starts a server per worker: not with --server-port or --keep-server")
     os.makedirs(args.out, exist_ok=True)
-    server = Server(args)
-    node = None
-    results = []
-    done = set()
     resfile = os.path.join(args.out, "results.jsonl")
-    if args.resume and os.path.exists(resfile):
-        # a run cut short goes on where it stopped: what it judged is kept
-        wanted = {(c, p) for c in cases for p in protos}
-        with open(resfile) as f:
-            for line in f:
-                try:
-                    rec = json.loads(line)
-                except ValueError:
-                    continue  # a line cut by the stop
-                key = (rec.get("case"), rec.get("protocol"))
-                if key in wanted and key not in done:
-                    done.add(key)
-                    results.append(rec)
+    done = read_done(resfile, cases, protos) if args.resume and os.path.exists(resfile) else {}
+    if done:
         log("resuming: %d runs already judged" % len(done))
+    todo = [(c, p) for c in cases for p in protos]
     t0 = time.time()
     if args.tap and not args.tap_no_plan:
-        print("1..%d" % (len(cases) * len(protos)), flush=True)
+        print("1..%d" % len(todo), flush=True)
+    workers = [Worker(args, k) for k in range(args.jobs)]
     try:
-        server.start()
-        server.prepare()
-        if not args.direct_only:
-            node = Node(args, server)
-            node.start()
-        resf = open(resfile, "w")
-        for rec in results:
-            resf.write(json.dumps(rec) + "\n")
-        resf.flush()
-        n = args.tap_start
-        for case in cases:
-            for proto in protos:
-                n += 1
-                if (case, proto) in done:
-                    continue
-                rec = judge(case, proto, args, server, node, n)
-                results.append(rec)
-                resf.write(json.dumps(rec) + "\n")
-                resf.flush()
-                if args.tap:
-                    ok = rec["verdict"] == "identical"
-                    print("%s %d - %s %s: %s" % ("ok" if ok else "not ok", n, case, proto, rec["verdict"]),
-                          flush=True)
-                    if not ok:
-                        print("# " + rec.get("why", "").replace("\n", "\n# ")[:1500], flush=True)
-                else:
-                    log("%s %s: %s%s" % (case, proto, rec["verdict"],
-                                         (" (" + rec.get("why", "")[:200] + ")") if rec["verdict"] != "identical" else ""))
-        resf.close()
+        for w in workers:  # one after the other: the servers' starts are the heavy part
+            w.start()
+        with open(resfile, "w") as resf:
+            for key in todo:
+                if key in done:
+                    resf.write(json.dumps(done[key]) + "\n")
+            results = Results(args, todo, done, resf)
+            threads = [threading.Thread(target=work, args=(w, results), daemon=True) for w in workers]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+        for w in workers:
+            if w.error is not None:
+                raise w.error
     finally:
-        if node:
-            node.stop()
-        server.stop()
-    summary = summarize(results, args, time.time() - t0)
+        for w in workers:
+            w.stop()
+        merge_node_logs(args, workers)
+    recs = [r for r in results.recs if r is not None]
+    if len(recs) < len(todo):
+        raise SystemExit("conformance: %d runs not judged" % (len(todo) - len(recs)))
+    summary = summarize(recs, args, time.time() - t0)
     with open(os.path.join(args.out, "summary.md"), "w") as f:
         f.write(summary)
     if not args.tap:
         sys.stdout.write(summary)
-    return 0 if all(r["verdict"] == "identical" for r in results) else 1
+    return 0 if all(r["verdict"] == "identical" for r in recs) else 1
 
 
 # ---------------------------------------------------------------- select
@@ -864,6 +968,9 @@ def main():
     r.add_argument("--tap", action="store_true", help="print TAP")
     r.add_argument("--tap-no-plan", action="store_true", help="with --tap: no plan line (the caller prints it)")
     r.add_argument("--tap-start", type=int, default=0, help="with --tap: number the results from this + 1")
+    r.add_argument("--jobs", type=int, default=1,
+                   help="judge N runs at a time, each worker with a MariaDB and a node of its own "
+                        "(output in OUT/wK; results in the list's order)")
     r.add_argument("--direct-only", action="store_true",
                    help="run each case directly only (no node): to compare server settings")
     s = sub.add_parser("select", help="append deterministic cases of suites to a list")

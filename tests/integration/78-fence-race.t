@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# 78-fence-race: issue 38, the commit race (docs/architecture.md, "The
+# visibility fence"). MariaDB sends a transaction's binlog events before its
+# commit is visible to other connections; a fill that began in that gap read
+# the old row and, stored once a 5 ms window had passed, was served until the
+# next write. Against a private MariaDB with its binlog on and a node in
+# binlog mode (AUTO_CACHE):
+#   - commits made directly on the upstream change one row while 6 readers
+#     fill its key through the node; 100 ms after each commit a read through
+#     the node must give the committed value, and no answer may still be
+#     stale 3 s later (lib/78-fence-race.py);
+#   - phase 1 with both cores kept busy (busy loops, bounded in time);
+#   - phase 2 with the server starved of CPU: mariadbd pinned to one core
+#     that busy loops share (which widens the gap between a transaction's
+#     events and its commit);
+#   - the fence's state in /metrics and SHOW SHOAL STATUS.
+# FENCE_ROUNDS (default 200) sets the rounds of each phase; by hand, 3000.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+if fake_mode; then skip_all "fence race: needs a node (SHOAL_FAKE_DIRECT=1)"; fi
+
+plan 12
+work="$BUILD_TEST/t78"
+rm -rf "$work"
+mkdir -p "$work"
+ROUNDS=${FENCE_ROUNDS:-200}
+BL_PORT=$(free_port)
+BL_PID=""
+BUSY=()
+stop_busy() {
+  local p
+  for p in "${BUSY[@]}"; do kill "$p" 2>/dev/null; done
+  for p in "${BUSY[@]}"; do wait "$p" 2>/dev/null; done
+  BUSY=()
+}
+# shellcheck disable=SC2016  # BL_PID is read when the exit handler runs
+on_exit 'stop_busy; stop_mdb "$BL_PID"'
+
+if ! MARIADB_EXTRA_ARGS="--log-bin=binlog --binlog-format=ROW --server-id=1" \
+  "$SRCDIR/scripts/start-mariadb" "$work/mdb" "$BL_PORT" >"$work/mdb.start.out" 2>&1 </dev/null; then
+  diag_file "$work/mdb/error.log"
+  bail "start a MariaDB with its binlog on"
+fi
+BL_PID=$(cat "$work/mdb/pid")
+ok "a MariaDB with its binlog on (port $BL_PORT)"
+
+METRICS_P=$(free_port)
+mkdir -p "$work/nb"
+if shoal_start nb --auto-cache --upstream-db-url "mysql://app:pw@127.0.0.1:$BL_PORT/shoaltest" \
+  --invalidation binlog --metrics-address "127.0.0.1:$METRICS_P" --data-dir "$work/nb"; then
+  ok "node nb (binlog mode) starts"
+else
+  not_ok "node nb (binlog mode) starts"
+fi
+
+# busy CPUS [SECONDS]: a busy loop on each of the cpus listed (taskset -c
+# syntax), each ended by timeout after SECONDS at the latest.
+busy() {
+  local cpu secs=${2:-150}
+  IFS=, read -ra cpus <<<"$1"
+  for cpu in "${cpus[@]}"; do
+    taskset -c "$cpu" timeout "$secs" sh -c 'while :; do :; done' &
+    BUSY+=("$!")
+  done
+}
+
+race() { # phase
+  BL_PORT=$BL_PORT NB=${nb_PORT:-0} ROUNDS=$ROUNDS PHASE=$1 MAX_SECONDS=$((ROUNDS / 2 + 30)) \
+    "$PY" "$TESTLIB/78-fence-race.py" | tee -a "$work/race.out"
+}
+
+NCPU=$(nproc)
+all_cpus=$(seq -s, 0 $((NCPU - 1)))
+# ---- phase 1: every core kept busy
+busy "$all_cpus"
+race "cores busy"
+stop_busy
+
+# ---- phase 2: the server starved, pinned to cpu 0 with two busy loops there
+if taskset -a -p -c 0 "$BL_PID" >/dev/null; then
+  ok "mariadbd (pid $BL_PID) pinned to cpu 0"
+else
+  not_ok "mariadbd (pid $BL_PID) pinned to cpu 0"
+fi
+busy 0,0
+race "server starved"
+stop_busy
+taskset -a -p -c "$all_cpus" "$BL_PID" >/dev/null
+
+# ---- the fence's state
+m=$(curl -s "http://127.0.0.1:$METRICS_P/metrics")
+like "$m" "shoal_fence_open [01]" "/metrics: shoal_fence_open"
+probes=$(awk '$1 == "shoal_fence_probes_total" {print $2}' <<<"$m")
+refused=$(awk '$1 == "shoal_fence_fills_refused_total" {print $2}' <<<"$m")
+fenced=$(awk '$1 == "shoal_fence_transactions_total" {print $2}' <<<"$m")
+if [ "${probes:-0}" -gt 0 ] && [ "${fenced:-0}" -ge $((2 * ROUNDS)) ]; then
+  ok "/metrics: $fenced transactions fenced, $probes probes"
+else
+  not_ok "/metrics: transactions fenced and probes" "$(grep '^shoal_fence' <<<"$m")"
+fi
+diag "fills refused by a fence: ${refused:-?}; probes: ${probes:-?} for ${fenced:-?} transactions"
+like "$(via_to nb -e 'SHOW SHOAL STATUS' 2>&1)" "Fence Fills Refused" "SHOW SHOAL STATUS shows the fence"

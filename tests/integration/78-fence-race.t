@@ -25,6 +25,7 @@ work="$BUILD_TEST/t78"
 rm -rf "$work"
 mkdir -p "$work"
 ROUNDS=${FENCE_ROUNDS:-200}
+MAX_S=$((ROUNDS / 4 + 30))   # a phase's bound (a round takes 0.1-0.15 s)
 BL_PORT=$(free_port)
 BL_PID=""
 BUSY=()
@@ -57,7 +58,7 @@ fi
 # busy CPUS [SECONDS]: a busy loop on each of the cpus listed (taskset -c
 # syntax), each ended by timeout after SECONDS at the latest.
 busy() {
-  local cpu secs=${2:-150}
+  local cpu secs=${2:-$((MAX_S + 10))}
   IFS=, read -ra cpus <<<"$1"
   for cpu in "${cpus[@]}"; do
     taskset -c "$cpu" timeout "$secs" sh -c 'while :; do :; done' &
@@ -66,7 +67,7 @@ busy() {
 }
 
 race() { # phase
-  BL_PORT=$BL_PORT NB=${nb_PORT:-0} ROUNDS=$ROUNDS PHASE=$1 MAX_SECONDS=$((ROUNDS / 2 + 30)) \
+  BL_PORT=$BL_PORT NB=${nb_PORT:-0} ROUNDS=$ROUNDS PHASE=$1 MAX_SECONDS=$MAX_S \
     "$PY" "$TESTLIB/78-fence-race.py" | tee -a "$work/race.out"
 }
 

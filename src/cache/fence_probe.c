@@ -95,7 +95,7 @@ static MYSQL *probe_connect(int *fails)
 		fence_set_supported(true);
 		set_sock(mysql_get_socket(m));
 		*fails = 0;
-		return m;
+		return m;   /* connected to a server that can prove visibility */
 	}
 	if (m) {
 		if (*fails == 0)
@@ -126,7 +126,7 @@ static int read_position(MYSQL *m, char *file, size_t cap, unsigned long long *p
 	bool have_file = false, have_pos = false;
 
 	if (mysql_query(m, POSITION_SQL) || !(res = mysql_store_result(m)))
-		return -1;
+		return -1;   /* the connection or the server failed: the caller reconnects */
 	while ((r = mysql_fetch_row(res))) {
 		unsigned long *len = mysql_fetch_lengths(res);
 
@@ -216,7 +216,7 @@ int fence_probe_start(fence_connect_fn connect)
 	connect_fn = connect;
 	atomic_store(&stopping, false);
 	if ((errno = pthread_create(&thread, NULL, probe_main, NULL)) != 0)
-		return -1;
+		return -1;   /* no probe: fences stay closed (the caller logs it) */
 	started = true;
 	return 0;
 }

@@ -19,8 +19,13 @@
 
 #define POSITION_SQL "SHOW STATUS LIKE 'Binlog_snapshot_%'"
 #define SCHEDULING_SQL "SELECT @@binlog_optimize_thread_scheduling"
-#define EAGER_READS 2            /* readings at once before pausing */
-#define PAUSE_MIN_US 50
+/* Pacing: a token bucket of BURST readings, one more every PACE_US (so at
+ * most 200 readings a second however fast the commits come: one reading
+ * proves all before it); after PATIENT readings in a row that prove
+ * nothing, a pause doubling from PACE_US to PAUSE_MAX_US as well. */
+#define PACE_US 5000
+#define BURST 3
+#define PATIENT 4
 #define PAUSE_MAX_US 20000
 #define IDLE_WAIT_MS 500         /* wait for a transaction, then look at stopping */
 #define RECONNECT_MAX_MS 2000
@@ -165,11 +170,36 @@ static int probe_once(MYSQL *m, enum fence_verdict *v)
 	return 0;
 }
 
+/* Wait until the next reading may start: tokens (readings allowed now) are
+ * refilled by the time since last_us, at most BURST; unproven readings in a
+ * row add a pause of their own. */
+static void pace(double *tokens, double *last_us, unsigned unproven)
+{
+	double now = mono_s() * 1e6;
+
+	*tokens += (now - *last_us) / PACE_US;
+	if (*tokens > BURST)
+		*tokens = BURST;
+	*last_us = now;
+	if (unproven > PATIENT) {
+		unsigned shift = unproven - PATIENT - 1;
+		long us = shift < 4 ? (long)PACE_US << shift : PAUSE_MAX_US;
+
+		pause_us(us < PAUSE_MAX_US ? us : PAUSE_MAX_US);
+	} else if (*tokens < 1) {
+		pause_us((long)((1 - *tokens) * PACE_US));
+	}
+	now = mono_s() * 1e6;
+	*tokens += (now - *last_us) / PACE_US - 1;
+	*last_us = now;
+}
+
 static void *probe_main(void *arg)
 {
 	MYSQL *m = NULL;
 	int fails = 0;
 	unsigned unproven = 0;
+	double tokens = BURST, last_us = mono_s() * 1e6;
 
 	(void)arg;
 	pthread_setname_np(pthread_self(), "shoal-fence");
@@ -184,24 +214,16 @@ static void *probe_main(void *arg)
 		}
 		if (!m && !(m = probe_connect(&fails)))
 			continue;   /* (probe_connect paused) */
+		pace(&tokens, &last_us, unproven);
 		if (probe_once(m, &v) < 0) {
 			close_conn(m);
 			m = NULL;
 			continue;
 		}
-		if (v == FENCE_ADVANCED) {
-			unproven = 0;
-		} else if (v == FENCE_AHEAD) {
-			/* the stream has not brought it yet (or it is no transaction's
-			 * end: a rotation's, which a later checkpoint event covers) */
-			unproven++;
-			fence_wait_received(unproven < 5 ? 1 << unproven : PAUSE_MAX_US / 1000);
-		} else if (++unproven > EAGER_READS) {
-			unsigned shift = unproven - EAGER_READS - 1;
-			long us = shift < 10 ? (long)PAUSE_MIN_US << shift : PAUSE_MAX_US;
-
-			pause_us(us < PAUSE_MAX_US ? us : PAUSE_MAX_US);
-		}
+		/* behind: the commits are not visible yet; ahead: the stream has
+		 * not brought that transaction yet; unmatched: a rotation's or a
+		 * checkpoint's position (a later commit or checkpoint event helps) */
+		unproven = v == FENCE_ADVANCED ? 0 : unproven + 1;
 	}
 	if (m)
 		close_conn(m);

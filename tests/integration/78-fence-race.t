@@ -13,21 +13,26 @@
 #   - phase 2 with the server starved of CPU: mariadbd pinned to one core
 #     that busy loops share (which widens the gap between a transaction's
 #     events and its commit);
-#   - the fence's state in /metrics and SHOW SHOAL STATUS.
+#   - the fence's state in /metrics and SHOW SHOAL STATUS;
+#   - a server that cannot prove visibility (binlog_optimize_thread_
+#     scheduling OFF: its commit position may run ahead of its commits):
+#     the fences stay closed, results of tables written are not stored
+#     (each read answered right, from the upstream), a table not written
+#     still hits; shoal_fence_supported 0.
 # FENCE_ROUNDS (default 200) sets the rounds of each phase; by hand, 3000.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 if fake_mode; then skip_all "fence race: needs a node (SHOAL_FAKE_DIRECT=1)"; fi
 
-plan 12
+plan 19
 work="$BUILD_TEST/t78"
 rm -rf "$work"
 mkdir -p "$work"
 ROUNDS=${FENCE_ROUNDS:-200}
 MAX_S=$((ROUNDS / 4 + 30))   # a phase's bound (a round takes 0.1-0.15 s)
 BL_PORT=$(free_port)
-BL_PID=""
+BL_PID="" U_PID=""
 BUSY=()
 stop_busy() {
   local p
@@ -36,7 +41,7 @@ stop_busy() {
   BUSY=()
 }
 # shellcheck disable=SC2016  # BL_PID is read when the exit handler runs
-on_exit 'stop_busy; stop_mdb "$BL_PID"'
+on_exit 'stop_busy; stop_mdb "$BL_PID"; stop_mdb "$U_PID"'
 
 if ! MARIADB_EXTRA_ARGS="--log-bin=binlog --binlog-format=ROW --server-id=1" \
   "$SRCDIR/scripts/start-mariadb" "$work/mdb" "$BL_PORT" >"$work/mdb.start.out" 2>&1 </dev/null; then
@@ -102,3 +107,41 @@ else
 fi
 diag "fills refused by a fence: ${refused:-?}; probes: ${probes:-?} for ${fenced:-?} transactions"
 like "$(via_to nb -e 'SHOW SHOAL STATUS' 2>&1)" "Fence Fills Refused" "SHOW SHOAL STATUS shows the fence"
+
+# ---- a server that cannot prove visibility: the fences stay closed
+U_PORT=$(free_port)
+if MARIADB_EXTRA_ARGS="--log-bin=binlog --binlog-format=ROW --server-id=1 --skip-binlog-optimize-thread-scheduling" \
+  "$SRCDIR/scripts/start-mariadb" "$work/mdbu" "$U_PORT" >"$work/mdbu.start.out" 2>&1 </dev/null; then
+  # shellcheck disable=SC2034  # read by the exit handler
+  U_PID=$(cat "$work/mdbu/pid")
+  ok "a MariaDB with binlog_optimize_thread_scheduling OFF (port $U_PORT)"
+else
+  diag_file "$work/mdbu/error.log"
+  not_ok "a MariaDB with binlog_optimize_thread_scheduling OFF"
+fi
+u() { mariadb --no-defaults -h127.0.0.1 -uapp -ppw -P"$U_PORT" shoaltest "$@"; }
+u -e "CREATE TABLE kept78 (id INT PRIMARY KEY, v INT); INSERT INTO kept78 VALUES (1, 1);
+  CREATE TABLE fenced78 (id INT PRIMARY KEY, v INT); INSERT INTO fenced78 VALUES (1, 1)"
+METRICS_U=$(free_port)
+mkdir -p "$work/nu"
+if shoal_start nu --auto-cache --upstream-db-url "mysql://app:pw@127.0.0.1:$U_PORT/shoaltest" \
+  --invalidation binlog --metrics-address "127.0.0.1:$METRICS_U" --data-dir "$work/nu"; then
+  ok "node nu (binlog mode) starts"
+else
+  not_ok "node nu (binlog mode) starts"
+fi
+nu_hits() { via_to nu -N -e "SHOW SHOAL STATUS" 2>/dev/null | awk -F'\t' '$1 == "Cache Hits" {print $2}'; }
+via_to nu -N -e "SELECT v FROM kept78 WHERE id = 1" >/dev/null
+u -e "UPDATE fenced78 SET v = 2 WHERE id = 1"
+sleep 0.5
+h0=$(nu_hits)
+got=$(via_to nu -N -e "SELECT v FROM kept78 WHERE id = 1; SELECT v FROM kept78 WHERE id = 1" 2>&1 | tr '\n' ' ')
+h1=$(nu_hits)
+is "$got $((h1 - h0))" "1 1  2" "a table not written since the start: its reads are stored (hits)"
+got=$(via_to nu -N -e "SELECT v FROM fenced78 WHERE id = 1; SELECT v FROM fenced78 WHERE id = 1; SELECT v FROM fenced78 WHERE id = 1" 2>&1 | tr '\n' ' ')
+h2=$(nu_hits)
+is "$got $((h2 - h1))" "2 2 2  0" "a table written: answered right, from the upstream, never stored (no hit)"
+m=$(curl -s "http://127.0.0.1:$METRICS_U/metrics")
+like "$m" "shoal_fence_supported 0" "/metrics: shoal_fence_supported 0"
+like "$m" "shoal_fence_open 1" "/metrics: the fence stays open"
+like "$(cat "$nu_LOG")" "binlog_optimize_thread_scheduling = OFF" "the node says why in its log"

@@ -32,6 +32,8 @@
 #include <unistd.h>
 
 #include "cache/catalog.h"
+#include "cache/fence.h"
+#include "cache/fence_probe.h"
 #include "cache/grants.h"
 #include "cache/inval.h"
 #include "cache/store.h"
@@ -70,6 +72,8 @@ struct follower {
 	struct inval_table *tables[TRX_TABLES];
 	unsigned ntables;
 	bool trx_all;
+	uint32_t ev_end;                   /* where the last event read ends in its file */
+	unsigned checksum_len;             /* bytes of checksum after each event (4: CRC32) */
 };
 
 /* A table map's closure, remembered by the server's table id (checked
@@ -333,14 +337,26 @@ static void trx_begin(const struct gtid *g, bool standalone)
 	F.trx_all = false;
 }
 
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The transaction ends where the last event read ends (F.ev_end): its
+ * tables are fenced with that position until the probe proves it visible
+ * (fence.h); binlog_settle_ms is an optional extra window on top. */
 static void trx_end(void)
 {
 	int settle = __atomic_load_n(&g_config.binlog_settle_ms, __ATOMIC_RELAXED);
+	uint64_t fence = fence_note_trx_end(F.ev_end, mono_ms());
 
 	for (unsigned i = 0; i < F.ntables; i++)
-		inval_bump(F.tables[i], INVAL_SRC_BINLOG, settle);
+		inval_bump_fenced(F.tables[i], fence, settle);
 	if (F.trx_all)
-		inval_all(INVAL_SRC_BINLOG);
+		inval_all_fenced(fence);
 	if (F.in_trx)
 		pos_set(F.pos, &F.npos, &F.trx);
 	F.in_trx = false;
@@ -428,17 +444,50 @@ static void on_query(const MARIADB_RPL_EVENT *ev)
 		trx_end();
 }
 
+#define EVENT_HEADER_LEN 19
+#define ROTATE_POS_LEN 8
+
+/* The file a ROTATE event names, read from the event's bytes: Connector/C
+ * 3.3 parses a rotate event read from a binlog file 8 bytes off (it names
+ * "00004" for "binlog.000004"). Layout: header, position, name, checksum. */
+static void note_rotate(const MARIADB_RPL_EVENT *ev)
+{
+	size_t fixed = EVENT_HEADER_LEN + ROTATE_POS_LEN + F.checksum_len;
+	const unsigned char *body;
+
+	if (ev->event_length <= fixed || ev->raw_data_ofs + ev->event_length > ev->raw_data_size)
+		return;   /* not a rotate event's layout: the file stays unknown, fences closed */
+	body = ev->raw_data + ev->raw_data_ofs + EVENT_HEADER_LEN;
+	fence_note_file((const char *)body + ROTATE_POS_LEN, ev->event_length - fixed);
+}
+
 static void on_event(const MARIADB_RPL_EVENT *ev)
 {
+	/* where the event ends in its file (0: an artificial event); a GTID
+	 * event's is taken after it, as it may end the group before it */
+	bool has_end = ev->next_event_pos && ev->event_type != ROTATE_EVENT;
+
+	if (has_end && ev->event_type != GTID_EVENT)
+		F.ev_end = ev->next_event_pos;
 	switch (ev->event_type) {
 	case GTID_EVENT: {
 		struct gtid g = { ev->event.gtid.domain_id, ev->server_id, ev->event.gtid.sequence_nr };
 
 		if (F.in_trx)
-			trx_end();  /* an unterminated group: apply what it had */
+			trx_end();  /* an unterminated group: apply what it had (it
+				     * ends where the last event read ends) */
 		trx_begin(&g, (ev->event.gtid.flags & FL_STANDALONE) != 0);
+		if (has_end)
+			F.ev_end = ev->next_event_pos;
 		break;
 	}
+	case ROTATE_EVENT:
+		note_rotate(ev);
+		return;     /* (an artificial one has no position of its own) */
+	case BINLOG_CHECKPOINT_EVENT:
+		fence_note_checkpoint(ev->event.checkpoint.filename.str,
+				      ev->event.checkpoint.filename.length);
+		break;
 	case TABLE_MAP_EVENT:
 		on_table_map(ev);
 		break;
@@ -842,6 +891,9 @@ static int start_stream(char *err, size_t cap)
 	format_pos(F.pos, F.npos, pos, sizeof(pos));
 	if (prepare_dump(F.m, pos, err, cap) < 0)
 		return -1;
+	/* the dump's events carry the checksum the session asked for */
+	F.checksum_len = query_value(F.m, "SELECT @@global.binlog_checksum", id, sizeof(id)) == 0 &&
+			 strcasecmp(id, "NONE") != 0 ? 4 : 0;
 	F.rpl = open_dump(F.m, 0, err, cap);
 	if (!F.rpl)
 		return -1;
@@ -1089,9 +1141,13 @@ int binlog_start(void)
 	cond_init_mono(&pos_cond);
 	cond_init_mono(&bar_cond);
 	set_state(BINLOG_CONNECTING, "");
+	fence_reset();
 	if ((errno = pthread_create(&thread, NULL, follower_main, NULL)) != 0)
 		return -1;
 	started = true;
+	if (fence_probe_start(connect_login) < 0)
+		log_error("cannot start the visibility probe (thread: %s): results of tables the "
+			  "binlog invalidates are not stored", strerror(errno));
 	if (pthread_create(&bar_thread, NULL, barrier_main, NULL) != 0)
 		return 0;   /* no barrier: statements whose writes are unknown flush instead */
 	bar_started = true;
@@ -1113,6 +1169,7 @@ void binlog_stop(void)
 	pthread_mutex_unlock(&sock_lock);
 	pthread_join(thread, NULL);
 	started = false;
+	fence_probe_stop();
 	if (bar_started) {
 		pthread_mutex_lock(&bar_lock);
 		pthread_cond_signal(&bar_cond);

@@ -6,6 +6,7 @@
 
 #include "cache/binlog.h"
 #include "cache/catalog.h"
+#include "cache/fence.h"
 #include "cache/inval.h"
 #include "cache/registry.h"
 #include "config/config.h"
@@ -142,6 +143,24 @@ static size_t warm_figures(struct consist_figure *out)
 	return n;
 }
 
+/* The visibility fence (cache/fence.h): 5 figures. */
+static size_t fence_figures(struct consist_figure *out)
+{
+	struct fence_stats f;
+	size_t n = 0;
+
+	fence_get_stats(&f);
+	fig(&out[n++], "Fence", "Fence_state", "%s",
+	    !f.supported ? "unsupported (fills of written tables not stored)" : f.open ? "open" : "closed");
+	fig(&out[n++], "Fence Oldest Age Seconds", "Fence_oldest_age_seconds", "%.3f", f.oldest_age_s);
+	fig(&out[n++], "Fence Fills Refused", "Fence_fills_refused", "%llu",
+	    (unsigned long long)f.fills_refused);
+	fig(&out[n++], "Fence Probes", "Fence_probes", "%llu", (unsigned long long)f.probes);
+	fig(&out[n++], "Fence Probe Errors", "Fence_probe_errors", "%llu",
+	    (unsigned long long)f.probe_errors);
+	return n;
+}
+
 size_t consistency_figures(struct consist_figure out[CONSIST_FIGURES])
 {
 	struct binlog_status b;
@@ -167,6 +186,7 @@ size_t consistency_figures(struct consist_figure out[CONSIST_FIGURES])
 	    (unsigned long long)inval_dropped());
 	fig(&out[n++], "Fills Discarded", "Cache_fills_discarded", "%llu",
 	    (unsigned long long)store_fills_discarded());
+	n += fence_figures(out + n);
 	return n + warm_figures(out + n);
 }
 
@@ -250,6 +270,47 @@ static int warm_metrics(struct pbuf *out)
 	return rc | refill_metrics(out, &w);
 }
 
+/* shoal_fence_*: the visibility fence (cache/fence.h). */
+static int fence_metrics(struct pbuf *out)
+{
+	struct fence_stats f;
+	int rc = 0;
+
+	fence_get_stats(&f);
+	rc |= metrics_family(out, "shoal_fence_open", "gauge",
+			     "1 while a transaction the binlog brought is not yet proven visible on the "
+			     "upstream (results of its tables are not stored meanwhile).");
+	rc |= metrics_sample_u64(out, "shoal_fence_open", NULL, 0, f.open);
+	rc |= metrics_family(out, "shoal_fence_oldest_age_seconds", "gauge",
+			     "How long the oldest transaction not yet proven visible has waited (0 when "
+			     "none).");
+	rc |= metrics_sample(out, "shoal_fence_oldest_age_seconds", NULL, 0, f.oldest_age_s);
+	rc |= metrics_family(out, "shoal_fence_supported", "gauge",
+			     "0 when the upstream cannot prove visibility (binlog_optimize_thread_"
+			     "scheduling = OFF): fills of written tables are never stored.");
+	rc |= metrics_sample_u64(out, "shoal_fence_supported", NULL, 0, f.supported);
+	rc |= counter(out, "shoal_fence_transactions_total",
+		      "Binlog transactions fenced until proven visible.", f.transactions);
+	rc |= counter(out, "shoal_fence_fills_refused_total",
+		      "Results not stored because a table they read had a fence not yet passed.",
+		      f.fills_refused);
+	rc |= counter(out, "shoal_fence_probes_total",
+		      "Readings of the upstream's commit position by the visibility probe.", f.probes);
+	rc |= counter(out, "shoal_fence_probe_errors_total",
+		      "Visibility probes that failed (connection, query).", f.probe_errors);
+	rc |= counter(out, "shoal_fence_probes_unmatched_total",
+		      "Readings that proved nothing (not the end of a transaction received).",
+		      f.probes_unmatched);
+	rc |= counter(out, "shoal_fence_checkpoints_total",
+		      "Times a BINLOG_CHECKPOINT event moved the fence (after a rotation).",
+		      f.checkpoints);
+	rc |= metrics_family(out, "shoal_fence_probe_seconds_total", "counter",
+			     "Time spent in the probes' round trips (divided by "
+			     "shoal_fence_probes_total: the mean round trip).");
+	rc |= metrics_sample(out, "shoal_fence_probe_seconds_total", NULL, 0, f.probe_seconds);
+	return rc;
+}
+
 int consistency_metrics_render(struct pbuf *out)
 {
 	static const enum inval_source src[] = { INVAL_SRC_WRITE, INVAL_SRC_BINLOG, INVAL_SRC_FLUSH };
@@ -293,6 +354,7 @@ int consistency_metrics_render(struct pbuf *out)
 	rc |= counter(out, "shoal_binlog_resume_failures_total",
 		      "Times the binlog could not be resumed from the follower's GTID position, or "
 		      "held an event that cannot be read (the cache was flushed).", b.resume_failures);
+	rc |= fence_metrics(out);
 	rc |= warm_metrics(out);
 	return rc ? -1 : 0;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cache/fence.h"
 #include "config/config.h"
 #include "base/log.h"
 #include "sql/spooky.h"
@@ -18,6 +19,8 @@
 
 _Atomic uint64_t inval_epoch_now = 1;
 _Atomic bool inval_serving_ok = true;
+/* The fence of the last inval_all_fenced (stored before the epoch moves). */
+static _Atomic uint64_t all_fence;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct inval_table **buckets;
@@ -164,6 +167,25 @@ void inval_bump(struct inval_table *t, enum inval_source src, int settle_ms)
 	atomic_fetch_add_explicit(&counts[src], 1, memory_order_relaxed);
 }
 
+/* *at = max(*at, v); concurrent writers never move it back. */
+static void store_max(_Atomic uint64_t *at, uint64_t v)
+{
+	for (uint64_t cur = atomic_load(at); cur < v && !atomic_compare_exchange_weak(at, &cur, v);)
+		;
+}
+
+void inval_bump_fenced(struct inval_table *t, uint64_t fence, int settle_ms)
+{
+	store_max(&t->fence, fence);   /* before the generation (release in the bump) */
+	inval_bump(t, INVAL_SRC_BINLOG, settle_ms);
+}
+
+void inval_all_fenced(uint64_t fence)
+{
+	store_max(&all_fence, fence);  /* before the epoch (release in inval_all) */
+	inval_all(INVAL_SRC_BINLOG);
+}
+
 void inval_all(enum inval_source src)
 {
 	atomic_fetch_add_explicit(&inval_epoch_now, 1, memory_order_acq_rel);
@@ -219,21 +241,33 @@ bool inval_snapshot(struct inval_table *const *tables, unsigned n, struct inval_
 {
 	int64_t now = -1;
 	bool settled = true;
+	uint64_t fence = atomic_load_explicit(&all_fence, memory_order_acquire);
 
 	for (unsigned i = 0; i < n; i++) {
 		int64_t settle;
+		uint64_t f;
 
-		/* generation first: a bump stores its settle time before it moves
-		 * the generation, so a new generation comes with its settle time */
+		/* generation first: a bump stores its settle time and its fence
+		 * before it moves the generation, so a new generation comes with
+		 * them */
 		deps[i].t = tables[i];
 		deps[i].gen = atomic_load_explicit(&tables[i]->gen, memory_order_acquire);
 		settle = atomic_load_explicit(&tables[i]->settle_ms, memory_order_acquire);
+		f = atomic_load_explicit(&tables[i]->fence, memory_order_acquire);
+		if (f > fence)
+			fence = f;
 		if (settle) {
 			if (now < 0)
 				now = mono_ms();
 			if (now < settle)
 				settled = false;
 		}
+	}
+	/* the caller read the epoch before: a flush's fence is stored before
+	 * the epoch moves, so all_fence (read after it) covers that epoch */
+	if (fence && !fence_passed(fence)) {
+		fence_count_refused();
+		return false;
 	}
 	return settled;
 }

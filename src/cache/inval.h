@@ -48,6 +48,8 @@ struct inval_table {
 	struct inval_table *next;     /* index chain */
 	_Atomic uint64_t gen;
 	_Atomic int64_t settle_ms;    /* fills starting before this are not stored */
+	_Atomic uint64_t fence;       /* binlog position of the last transaction that
+				       * invalidated it (fence.h); 0: none */
 	_Atomic uint32_t vcols;       /* its generated columns' verdict (vcols.h) */
 	uint64_t hash;
 	uint16_t schema_len, name_len;
@@ -86,6 +88,13 @@ struct inval_table *inval_table_get(const char *schema, size_t slen, const char 
 void inval_bump(struct inval_table *t, enum inval_source src, int settle_ms);
 /* Retire every entry (counted under src). */
 void inval_all(enum inval_source src);
+/* The binlog's invalidations: as inval_bump / inval_all (source binlog),
+ * and until the transaction ending at binlog position fence is proven
+ * visible (fence.h), fills that start are not stored. The fence is stored
+ * before the generation moves, so a snapshot that sees the new generation
+ * sees the fence. */
+void inval_bump_fenced(struct inval_table *t, uint64_t fence, int settle_ms);
+void inval_all_fenced(uint64_t fence);
 
 /* Counters (relaxed atomics). */
 uint64_t inval_count(enum inval_source src);
@@ -114,7 +123,9 @@ void inval_set_serving(bool ok, enum reason_id why);
 const struct reason *inval_not_serving_reason(void);
 
 /* Snapshot the generations of tables[0, n) into deps (the order kept).
- * Returns false when a table is within its settle window. */
+ * Returns false when a table is within its settle window, or behind a
+ * fence not yet passed (the binlog told of a commit not yet proven visible;
+ * counted in fence_count_refused): the fill must not be stored. */
 bool inval_snapshot(struct inval_table *const *tables, unsigned n, struct inval_dep *deps);
 
 /* Are these dependencies (recorded with epoch) still current? Lock-free. */

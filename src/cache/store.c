@@ -400,7 +400,9 @@ void store_entry_deps(const struct cache_entry *e, struct fill_deps *out)
 	out->n = e->ndeps;
 	for (unsigned i = 0; i < e->ndeps; i++)
 		t[i] = entry_deps(e)[i].t;
-	inval_snapshot(t, out->n, out->d);
+	if (!inval_snapshot(t, out->n, out->d))
+		out->epoch = 0;   /* a fence or settle window: the refresh is not stored
+				   * (no epoch is 0, so store_fill discards it) */
 }
 
 int store_fill(struct cache_entry *old, const uint8_t *resp, size_t len,

@@ -131,7 +131,9 @@ int store_fill(struct cache_entry *old, const uint8_t *resp, size_t len,
 	       const uint16_t status_off[ENTRY_MAX_STATUS], uint32_t upstream_us, uint32_t rows,
 	       int64_t now_ms, int ttl_ms, int refresh_ms, const struct fill_deps *deps);
 /* Copy an entry's dependencies, with the tables' generations as they are
- * now (for a refresh of a current entry). */
+ * now (for a refresh of a current entry). When a table is behind a fence
+ * or in its settle window (inval_snapshot), the epoch is 0: the refresh's
+ * answer is not stored. */
 void store_entry_deps(const struct cache_entry *e, struct fill_deps *out);
 /* An entry read from a cache snapshot (cache/warm.c). */
 struct store_restore {

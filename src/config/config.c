@@ -721,7 +721,7 @@ void config_defaults(struct shoal_config *cfg)
 	cfg->max_stale_ms = 300000;
 	cfg->invalidation = INVALIDATION_AUTO;
 	cfg->binlog_max_lag_ms = 10000;
-	cfg->binlog_settle_ms = 5;
+	cfg->binlog_settle_ms = 0;   /* an optional extra: the fence decides (cache/fence.h) */
 	snprintf(cfg->admin_user.name, sizeof cfg->admin_user.name, "admin");
 	snprintf(cfg->admin_user.password, sizeof cfg->admin_user.password, "admin");
 	snprintf(cfg->data_dir, sizeof cfg->data_dir, "/var/lib/shoal");

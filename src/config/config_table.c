@@ -234,10 +234,11 @@ const struct setting config_settings[] = {
 		  "from the cache until it catches up." },
 	{ .key = "binlog_settle_ms", .env = "BINLOG_SETTLE_MS", .flag = "binlog-settle-ms",
 	  .type = T_INT, .off = OFF(binlog_settle_ms), .min = 0, .max = 10000, .metavar = "MS",
-	  .def = "5",
-	  .help = "After the binlog invalidates a table, results read from it in the next this "
-		  "many milliseconds are not stored (a binlog event can reach the node before "
-		  "the commit it records is visible to other connections)." },
+	  .def = "0",
+	  .help = "Obsolete, kept for compatibility: an extra window after a binlog "
+		  "invalidation in which results are not stored. Correctness does not depend on "
+		  "it: a result is stored only once the commits it could miss are proven visible "
+		  "on the upstream (the visibility fence)." },
 	{ .key = "cache_scope", .env = "CACHE_SCOPE", .flag = "cache-scope", .type = T_ENUM,
 	  .off = OFF(cache_scope), .names = scope_names, .metavar = "SCOPE", .def = "user",
 	  .help = "user: each upstream user has its own cached results; shared: users share "

@@ -125,7 +125,7 @@ struct shoal_config {
 	char binlog_password[256];       /* with binlog_user */
 	int binlog_server_id;            /* 0: derived from the host name and listen port */
 	int binlog_max_lag_ms;           /* further behind: nothing served; default 10000 */
-	int binlog_settle_ms;            /* after a binlog invalidation, no fills this long */
+	int binlog_settle_ms;            /* obsolete extra window after a binlog invalidation (0) */
 
 	/* high availability (docs/operations.md) */
 	int drain_timeout_ms;            /* SIGTERM/SIGINT: longest wait for sessions; default 30000 */

@@ -22,6 +22,7 @@
 #include "base/health.h"
 #include "base/stats.h"
 #include "cache/binlog.h"
+#include "cache/fence.h"
 #include "cache/inval.h"
 #include "cache/registry.h"
 #include "cache/store.h"
@@ -165,9 +166,14 @@ static json_t *binlog_object(void)
 {
 	struct binlog_status bl;
 
+	struct fence_stats fs;
+
 	binlog_get_status(&bl);
-	return json_pack("{s:s, s:f, s:s, s:s}", "state", binlog_state_name(bl.state),
-			 "lag_seconds", bl.lag_seconds, "position", bl.position, "error", bl.error);
+	fence_get_stats(&fs);
+	return json_pack("{s:s, s:f, s:s, s:s, s:b, s:f, s:I}", "state", binlog_state_name(bl.state),
+			 "lag_seconds", bl.lag_seconds, "position", bl.position, "error", bl.error,
+			 "fence_open", (int)fs.open, "fence_oldest_age_seconds", fs.oldest_age_s,
+			 "fence_fills_refused", (json_int_t)fs.fills_refused);
 }
 
 static json_t *node_object(const char *health_word)

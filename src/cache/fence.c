@@ -1,0 +1,262 @@
+/*
+ * fence.c: positions of the transactions the follower received, the
+ * watermark of those proven visible, and what moves it (see fence.h).
+ */
+#include "cache/fence.h"
+
+#include <pthread.h>
+#include <string.h>
+#include <time.h>
+
+#define FILE_SLOTS 16        /* binlog files remembered (name -> rank) */
+#define FILE_NAME_MAX 256
+#define RING 65536           /* transaction ends remembered, a power of two */
+
+_Atomic uint64_t fence_visible;
+
+struct file_slot {
+	uint32_t rank;           /* 0: unused */
+	size_t len;
+	char name[FILE_NAME_MAX];
+};
+
+struct trx_end {
+	uint64_t pos;
+	int64_t recv_ms;
+};
+
+/* Guarded by lock: the follower writes, the probe reads. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t received_cond = PTHREAD_COND_INITIALIZER;
+static struct file_slot files[FILE_SLOTS];
+static unsigned cur_file;    /* index of the current file in files[] */
+static uint32_t last_rank;
+static struct trx_end ring[RING];
+static uint64_t ring_count;  /* ends ever appended */
+static _Atomic uint64_t received;   /* the last end appended */
+
+static atomic_uint_fast64_t n_refused, n_probes, n_probe_errors, n_unmatched, n_checkpoints,
+	n_transactions, probe_ns;
+static atomic_bool supported = true;
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void fence_reset(void)
+{
+	pthread_mutex_lock(&lock);
+	memset(files, 0, sizeof(files));
+	cur_file = 0;
+	last_rank = 0;
+	ring_count = 0;
+	atomic_store(&received, 0);
+	atomic_store(&fence_visible, 0);
+	pthread_mutex_unlock(&lock);
+}
+
+/* The slot of file name, or NULL. lock held. */
+static struct file_slot *file_find(const char *name, size_t len)
+{
+	for (unsigned i = 0; i < FILE_SLOTS; i++)
+		if (files[i].rank && files[i].len == len && memcmp(files[i].name, name, len) == 0)
+			return &files[i];
+	return NULL;
+}
+
+void fence_note_file(const char *name, size_t len)
+{
+	struct file_slot *f, *oldest;
+
+	if (len == 0 || len >= FILE_NAME_MAX)
+		return;   /* no name to rank: the transactions after it fence with UINT64_MAX */
+	pthread_mutex_lock(&lock);
+	f = &files[cur_file];
+	if (f->rank && f->len == len && memcmp(f->name, name, len) == 0) {
+		pthread_mutex_unlock(&lock);
+		return;   /* the same file again (a reconnect's first ROTATE) */
+	}
+	/* a new file, or a name seen before in another era (RESET MASTER): a
+	 * new rank either way, so positions only grow; its old slot goes */
+	f = file_find(name, len);
+	if (!f) {
+		oldest = &files[0];
+		for (unsigned i = 1; i < FILE_SLOTS; i++)
+			if (files[i].rank < oldest->rank)
+				oldest = &files[i];
+		f = oldest;
+	}
+	f->rank = ++last_rank;
+	f->len = len;
+	memcpy(f->name, name, len);
+	cur_file = (unsigned)(f - files);
+	pthread_mutex_unlock(&lock);
+}
+
+static struct trx_end *ring_at(uint64_t logical)
+{
+	uint64_t first = ring_count > RING ? ring_count - RING : 0;
+
+	return &ring[(first + logical) & (RING - 1)];
+}
+
+static uint64_t ring_len(void)
+{
+	return ring_count > RING ? RING : ring_count;
+}
+
+/* The first logical index whose position is >= pos (ring_len() if none).
+ * lock held; the ring is in ascending order. */
+static uint64_t ring_lower_bound(uint64_t pos)
+{
+	uint64_t lo = 0, hi = ring_len();
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (ring_at(mid)->pos < pos)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+uint64_t fence_note_trx_end(uint32_t end, int64_t now_ms)
+{
+	uint64_t pos;
+
+	pthread_mutex_lock(&lock);
+	if (!files[cur_file].rank) {
+		pthread_mutex_unlock(&lock);
+		return UINT64_MAX;   /* no file known: a fence no probe can pass */
+	}
+	pos = (uint64_t)files[cur_file].rank << 32 | end;
+	if (pos > atomic_load(&received)) {   /* (a transaction sent again is not appended twice) */
+		struct trx_end *slot = &ring[ring_count & (RING - 1)];
+
+		slot->pos = pos;
+		slot->recv_ms = now_ms;
+		ring_count++;
+		atomic_store(&received, pos);
+		pthread_cond_broadcast(&received_cond);
+	}
+	pthread_mutex_unlock(&lock);
+	atomic_fetch_add_explicit(&n_transactions, 1, memory_order_relaxed);
+	return pos;
+}
+
+/* Move fence_visible up to pos (never down). lock held. */
+static bool advance(uint64_t pos)
+{
+	if (pos <= atomic_load(&fence_visible))
+		return false;
+	atomic_store_explicit(&fence_visible, pos, memory_order_release);
+	return true;
+}
+
+void fence_note_checkpoint(const char *name, size_t len)
+{
+	struct file_slot *f;
+	uint64_t below;
+
+	pthread_mutex_lock(&lock);
+	f = file_find(name, len);
+	below = f ? ring_lower_bound((uint64_t)f->rank << 32) : 0;
+	/* every transaction received in a file before the one named */
+	if (below > 0 && advance(ring_at(below - 1)->pos))
+		atomic_fetch_add_explicit(&n_checkpoints, 1, memory_order_relaxed);
+	pthread_mutex_unlock(&lock);
+}
+
+enum fence_verdict fence_observe(const char *file, size_t flen, uint64_t offset)
+{
+	struct file_slot *f;
+	uint64_t pos, at;
+	enum fence_verdict v;
+
+	if (offset > UINT32_MAX)
+		return FENCE_UNMATCHED;   /* no binlog event ends there */
+	pthread_mutex_lock(&lock);
+	f = file_find(file, flen);
+	pos = f ? (uint64_t)f->rank << 32 | offset : 0;
+	if (!f)
+		v = FENCE_UNKNOWN_FILE;
+	else if (pos <= atomic_load(&fence_visible))
+		v = FENCE_BEHIND;
+	else if (pos > atomic_load(&received))
+		v = FENCE_AHEAD;
+	else if ((at = ring_lower_bound(pos)) < ring_len() && ring_at(at)->pos == pos)
+		v = advance(pos) ? FENCE_ADVANCED : FENCE_BEHIND;
+	else
+		v = FENCE_UNMATCHED;
+	pthread_mutex_unlock(&lock);
+	if (v == FENCE_UNMATCHED || v == FENCE_UNKNOWN_FILE)
+		atomic_fetch_add_explicit(&n_unmatched, 1, memory_order_relaxed);
+	return v;
+}
+
+bool fence_pending(void)
+{
+	return atomic_load(&received) > atomic_load(&fence_visible);
+}
+
+void fence_wait_received(int ms)
+{
+	struct timespec until;
+	uint64_t seen;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += (long)ms * 1000000L;
+	until.tv_sec += until.tv_nsec / 1000000000L;
+	until.tv_nsec %= 1000000000L;
+	pthread_mutex_lock(&lock);
+	seen = atomic_load(&received);
+	while (atomic_load(&received) == seen &&
+	       pthread_cond_timedwait(&received_cond, &lock, &until) == 0)
+		;
+	pthread_mutex_unlock(&lock);
+}
+
+void fence_get_stats(struct fence_stats *out)
+{
+	uint64_t vis, at;
+
+	memset(out, 0, sizeof(*out));
+	pthread_mutex_lock(&lock);
+	vis = atomic_load(&fence_visible);
+	out->open = atomic_load(&received) > vis;
+	at = ring_lower_bound(vis + 1);
+	if (out->open && at < ring_len())
+		out->oldest_age_s = (double)(mono_ms() - ring_at(at)->recv_ms) / 1000.0;
+	pthread_mutex_unlock(&lock);
+	out->transactions = atomic_load_explicit(&n_transactions, memory_order_relaxed);
+	out->fills_refused = atomic_load_explicit(&n_refused, memory_order_relaxed);
+	out->probes = atomic_load_explicit(&n_probes, memory_order_relaxed);
+	out->probe_errors = atomic_load_explicit(&n_probe_errors, memory_order_relaxed);
+	out->probes_unmatched = atomic_load_explicit(&n_unmatched, memory_order_relaxed);
+	out->checkpoints = atomic_load_explicit(&n_checkpoints, memory_order_relaxed);
+	out->probe_seconds = (double)atomic_load_explicit(&probe_ns, memory_order_relaxed) / 1e9;
+	out->supported = atomic_load(&supported);
+}
+
+void fence_count_refused(void)
+{
+	atomic_fetch_add_explicit(&n_refused, 1, memory_order_relaxed);
+}
+
+void fence_count_probe(bool ok, double seconds)
+{
+	atomic_fetch_add_explicit(ok ? &n_probes : &n_probe_errors, 1, memory_order_relaxed);
+	if (ok && seconds > 0)
+		atomic_fetch_add_explicit(&probe_ns, (uint64_t)(seconds * 1e9), memory_order_relaxed);
+}
+
+void fence_set_supported(bool ok)
+{
+	atomic_store(&supported, ok);
+}

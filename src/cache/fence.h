@@ -1,0 +1,113 @@
+/*
+ * fence.h: the visibility fence of binlog mode (docs/architecture.md,
+ * "The visibility fence").
+ *
+ * The server sends a transaction's binlog events before its commit is
+ * visible to other connections: a fill that starts after the event's
+ * invalidation but before the commit is visible reads the old rows. So a
+ * fill is stored only if, when it starts, every transaction whose
+ * invalidation it saw is PROVEN visible on the upstream.
+ *
+ * Positions. Every transaction the follower receives is known by where it
+ * ends in the server's binlog: (file, offset). A file gets a rank when the
+ * follower first hears of it (a ROTATE event), one more than the last, so
+ * a position encodes as rank << 32 | offset and positions only grow in
+ * binlog order. A table's fence (inval.h) is the position of the last
+ * transaction that invalidated it; a fill's snapshot is settled when every
+ * fence it saw is at or below fence_visible.
+ *
+ * The proof (fence_probe.h asks for it). MariaDB publishes the binlog
+ * position of its last commit, last_commit_pos, as the session status
+ * Binlog_snapshot_file / Binlog_snapshot_position (outside a consistent
+ * snapshot) and updates it, under LOCK_commit_ordered, in the same
+ * critical section in which it runs commit_ordered() -- InnoDB's commit in
+ * memory, which makes a transaction visible to new read views -- for every
+ * transaction of the group commit, in binlog order. A position read from
+ * there that is the END of a transaction the follower received therefore
+ * proves that transaction and every one before it visible. Other writers
+ * set the position too (a rotation, a binlog checkpoint or incident
+ * event), to places that are not a transaction's end and may precede a
+ * group's commit: such a reading is not used (fence_observe says
+ * FENCE_UNMATCHED). A BINLOG_CHECKPOINT event naming file F proves every
+ * transaction of the files before F committed in the engines (it is
+ * written once their XIDs are), which moves the fence past a rotation
+ * when no commit follows it.
+ *
+ * Thread-safety: fence_visible and fence_received are atomics (the fill
+ * path reads fence_visible with an acquire load, no lock). The file ranks
+ * and the ring of recent transaction ends are written by the follower
+ * thread and read by the probe thread under one mutex (fence_lock in
+ * fence.c), never on a fill or a hit.
+ */
+#ifndef SHOAL_CACHE_FENCE_H
+#define SHOAL_CACHE_FENCE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The highest position proven visible on the upstream (0: none yet). */
+extern _Atomic uint64_t fence_visible;
+
+/* Has the transaction ending at position f been proven visible? */
+static inline bool fence_passed(uint64_t f)
+{
+	return f <= atomic_load_explicit(&fence_visible, memory_order_acquire);
+}
+
+/* What a probe's reading of the server's commit position showed. */
+enum fence_verdict {
+	FENCE_ADVANCED = 0, /* fence_visible moved to it */
+	FENCE_BEHIND,       /* no further than fence_visible: commits not yet visible */
+	FENCE_AHEAD,        /* past what the follower received: wait for the stream */
+	FENCE_UNMATCHED,    /* not the end of a transaction received: proves nothing */
+	FENCE_UNKNOWN_FILE, /* a file the follower has not heard of */
+};
+
+/* Forget everything (start, tests): no file known, nothing received. */
+void fence_reset(void);
+
+/* The follower is now reading file name (a ROTATE event, or the dump's
+ * first, artificial one). */
+void fence_note_file(const char *name, size_t len);
+
+/* The follower received a transaction ending at offset end of the current
+ * file, at now_ms (monotonic). Its position, to fence its tables with
+ * (inval_bump_fenced); UINT64_MAX when no file is known (never passed). */
+uint64_t fence_note_trx_end(uint32_t end, int64_t now_ms);
+
+/* A BINLOG_CHECKPOINT event naming file name: every transaction of the
+ * files before it is committed in the engines. */
+void fence_note_checkpoint(const char *name, size_t len);
+
+/* A reading of the server's last commit position. */
+enum fence_verdict fence_observe(const char *file, size_t flen, uint64_t offset);
+
+/* Has the follower received a transaction not yet proven visible? */
+bool fence_pending(void);
+
+/* Wait (at most ms) until fence_pending() or a transaction is received. */
+void fence_wait_received(int ms);
+
+/* Counters and state for /metrics, the admin and the status page. */
+struct fence_stats {
+	bool open;                 /* a transaction received is not yet proven visible */
+	double oldest_age_s;       /* how long the oldest of them has waited */
+	uint64_t transactions;     /* transactions fenced */
+	uint64_t fills_refused;    /* fills not stored: a fence they saw was open */
+	uint64_t probes;           /* readings of the server's position */
+	uint64_t probe_errors;     /* probes that failed (connection, query) */
+	uint64_t probes_unmatched; /* readings that proved nothing (not a transaction's end) */
+	uint64_t checkpoints;      /* fences moved by a BINLOG_CHECKPOINT event */
+	double probe_seconds;      /* sum of the probes' round trips */
+	bool supported;            /* false: the upstream cannot prove visibility (fences stay closed) */
+};
+void fence_get_stats(struct fence_stats *out);
+
+/* Counting, from the fill path and the probe. */
+void fence_count_refused(void);
+void fence_count_probe(bool ok, double seconds);
+void fence_set_supported(bool ok);
+
+#endif

@@ -265,8 +265,18 @@ if [ -n "$got" ] && [ "$got" -ge 1 ] && [ "$got" -le 11 ] && [ "$left" -ge 1990 
 else
   not_ok "at most 10 a second for 1 s"; diag "read $got, left $left"
 fi
-is "$(upstream_selects 'SELECT v FROM w0 ')/$(upstream_selects)" "$got/$got" \
-  "the costliest first: every key it read is one of w0's (read 200 times more than the others)"
+# The order is the time each key saved, (hits + 1) x the upstream time of
+# its fill, as the node measured it: w0's keys were read 200 times more,
+# but one fill that a loaded machine slowed 200-fold outranks one of them
+# (an ASan run at load 14 read 9 of w0's and one other). So: the keys read
+# are all reads of the refill (none twice), and at least 8 of 10 are w0's.
+w0_read=$(upstream_selects 'SELECT v FROM w0 ') all_read=$(upstream_selects)
+if [ "$all_read" = "$got" ] && [ "$w0_read" -ge $((got * 8 / 10)) ]; then
+  ok "the costliest first: $w0_read of the $got keys read are w0's (read 200 times more than the others)"
+else
+  not_ok "the costliest first: the keys read are w0's (read 200 times more than the others)"
+  diag "w0's keys read $w0_read, all keys read $all_read, the refill counts $got"
+fi
 shoal_stop n10
 cp "$work/hot.snap" "$snap"
 if start_node n10b --invalidation writes --warm-rate 5 --drain-handoff-ms 60000 --drain-quiet-ms 500; then

@@ -200,6 +200,14 @@ static int counter(struct pbuf *out, const char *name, const char *help, uint64_
 	return 0;
 }
 
+/* A gauge family of one unlabelled sample. */
+static int gauge(struct pbuf *out, const char *name, const char *help, double v)
+{
+	if (metrics_family(out, name, "gauge", help) < 0 || metrics_sample(out, name, NULL, 0, v) < 0)
+		return -1;
+	return 0;
+}
+
 /* A gauge family with one sample per value of its label: names[i] = v[i]. */
 static int labelled_gauges(struct pbuf *out, const char *family, const char *help, const char *label,
 			   const char *const *names, const uint64_t *v, size_t n)
@@ -277,18 +285,15 @@ static int fence_metrics(struct pbuf *out)
 	int rc = 0;
 
 	fence_get_stats(&f);
-	rc |= metrics_family(out, "shoal_fence_open", "gauge",
-			     "1 while a transaction the binlog brought is not yet proven visible on the "
-			     "upstream (results of its tables are not stored meanwhile).");
-	rc |= metrics_sample_u64(out, "shoal_fence_open", NULL, 0, f.open);
-	rc |= metrics_family(out, "shoal_fence_oldest_age_seconds", "gauge",
-			     "How long the oldest transaction not yet proven visible has waited (0 when "
-			     "none).");
-	rc |= metrics_sample(out, "shoal_fence_oldest_age_seconds", NULL, 0, f.oldest_age_s);
-	rc |= metrics_family(out, "shoal_fence_supported", "gauge",
-			     "0 when the upstream cannot prove visibility (binlog_optimize_thread_"
-			     "scheduling = OFF): fills of written tables are never stored.");
-	rc |= metrics_sample_u64(out, "shoal_fence_supported", NULL, 0, f.supported);
+	rc |= gauge(out, "shoal_fence_open",
+		    "1 while a transaction the binlog brought is not yet proven visible on the "
+		    "upstream (results of its tables are not stored meanwhile).", f.open);
+	rc |= gauge(out, "shoal_fence_oldest_age_seconds",
+		    "How long the oldest transaction not yet proven visible has waited (0 when none).",
+		    f.oldest_age_s);
+	rc |= gauge(out, "shoal_fence_supported",
+		    "0 when the upstream cannot prove visibility (binlog_optimize_thread_"
+		    "scheduling = OFF): fills of written tables are never stored.", f.supported);
 	rc |= counter(out, "shoal_fence_transactions_total",
 		      "Binlog transactions fenced until proven visible.", f.transactions);
 	rc |= counter(out, "shoal_fence_fills_refused_total",

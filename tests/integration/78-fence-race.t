@@ -51,14 +51,19 @@ fi
 BL_PID=$(cat "$work/mdb/pid")
 ok "a MariaDB with its binlog on (port $BL_PORT)"
 
+# start_binlog_node NAME UPSTREAM_PORT METRICS_PORT: an AUTO_CACHE node in
+# binlog mode in front of that MariaDB (one check)
+start_binlog_node() {
+  mkdir -p "$work/$1"
+  if shoal_start "$1" --auto-cache --upstream-db-url "mysql://app:pw@127.0.0.1:$2/shoaltest" \
+    --invalidation binlog --metrics-address "127.0.0.1:$3" --data-dir "$work/$1"; then
+    ok "node $1 (binlog mode) starts"
+  else
+    not_ok "node $1 (binlog mode) starts"
+  fi
+}
 METRICS_P=$(free_port)
-mkdir -p "$work/nb"
-if shoal_start nb --auto-cache --upstream-db-url "mysql://app:pw@127.0.0.1:$BL_PORT/shoaltest" \
-  --invalidation binlog --metrics-address "127.0.0.1:$METRICS_P" --data-dir "$work/nb"; then
-  ok "node nb (binlog mode) starts"
-else
-  not_ok "node nb (binlog mode) starts"
-fi
+start_binlog_node nb "$BL_PORT" "$METRICS_P"
 
 # busy CPUS [SECONDS]: a busy loop on each of the cpus listed (taskset -c
 # syntax), each ended by timeout after SECONDS at the latest.
@@ -123,13 +128,7 @@ u() { mariadb --no-defaults -h127.0.0.1 -uapp -ppw -P"$U_PORT" shoaltest "$@"; }
 u -e "CREATE TABLE kept78 (id INT PRIMARY KEY, v INT); INSERT INTO kept78 VALUES (1, 1);
   CREATE TABLE fenced78 (id INT PRIMARY KEY, v INT); INSERT INTO fenced78 VALUES (1, 1)"
 METRICS_U=$(free_port)
-mkdir -p "$work/nu"
-if shoal_start nu --auto-cache --upstream-db-url "mysql://app:pw@127.0.0.1:$U_PORT/shoaltest" \
-  --invalidation binlog --metrics-address "127.0.0.1:$METRICS_U" --data-dir "$work/nu"; then
-  ok "node nu (binlog mode) starts"
-else
-  not_ok "node nu (binlog mode) starts"
-fi
+start_binlog_node nu "$U_PORT" "$METRICS_U"
 nu_hits() { via_to nu -N -e "SHOW SHOAL STATUS" 2>/dev/null | awk -F'\t' '$1 == "Cache Hits" {print $2}'; }
 via_to nu -N -e "SELECT v FROM kept78 WHERE id = 1" >/dev/null
 u -e "UPDATE fenced78 SET v = 2 WHERE id = 1"

@@ -16,14 +16,14 @@ SHOAL_PACKAGES=("${SHOAL_DEMO_PACKAGES[@]}" sysbench python3-cryptography
   shellcheck            # scripts/check-shell
   git systemd           # 98-deploy-files in a checkout, systemd-analyze (97, 98)
   debhelper dpkg-dev fakeroot python3-yaml          # scripts/package, 97, 98
-  libgnutls30 libuuid1                              # the real ProxySQL (94-*)
+  libgnutls30 libuuid1                              # the real ProxySQL (the *-proxysql* tests)
   chromium                                          # 74-status-page: a real browser
   gnuplot-nox                                       # scripts/bench's figures
   docker.io docker-compose debootstrap iptables)    # Docker (99)
 
 log() { printf '== %s\n' "$*" >&2; }
 
-# What scripts tell a user who has no ProxySQL (the tests 94-*, 99-docker's
+# What scripts tell a user who has no ProxySQL (the *-proxysql* tests, 99-docker's
 # compose flow and the demo's step 6 need one; tests/integration/lib.sh says
 # the same).
 # shellcheck disable=SC2034 # used by the scripts that source this file

@@ -5,7 +5,8 @@
 #ifndef SHOAL_LOG_H
 #define SHOAL_LOG_H
 
-#include "config/config_types.h"
+/* The levels, lowest number most severe (configuration: log_level). */
+enum shoal_log_level { LOG_LEVEL_ERROR, LOG_LEVEL_WARN, LOG_LEVEL_INFO, LOG_LEVEL_DEBUG };
 
 void log_set_level(enum shoal_log_level lvl);
 void log_msg(enum shoal_log_level lvl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

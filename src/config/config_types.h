@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/log.h" /* enum shoal_log_level */
+
 #define SHOAL_MAX_LISTEN 8
 #define SHOAL_MAX_USERS 64
 
@@ -27,7 +29,6 @@ struct shoal_user {
 
 enum shoal_tls_mode { TLS_MODE_DISABLED, TLS_MODE_OPTIONAL, TLS_MODE_REQUIRED };
 enum shoal_auth_plugin { AUTH_NATIVE_PASSWORD, AUTH_CACHING_SHA2 };
-enum shoal_log_level { LOG_LEVEL_ERROR, LOG_LEVEL_WARN, LOG_LEVEL_INFO, LOG_LEVEL_DEBUG };
 /* How cached results are invalidated (docs/caching.md, "Consistency"). */
 enum shoal_invalidation { INVALIDATION_AUTO, INVALIDATION_BINLOG, INVALIDATION_WRITES,
 			  INVALIDATION_TTL };

@@ -19,9 +19,6 @@ mkdir -p "$work"
 if fake_mode; then
   skip_all "the admin port is node-only (fake mode)"
 fi
-if ! grep -q 'admin_start' "$SRCDIR/src/main.c" && [ "${SHOAL_ADMIN_WIRED:-0}" != 1 ]; then
-  skip_all "main.c does not start the admin interface yet (SHOAL_ADMIN_WIRED=1 to force)"
-fi
 
 # start_admin NAME ADMIN_ADDRESS DATA_DIR [shoal_start args...]: shoal_start
 # adds --admin-address 127.0.0.1:0 (disabled) after the extra args and the

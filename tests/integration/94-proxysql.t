@@ -16,7 +16,7 @@
 #   - shoal-ha register, route, advise, watch --once, status (text and
 #     --html) against the real admin;
 #   - both nodes stopped: the fallback answers everything.
-# The drain under load is 94-proxysql-drain.t. Logs: build-test/logs/94-*,
+# The drain under load is 75-proxysql-drain.t. Logs: build-test/logs/94-proxysql*,
 # ProxySQL's in build-test/proxysql94/px*/proxysql.log.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"

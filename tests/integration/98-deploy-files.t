@@ -448,7 +448,7 @@ echo "$met" >"$work/metrics.txt"
 # service's environment and nothing else, shoal-ha on the PATH. Its hosts
 # are moved to local ports: the two nodes above, the replica, and for
 # ProxySQL tests/integration/lib/fake_proxysql.py with the compose login
-# (ProxySQL's admin tables over SQLite; 94-proxysql-autoroute.t runs the
+# (ProxySQL's admin tables over SQLite; 77-proxysql-autoroute.t runs the
 # agent against the real ProxySQL). The stand-in is seeded with
 # proxysql.cnf's servers and, as ProxySQL would have counted it before any
 # rule routes it (the walkthrough's state before step 3), the leaderboard's

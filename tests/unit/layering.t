@@ -18,7 +18,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SRCDIR = os.path.abspath(os.environ.get("srcdir") or os.path.join(HERE, "..", ".."))
 OBJDIR = os.getcwd() if os.path.isdir(os.path.join(os.getcwd(), "src")) else SRCDIR
 CHECK = os.path.join(SRCDIR, "scripts", "check-layering")
-PLAN = 14
+PLAN = 16
 n = 0
 
 
@@ -78,6 +78,7 @@ print(f"1..{PLAN}")
 rc, out = run("--top", SRCDIR, "--objdir", OBJDIR)
 ok(rc == 0, "the node's layering holds (no loop through src/cache/, admin/ or ha/; only the event core's)",
    out)
+ok("0 dependencies point up" in out, "no dependency of the node points up the folder order", out)
 for line in out.splitlines():
     if not line.startswith("      "):
         print("# " + line)
@@ -216,6 +217,17 @@ layered = compile_tree({
 rc, out = run("--top", layered)
 ok(rc == 0 and "0 loop(s)" in out and "0 function(s) defined that nothing calls" in out,
    "a compiled tree with the core above the cache, every function called, passes", out)
+
+# a header with no .c of its own still stands in its folder: base/ including
+# a config/ type header points up (it once hid base/log.h -> config/)
+type_header = compile_tree({
+    "src/config/types.h": "enum level { LEVEL_LOW, LEVEL_HIGH };\n",
+    "src/base/log.c": '#include "config/types.h"\nint log_level_of(enum level l) { return (int)l; }\n',
+    "src/main.c": "int log_level_of(int);\nint main(void) { return log_level_of(0); }\n",
+})
+rc, out = run("--top", type_header)
+ok("1 dependency points up" in out and "up: src/base/log -> src/config/types  (includes types.h)" in out,
+   "a type-only header of a higher folder, included from base/, is counted as pointing up", out)
 
 # --- rule 5: a function nothing calls fails; one only a test calls is listed
 uncalled_tree = compile_tree({

@@ -16,7 +16,7 @@ again on the same ports (a rolling restart), and waits until ProxySQL sends
 it traffic again. Prints one JSON object: rounds, answers, errors (with
 their texts), each round's drain time and exit status.
 
-For warm restarts (tests/integration/94-proxysql-warm.t): --snapshot gives
+For warm restarts (tests/integration/76-proxysql-warm.t): --snapshot gives
 each node its own cache_snapshot in its data folder; --upstream-log counts the
 keys' SELECTs the upstream ran (its general log): over a window of the same
 load without restarts first (baseline_selects, baseline_s; after a warm-up

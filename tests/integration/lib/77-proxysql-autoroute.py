@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""94-proxysql-autoroute.py: `shoal-ha watch --auto-route` against the real
+"""77-proxysql-autoroute.py: `shoal-ha watch --auto-route` against the real
 ProxySQL ($PROXYSQL_BIN), from no rules, under application traffic (issue
 #22).
 
@@ -178,7 +178,7 @@ def main():
     shutil.rmtree(WORK, ignore_errors=True)   # no state file of an earlier run
     os.makedirs(WORK)
     setup_upstream()
-    nodes = [Node("94-proxysql-autoroute.n%d" % i, WORK, URL, NODE_ARGS) for i in (1, 2)]
+    nodes = [Node("77-proxysql-autoroute.n%d" % i, WORK, URL, NODE_ARGS) for i in (1, 2)]
     servers = [{"hostgroup_id": 10, "hostname": "127.0.0.1", "port": BL}]
     users = [{"username": "app", "password": "pw", "default_hostgroup": 10, "default_schema": "shoaltest"}]
     variables = {"monitor_ping_interval": 1000, "monitor_connect_interval": 1000}

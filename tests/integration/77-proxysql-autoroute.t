@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 94-proxysql-autoroute: `shoal-ha watch --auto-route` against the real
+# 77-proxysql-autoroute: `shoal-ha watch --auto-route` against the real
 # ProxySQL ($PROXYSQL_BIN; skipped without it), from no rules, under
 # application traffic (issue #22): --dry-run changes nothing; --max-changes
 # bounds a poll; two costly cacheable aggregates are warmed through a
@@ -15,7 +15,7 @@
 # Then two instances in a cluster, an agent beside each: one decides (each
 # rule made once, no flapping), each keeps its heartbeat in its own
 # instance's scheduler, and the other takes over when the first's agent
-# stops and when its instance stops. (lib/94-proxysql-autoroute.py).
+# stops and when its instance stops. (lib/77-proxysql-autoroute.py).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -28,6 +28,6 @@ work="$BUILD_TEST/proxysql94-autoroute"
 rm -rf "$work"
 mkdir -p "$work"
 binlog_mdb "$work/bl"
-BL_SOCK="$work/bl/sock" BL_PORT=$BL_PORT "$PY" "$TESTLIB/94-proxysql-autoroute.py" ||
-  not_ok "94-proxysql-autoroute.py crashed (see above)"
+BL_SOCK="$work/bl/sock" BL_PORT=$BL_PORT "$PY" "$TESTLIB/77-proxysql-autoroute.py" ||
+  not_ok "77-proxysql-autoroute.py crashed (see above)"
 done_testing

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 94-proxysql-drain: SIGTERM Shoal nodes under load behind the real ProxySQL
+# 75-proxysql-drain: SIGTERM Shoal nodes under load behind the real ProxySQL
 # ($PROXYSQL_BIN; skipped without it) and count the client errors
 # (docs/operations.md, "Drain"). Two nodes, hostgroup 30 with MariaDB as the
 # weight-1 fallback, a digest rule, 4 client threads; each round SIGTERMs a

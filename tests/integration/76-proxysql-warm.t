@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 94-proxysql-warm: a rolling restart of two nodes behind the real ProxySQL
+# 76-proxysql-warm: a rolling restart of two nodes behind the real ProxySQL
 # ($PROXYSQL_BIN; skipped without it), under load, cold and warm, measured in
 # one run (docs/operations.md, "Warm restarts"). Binlog mode on a MariaDB with
 # its binlog on; 2,000 keys, which 4 client threads read at random through

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 88-serve-stale-race: under --upstream-down-policy serve-stale, a cached
+# 69-serve-stale-race: under --upstream-down-policy serve-stale, a cached
 # entry past its TTL is answered stale when the upstream turns out to be gone
 # only as the miss goes there: before any check of the node has seen it go,
 # whatever the catalog reader is doing. A relay (break_relay.py, "partition")

@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cache/binlog_start.h"
 #include "cache/catalog.h"
 #include "cache/fence.h"
 #include "cache/fence_probe.h"
@@ -45,18 +46,13 @@
 
 #define BINLOG_HEARTBEAT_NS "500000000"   /* 0.5 s */
 #define READ_TIMEOUT_S 5
-#define MAX_DOMAINS 32
+#define MAX_DOMAINS START_MAX_DOMAINS   /* GTIDs of a position (binlog_start.h) */
 #define TRX_TABLES 256
 #define CLOSURE_MAX 64        /* tables a written table's closure may name */
 #define MAP_SLOTS 64          /* remembered table maps (by table id) */
 #define MAP_NAME_MAX 256
 #define REPLAY_CATALOG_WAIT_MS 10000
 #define RESUME_GATE_MS 60000     /* the longest wait for the snapshot's entries */
-
-struct gtid {
-	uint32_t domain, server;
-	uint64_t seq;
-};
 
 struct follower {
 	MYSQL *m;
@@ -66,6 +62,8 @@ struct follower {
 	struct gtid target[MAX_DOMAINS];   /* the server's position when we connected */
 	unsigned ntarget;
 	bool fresh;                        /* no position yet: start at the server's */
+	bool locating;                     /* the start's position not found yet (binlog_start.h) */
+	struct binlog_start start;
 	/* the transaction being read */
 	bool in_trx, standalone;
 	struct gtid trx;
@@ -345,6 +343,28 @@ static int64_t mono_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Every GTID of the dump's start position is covered (binlog_start.h):
+ * the start fence waits for the start's position to be proven visible. */
+static void start_found(void)
+{
+	char want[1024], where[320];
+
+	F.locating = false;
+	format_pos(F.start.want, F.start.n, want, sizeof(want));
+	fence_format(F.start.pos, where, sizeof(where));
+	log_info("binlog: the start of the stream (GTID position '%s') is at %s: cached results are "
+		 "stored and served once it is proven visible", want, where);
+	fence_start_at(F.start.pos);
+}
+
+/* What was just covered of the start ends at binlog position pos. */
+static void start_covered(uint64_t pos)
+{
+	start_cover_at(&F.start, pos);
+	if (start_located(&F.start))
+		start_found();
+}
+
 /* The transaction ends where the last event read ends (F.ev_end): its
  * tables are fenced with that position until the probe proves it visible
  * (fence.h); binlog_settle_ms is an optional extra window on top. */
@@ -357,6 +377,8 @@ static void trx_end(void)
 		inval_bump_fenced(F.tables[i], fence, settle);
 	if (F.trx_all)
 		inval_all_fenced(fence);
+	if (F.in_trx && F.locating && start_cover_group(&F.start, &F.trx))
+		start_covered(fence);
 	if (F.in_trx)
 		pos_set(F.pos, &F.npos, &F.trx);
 	F.in_trx = false;
@@ -461,6 +483,30 @@ static void note_rotate(const MARIADB_RPL_EVENT *ev)
 	fence_note_file((const char *)body + ROTATE_POS_LEN, ev->event_length - fixed);
 }
 
+/* A GTID_LIST event while the start is not found: the binlog state at the
+ * head of a file (the groups it names are in the files before), or the
+ * artificial one the server sends where a group of the start position it
+ * skipped ends (binlog_start.h). */
+static void on_gtid_list(const MARIADB_RPL_EVENT *ev)
+{
+	const struct st_mariadb_rpl_gtid_list_event *gl = &ev->event.gtid_list;
+	unsigned newly = 0;
+
+	if (!F.locating)
+		return;   /* the start is found: a file's head says nothing new */
+	for (uint32_t i = 0; i < gl->gtid_cnt; i++) {
+		struct gtid g = { gl->gtid[i].domain_id, gl->gtid[i].server_id, gl->gtid[i].sequence_nr };
+
+		newly += start_cover_list(&F.start, &g, 1);
+	}
+	if (!newly)
+		return;   /* nothing of the start's position is covered by it */
+	if (!(ev->flags & LOG_EVENT_ARTIFICIAL_F))
+		start_covered(fence_note_before_file());
+	else
+		start_covered(ev->next_event_pos ? fence_note_skipped_end(ev->next_event_pos) : UINT64_MAX);
+}
+
 static void on_event(const MARIADB_RPL_EVENT *ev)
 {
 	/* where the event ends in its file (0: an artificial event); a GTID
@@ -487,6 +533,9 @@ static void on_event(const MARIADB_RPL_EVENT *ev)
 	case BINLOG_CHECKPOINT_EVENT:
 		fence_note_checkpoint(ev->event.checkpoint.filename.str,
 				      ev->event.checkpoint.filename.length);
+		break;
+	case GTID_LIST_EVENT:
+		on_gtid_list(ev);
 		break;
 	case TABLE_MAP_EVENT:
 		on_table_map(ev);
@@ -888,6 +937,11 @@ static int start_stream(char *err, size_t cap)
 		F.fresh = false;
 		publish_pos();
 	}
+	if (F.locating) {   /* (again after a reconnect, from the position reached) */
+		start_begin(&F.start, F.pos, F.npos, F.target, F.ntarget);
+		if (start_located(&F.start))
+			start_found();   /* nothing the server could skip */
+	}
 	format_pos(F.pos, F.npos, pos, sizeof(pos));
 	if (prepare_dump(F.m, pos, err, cap) < 0)
 		return -1;
@@ -999,6 +1053,9 @@ static enum stream_end stream(char *err, size_t cap)
 static void skip_ahead(enum stream_end end)
 {
 	inval_all(INVAL_SRC_FLUSH);
+	/* what is skipped is never received: the new start must be proven */
+	fence_start_close();
+	F.locating = true;
 	/* privileges may have changed in what is skipped too */
 	grants_invalidate("the binlog position was lost");
 	if (end == STREAM_UNREADABLE && F.in_trx) {
@@ -1068,6 +1125,7 @@ static void *follower_main(void *arg)
 	pthread_setname_np(pthread_self(), "shoal-binlog");
 	mysql_thread_init();
 	F.fresh = true;
+	F.locating = true;   /* nothing received yet (binlog_start closed the start fence) */
 	resume_begin();
 	while (!atomic_load(&stopping)) {
 		char err[512] = "";
@@ -1142,6 +1200,7 @@ int binlog_start(void)
 	cond_init_mono(&bar_cond);
 	set_state(BINLOG_CONNECTING, "");
 	fence_reset();
+	fence_start_close();   /* nothing received yet: the stream's start must be proven */
 	if ((errno = pthread_create(&thread, NULL, follower_main, NULL)) != 0)
 		return -1;
 	started = true;

@@ -11,7 +11,9 @@
  * It remembers the last GTID it processed in each replication domain and
  * resumes from there after a disconnect (@slave_connect_state). While the
  * stream is down, catching up, or further behind than binlog_max_lag_ms,
- * the cache serves nothing (inval_set_serving): entries filled before the
+ * or its start is not yet proven visible (binlog_start.h: what the server
+ * skipped before the start position fences nothing otherwise), the cache
+ * serves nothing (inval_set_serving, fence_start): entries filled before the
  * outage are served again only once the events of the outage have been
  * applied. When the server no longer has those events, the whole cache is
  * flushed and the follower starts from the server's current position.

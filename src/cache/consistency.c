@@ -151,7 +151,8 @@ static size_t fence_figures(struct consist_figure *out)
 
 	fence_get_stats(&f);
 	fig(&out[n++], "Fence", "Fence_state", "%s",
-	    !f.supported ? "unsupported (fills of written tables not stored)" : f.open ? "open" : "closed");
+	    f.start_pending ? "start not yet proven (nothing stored or served)"
+	    : !f.supported ? "unsupported (fills of written tables not stored)" : f.open ? "open" : "closed");
 	fig(&out[n++], "Fence Oldest Age Seconds", "Fence_oldest_age_seconds", "%.3f", f.oldest_age_s);
 	fig(&out[n++], "Fence Fills Refused", "Fence_fills_refused", "%llu",
 	    (unsigned long long)f.fills_refused);
@@ -288,6 +289,9 @@ static int fence_metrics(struct pbuf *out)
 	rc |= gauge(out, "shoal_fence_open",
 		    "1 while a transaction the binlog brought is not yet proven visible on the "
 		    "upstream (results of its tables are not stored meanwhile).", f.open);
+	rc |= gauge(out, "shoal_fence_start_pending",
+		    "1 while the binlog stream's start is not yet proven visible on the upstream "
+		    "(nothing is stored or served meanwhile).", f.start_pending);
 	rc |= gauge(out, "shoal_fence_oldest_age_seconds",
 		    "How long the oldest transaction not yet proven visible has waited (0 when none).",
 		    f.oldest_age_s);
@@ -350,7 +354,7 @@ int consistency_metrics_render(struct pbuf *out)
 	}
 	rc |= metrics_family(out, "shoal_cache_serving", "gauge",
 			     "1 while cached results may be served (in binlog mode: the stream is up and "
-			     "caught up).");
+			     "caught up, its start proven visible).");
 	rc |= metrics_sample_u64(out, "shoal_cache_serving", NULL, 0, inval_serving());
 	rc |= counter(out, "shoal_binlog_transactions_total", "Transactions applied from the binlog.",
 		      b.transactions);

@@ -5,14 +5,18 @@
 #include "cache/fence.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
+
+#include "base/log.h"
 
 #define FILE_SLOTS 16        /* binlog files remembered (name -> rank) */
 #define FILE_NAME_MAX 256
 #define RING 65536           /* transaction ends remembered, a power of two */
 
 _Atomic uint64_t fence_visible;
+_Atomic uint64_t fence_start;
 
 struct file_slot {
 	uint32_t rank;           /* 0: unused */
@@ -56,6 +60,7 @@ void fence_reset(void)
 	ring_count = 0;
 	atomic_store(&received, 0);
 	atomic_store(&fence_visible, 0);
+	atomic_store(&fence_start, 0);
 	pthread_mutex_unlock(&lock);
 }
 
@@ -126,37 +131,136 @@ static uint64_t ring_lower_bound(uint64_t pos)
 	return lo;
 }
 
+/* Append the end of a transaction at pos, received at now_ms. lock held. */
+static void append_end(uint64_t pos, int64_t now_ms)
+{
+	struct trx_end *slot;
+
+	if (pos <= atomic_load(&received))
+		return;   /* a transaction sent again (a reconnect) is not appended twice */
+	slot = &ring[ring_count & (RING - 1)];
+	slot->pos = pos;
+	slot->recv_ms = now_ms;
+	ring_count++;
+	atomic_store(&received, pos);
+	pthread_cond_broadcast(&received_cond);
+}
+
+/* The position of offset end of the current file, appended; UINT64_MAX
+ * when no file is known (a fence no probe can pass). lock held. */
+static uint64_t note_end(uint32_t end, int64_t now_ms)
+{
+	uint64_t pos;
+
+	if (!files[cur_file].rank)
+		return UINT64_MAX;   /* no file known: nothing to append */
+	pos = (uint64_t)files[cur_file].rank << 32 | end;
+	append_end(pos, now_ms);
+	return pos;
+}
+
 uint64_t fence_note_trx_end(uint32_t end, int64_t now_ms)
 {
 	uint64_t pos;
 
 	pthread_mutex_lock(&lock);
-	if (!files[cur_file].rank) {
-		pthread_mutex_unlock(&lock);
-		return UINT64_MAX;   /* no file known: a fence no probe can pass */
-	}
-	pos = (uint64_t)files[cur_file].rank << 32 | end;
-	if (pos > atomic_load(&received)) {   /* (a transaction sent again is not appended twice) */
-		struct trx_end *slot = &ring[ring_count & (RING - 1)];
-
-		slot->pos = pos;
-		slot->recv_ms = now_ms;
-		ring_count++;
-		atomic_store(&received, pos);
-		pthread_cond_broadcast(&received_cond);
-	}
+	pos = note_end(end, now_ms);
 	pthread_mutex_unlock(&lock);
 	atomic_fetch_add_explicit(&n_transactions, 1, memory_order_relaxed);
 	return pos;
 }
 
-/* Move fence_visible up to pos (never down). lock held. */
+uint64_t fence_note_skipped_end(uint32_t end)
+{
+	uint64_t pos;
+
+	pthread_mutex_lock(&lock);
+	pos = note_end(end, mono_ms());
+	pthread_mutex_unlock(&lock);
+	return pos;
+}
+
+uint64_t fence_note_before_file(void)
+{
+	uint64_t pos = UINT64_MAX;
+
+	pthread_mutex_lock(&lock);
+	if (files[cur_file].rank) {
+		pos = ((uint64_t)files[cur_file].rank << 32) - 1;
+		append_end(pos, mono_ms());
+	}
+	pthread_mutex_unlock(&lock);
+	return pos;
+}
+
+/* The start fence opens if pos proves the start. lock held. */
+static void open_start(uint64_t pos)
+{
+	uint64_t st = atomic_load(&fence_start);
+
+	if (st == 0 || st == FENCE_START_UNKNOWN || st > pos)
+		return;   /* open already, the start not found yet, or not proven by pos */
+	atomic_store_explicit(&fence_start, 0, memory_order_release);
+	log_info("fence: the binlog stream's start is proven visible: cached results are stored "
+		 "and served");
+}
+
+/* Move fence_visible up to pos (never down); the start fence after it.
+ * lock held. */
 static bool advance(uint64_t pos)
 {
 	if (pos <= atomic_load(&fence_visible))
 		return false;
 	atomic_store_explicit(&fence_visible, pos, memory_order_release);
+	open_start(pos);
 	return true;
+}
+
+/* The name of the file of rank r, or "?". lock held. */
+static const char *rank_name(uint32_t r, int *len)
+{
+	for (unsigned i = 0; i < FILE_SLOTS; i++)
+		if (r && files[i].rank == r) {
+			*len = (int)files[i].len;
+			return files[i].name;
+		}
+	*len = 1;
+	return "?";
+}
+
+void fence_format(uint64_t pos, char *out, size_t cap)
+{
+	uint32_t r = (uint32_t)(pos >> 32), off = (uint32_t)pos;
+	const char *name;
+	int len;
+
+	if (pos == 0 || pos == UINT64_MAX) {
+		snprintf(out, cap, "%s", pos ? "an unknown place" : "nowhere (nothing skipped)");
+		return;
+	}
+	pthread_mutex_lock(&lock);
+	name = rank_name(off == UINT32_MAX ? r + 1 : r, &len);
+	if (off == UINT32_MAX)
+		snprintf(out, cap, "the head of %.*s", len, name);
+	else
+		snprintf(out, cap, "%.*s:%u", len, name, off);
+	pthread_mutex_unlock(&lock);
+}
+
+void fence_start_close(void)
+{
+	pthread_mutex_lock(&lock);
+	atomic_store(&fence_start, FENCE_START_UNKNOWN);
+	pthread_mutex_unlock(&lock);
+}
+
+void fence_start_at(uint64_t pos)
+{
+	pthread_mutex_lock(&lock);
+	atomic_store(&fence_start, pos);
+	if (pos)
+		open_start(atomic_load(&fence_visible));
+	pthread_mutex_unlock(&lock);
 }
 
 void fence_note_checkpoint(const char *name, size_t len)
@@ -179,8 +283,8 @@ enum fence_verdict fence_observe(const char *file, size_t flen, uint64_t offset)
 	uint64_t pos, at;
 	enum fence_verdict v;
 
-	if (offset > UINT32_MAX)
-		return FENCE_UNMATCHED;   /* no binlog event ends there */
+	if (offset >= UINT32_MAX)
+		return FENCE_UNMATCHED;   /* no binlog event ends there (fence_note_before_file's place) */
 	pthread_mutex_lock(&lock);
 	f = file_find(file, flen);
 	pos = f ? (uint64_t)f->rank << 32 | offset : 0;
@@ -230,6 +334,7 @@ void fence_get_stats(struct fence_stats *out)
 	pthread_mutex_lock(&lock);
 	vis = atomic_load(&fence_visible);
 	out->open = atomic_load(&received) > vis;
+	out->start_pending = atomic_load(&fence_start) != 0;
 	at = ring_lower_bound(vis + 1);
 	if (out->open && at < ring_len())
 		out->oldest_age_s = (double)(mono_ms() - ring_at(at)->recv_ms) / 1000.0;

@@ -33,8 +33,18 @@
  * written once their XIDs are), which moves the fence past a rotation
  * when no commit follows it.
  *
- * Thread-safety: fence_visible and fence_received are atomics (the fill
- * path reads fence_visible with an acquire load, no lock). The file ranks
+ * The start. What the dump skipped before the follower's start position
+ * was never received and fences nothing (binlog_start.h): until the
+ * start's position is found and proven visible, the start fence
+ * (fence_start) keeps every fill from being stored and the cache from
+ * serving (inval_serving). A group the dump skipped is known by where it
+ * ends (fence_note_skipped_end), and everything in the files before the
+ * one read by where they end (fence_note_before_file): both are proven
+ * like a transaction received.
+ *
+ * Thread-safety: fence_visible, fence_start and fence_received are atomics
+ * (the fill path reads fence_visible and fence_start with acquire loads,
+ * no lock; a hit reads fence_start). The file ranks
  * and the ring of recent transaction ends are written by the follower
  * thread and read by the probe thread under one mutex (fence_lock in
  * fence.c), never on a fill or a hit.
@@ -54,6 +64,17 @@ extern _Atomic uint64_t fence_visible;
 static inline bool fence_passed(uint64_t f)
 {
 	return f <= atomic_load_explicit(&fence_visible, memory_order_acquire);
+}
+
+/* The start fence: 0 when open (no start to prove, or proven visible);
+ * FENCE_START_UNKNOWN while the follower has not found where its stream
+ * starts; else the start's position, until it is proven visible. */
+#define FENCE_START_UNKNOWN UINT64_MAX
+extern _Atomic uint64_t fence_start;
+
+static inline bool fence_start_open(void)
+{
+	return atomic_load_explicit(&fence_start, memory_order_acquire) == 0;
 }
 
 /* What a probe's reading of the server's commit position showed. */
@@ -76,6 +97,29 @@ void fence_note_file(const char *name, size_t len);
  * file, at now_ms (monotonic). Its position, to fence its tables with
  * (inval_bump_fenced); UINT64_MAX when no file is known (never passed). */
 uint64_t fence_note_trx_end(uint32_t end, int64_t now_ms);
+
+/* A group the dump skipped (before the follower's start position) ends at
+ * offset end of the current file: its position, known like a transaction
+ * received (UINT64_MAX when no file is known). */
+uint64_t fence_note_skipped_end(uint32_t end);
+
+/* The position after every event of the files before the current one
+ * (rank << 32, less one: no reading is ever there; a BINLOG_CHECKPOINT
+ * event naming the current file or a later one proves it), known like a
+ * transaction received. UINT64_MAX when no file is known. */
+uint64_t fence_note_before_file(void);
+
+/* The follower opens a stream that starts where nothing was received (its
+ * first, or after a gap): the start fence closes (FENCE_START_UNKNOWN). */
+void fence_start_close(void);
+
+/* The start's position is found: the start fence opens once pos is proven
+ * visible (at once when it is already, or when pos is 0). */
+void fence_start_at(uint64_t pos);
+
+/* A position for a log line: "binlog.000004:2791", "the head of
+ * binlog.000004" (fence_note_before_file's), "nowhere" (0). */
+void fence_format(uint64_t pos, char *out, size_t cap);
 
 /* A BINLOG_CHECKPOINT event naming file name: every transaction of the
  * files before it is committed in the engines. */
@@ -102,6 +146,7 @@ struct fence_stats {
 	uint64_t checkpoints;      /* fences moved by a BINLOG_CHECKPOINT event */
 	double probe_seconds;      /* sum of the probes' round trips */
 	bool supported;            /* false: the upstream cannot prove visibility (fences stay closed) */
+	bool start_pending;        /* the start fence is closed: nothing is stored or served */
 };
 void fence_get_stats(struct fence_stats *out);
 

@@ -234,6 +234,8 @@ void inval_set_serving(bool ok, enum reason_id why)
 
 const struct reason *inval_not_serving_reason(void)
 {
+	if (atomic_load(&inval_serving_ok) && !fence_start_open())
+		return reason_of(WHY_BINLOG_START);
 	return atomic_load(&not_serving);
 }
 
@@ -264,8 +266,10 @@ bool inval_snapshot(struct inval_table *const *tables, unsigned n, struct inval_
 		}
 	}
 	/* the caller read the epoch before: a flush's fence is stored before
-	 * the epoch moves, so all_fence (read after it) covers that epoch */
-	if (fence && !fence_passed(fence)) {
+	 * the epoch moves, so all_fence (read after it) covers that epoch; the
+	 * start fence covers every table (the cache does not serve meanwhile,
+	 * so only a fill that began before it closed gets here) */
+	if ((fence && !fence_passed(fence)) || !fence_start_open()) {
 		fence_count_refused();
 		return false;
 	}

@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cache/fence.h"
 #include "sql/reasons.h"
 
 enum inval_mode {
@@ -111,12 +112,13 @@ static inline uint64_t inval_epoch(void)
 }
 
 /* May entries be served? False while the binlog stream is down or behind
- * (binlog mode): no entry is served then, and none is filled. */
+ * (binlog mode), or its start is not yet proven visible (the start fence,
+ * fence.h): no entry is served then, and none is filled. */
 extern _Atomic bool inval_serving_ok;
 
 static inline bool inval_serving(void)
 {
-	return atomic_load_explicit(&inval_serving_ok, memory_order_relaxed);
+	return atomic_load_explicit(&inval_serving_ok, memory_order_relaxed) && fence_start_open();
 }
 void inval_set_serving(bool ok, enum reason_id why);
 /* Why not (R_BINLOG_...: the last reason given, also while serving). */
@@ -124,8 +126,9 @@ const struct reason *inval_not_serving_reason(void);
 
 /* Snapshot the generations of tables[0, n) into deps (the order kept).
  * Returns false when a table is within its settle window, or behind a
- * fence not yet passed (the binlog told of a commit not yet proven visible;
- * counted in fence_count_refused): the fill must not be stored. */
+ * fence not yet passed (the binlog told of a commit not yet proven visible,
+ * or the stream's start is not: counted in fence_count_refused): the fill
+ * must not be stored. */
 bool inval_snapshot(struct inval_table *const *tables, unsigned n, struct inval_dep *deps);
 
 /* Are these dependencies (recorded with epoch) still current? Lock-free. */

@@ -170,10 +170,11 @@ static json_t *binlog_object(void)
 
 	binlog_get_status(&bl);
 	fence_get_stats(&fs);
-	return json_pack("{s:s, s:f, s:s, s:s, s:b, s:f, s:I}", "state", binlog_state_name(bl.state),
+	return json_pack("{s:s, s:f, s:s, s:s, s:b, s:f, s:I, s:b}", "state", binlog_state_name(bl.state),
 			 "lag_seconds", bl.lag_seconds, "position", bl.position, "error", bl.error,
 			 "fence_open", (int)fs.open, "fence_oldest_age_seconds", fs.oldest_age_s,
-			 "fence_fills_refused", (json_int_t)fs.fills_refused);
+			 "fence_fills_refused", (json_int_t)fs.fills_refused,
+			 "fence_start_pending", (int)fs.start_pending);
 }
 
 static json_t *node_object(const char *health_word)

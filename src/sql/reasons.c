@@ -60,6 +60,8 @@ const struct reason reason_table[WHY__COUNT] = {
 	ONCE(WHY_BINLOG_CONNECTING, "binlog", "the binlog stream is not connected yet"),
 	ONCE(WHY_BINLOG_DOWN, "binlog", "the binlog stream is down"),
 	ONCE(WHY_BINLOG_NOT_STARTED, "binlog", "the binlog stream is not started (nothing was cached yet)"),
+	ONCE(WHY_BINLOG_START, "binlog",
+	     "the binlog stream's start is not yet proven visible on the upstream"),
 	ONCE(WHY_NO_CACHE_DEF, "no cache", "no cache for this query"),
 	ONCE(WHY_PROFILING, "profiling", "profiling: SHOW PROFILES lists each statement the session runs"),
 	ONCE(WHY_GRANT_REFUSED, "grant check", "the upstream refused this user's grant check"),

@@ -63,6 +63,7 @@ enum reason_id {
 	WHY_BINLOG_CONNECTING,
 	WHY_BINLOG_DOWN,
 	WHY_BINLOG_NOT_STARTED,
+	WHY_BINLOG_START,         /* the stream's start not yet proven visible (cache/fence.h) */
 	/* the session's state (cache/session.c): this statement only */
 	WHY_NO_CACHE_DEF,         /* explicit mode: no cache was created for the shape */
 	WHY_PROFILING,

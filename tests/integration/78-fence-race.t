@@ -19,7 +19,7 @@
 #     the fences stay closed, results of tables written are not stored
 #     (each read answered right, from the upstream), and neither are those
 #     of a table not written since the start: the stream's start cannot be
-#     proven visible either (78-fence-start), so the node does not serve;
+#     proven visible either (57-fence-start), so the node does not serve;
 #     shoal_fence_supported 0.
 # FENCE_ROUNDS (default 200) sets the rounds of each phase; by hand, 3000.
 set -uo pipefail

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# 78-fence-start: issue 38, the follower's fresh start (docs/architecture.md,
+# 57-fence-start: issue 38, the follower's fresh start (docs/architecture.md,
 # "The visibility fence", "The start"). A node with no binlog position starts
 # its follower at the server's @@gtid_binlog_pos. A transaction binlogged
 # just before that read but not yet visible (between its binlog write and

@@ -688,7 +688,11 @@ static void check_made_up_events(void)
 	struct rowimg_rows r;
 	uint8_t mb[64], rb[64];
 	char err[256];
-	const uint8_t t_int[] = { TT_LONG }, row[] = { 0, 1, 0, 0, 0 };
+	const uint8_t t_int[] = { TT_LONG }, row[] = { 0, 1, 0, 0, 0 }, null_row[] = { 1 };
+	struct rowimg_image img;
+	struct rowimg_cursor c;
+	struct rowimg_value v = { .raw = (const uint8_t *)"x", .raw_len = 1 };
+	int rc, n;
 	size_t ml = mk_map(mb, t_int, 1, NULL, 0, NULL, 0), rl = mk_rows(rb, 1, row, sizeof(row));
 	const uint8_t *body;
 	size_t blen;
@@ -712,6 +716,21 @@ static void check_made_up_events(void)
 	ok(rowimg_open(&r, &m, 166, rb, rl, 0, &scratch, err, sizeof(err)) < 0,
 	   "read as compressed: its header (0x00) is refused (%s)", err);
 	ok(rowimg_open(&r, &m, 19, rb, rl, 0, NULL, err, sizeof(err)) < 0, "a table map is no rows event");
+	rb[9] = 0;   /* no column present: each image would take no bytes */
+	ok(rowimg_open(&r, &m, 23, rb, rl, 0, NULL, err, sizeof(err)) == 0 &&
+	   rowimg_next(&r, &img, err, sizeof(err)) < 0,
+	   "images of no columns with bytes left: refused, not read forever (%s)", err);
+	rb[9] = 0xFF, rb[10] = 1;   /* a NULL row; the bytes after it read as rows */
+	rowimg_open(&r, &m, 23, rb, rl, 0, NULL, err, sizeof(err));
+	for (n = 0; (rc = rowimg_next(&r, &img, err, sizeof(err))) > 0; n++)
+		;
+	ok(rc < 0 && n == 2, "two NULL rows, then a value cut short: refused (%s)", err);
+	rl = mk_rows(rb, 1, null_row, sizeof(null_row));
+	rowimg_open(&r, &m, 23, rb, rl, 0, NULL, err, sizeof(err));
+	rowimg_next(&r, &img, err, sizeof(err));
+	rowimg_cursor_init(&c, &img);
+	ok(rowimg_cursor_next(&c, &v) == 1 && v.kind == RV_NULL && !v.raw && v.raw_len == 0 &&
+	   rowimg_cursor_next(&c, &v) == 0, "a NULL has no bytes");
 	ok(rowimg_open(&r, &m, 23, rb, rl, 9, NULL, err, sizeof(err)) < 0, "a post-header of 9 bytes");
 
 	ok(!rowimg_event_body(ev, 18, 0, &body, &blen), "an event shorter than its header");

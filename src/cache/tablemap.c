@@ -125,7 +125,7 @@ static int col_meta(struct tmap_col *c, struct binrd *r)
 		c->meta = (uint16_t)binrd_le(r, 2);
 		c->max_len = c->meta;
 		c->lenbytes = c->max_len > 255 ? 2 : 1;
-		return 0;
+		return 0;   /* any length will do */
 	case TT_BIT:
 		if (!(p = binrd_take(r, 2)))
 			return -1;   /* truncated */
@@ -155,7 +155,7 @@ static int col_meta(struct tmap_col *c, struct binrd *r)
 	case TT_TINY: case TT_SHORT: case TT_INT24: case TT_LONG: case TT_LONGLONG:
 	case TT_NULL: case TT_TIMESTAMP: case TT_DATE: case TT_TIME: case TT_DATETIME:
 	case TT_YEAR: case TT_NEWDATE:
-		return 0;
+		return 0;   /* no metadata */
 	default:
 		return -1;   /* an unknown type: its metadata's size is not known either */
 	}
@@ -198,7 +198,7 @@ static int buf_reserve(struct tmap *m, size_t n)
 	char *nb;
 
 	if (m->buf_len + n <= m->buf_cap)
-		return 0;
+		return 0;   /* room enough already */
 	nb = realloc(m->buf, m->buf_len + n);
 	if (!nb)
 		return -1;   /* out of memory: the caller refuses the event */
@@ -402,7 +402,7 @@ static void opt_read(struct tmap *m, struct binrd *r)
 		bool ok = false;
 
 		if (r->bad || len > binrd_left(r)) {
-			m->dropped |= 0x8000u;   /* a field cut short: the rest is not read */
+			m->dropped |= TMAP_CUT_SHORT;   /* the rest is not read */
 			return;
 		}
 		binrd_init(&f, binrd_take(r, (size_t)len), (size_t)len);
@@ -424,7 +424,7 @@ static int ensure_cols(struct tmap *m, unsigned n)
 	struct tmap_col *nc;
 
 	if (n <= m->col_cap)
-		return 0;
+		return 0;   /* large enough already */
 	nc = realloc(m->cols, n * sizeof(*nc));
 	if (!nc)
 		return -1;   /* out of memory: the caller refuses the event */

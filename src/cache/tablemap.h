@@ -56,6 +56,8 @@ enum tmap_sign {
 #define TMAP_HAVE_PK          0x40u   /* the primary key's columns (none: no primary key) */
 #define TMAP_HAVE_GEOMETRY    0x80u
 #define TMAP_HAVE_VISIBILITY  0x100u  /* MySQL 8.0.23+: invisible columns marked */
+/* (dropped only) the optional metadata ended in a field cut short */
+#define TMAP_CUT_SHORT        0x8000u
 
 struct tmap_col {
 	uint8_t type;        /* the column-types byte (enum tmap_type) */

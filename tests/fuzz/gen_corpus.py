@@ -27,6 +27,10 @@ and other/otherpw) and tests/data/types.sql loaded into shoaltest. Seeds:
   fuzz_admin_router   admin statements of tests/unit/test_admin.c
   fuzz_compress       compressed-protocol frames as clients send them
                       (made here, no server needed)
+  fuzz_rowimage       each rows event of tests/unit/rowimage_vectors.h
+                      (captured from MariaDB 10.11 and MySQL 8.0 by
+                      tests/unit/rowimage/gen_vectors.py) with its table
+                      map (no server needed)
 
 Each file is named after a hash of its content: rerunning adds, never
 duplicates. Server captures differ from run to run (nonces, ids), so the
@@ -548,6 +552,28 @@ def compress_seeds():
         save("fuzz_compress", hdr + stream, name)
 
 
+ROWS_TYPES = [23, 24, 25, 30, 31, 32, 39, 166, 167, 168, 169, 170, 171]
+
+
+def rowimage_seeds():
+    """fuzz_rowimage: byte 0 the rows type's index, 2 bytes the table
+    map's length, the table map's body, the rows event's body (the common
+    header and the CRC32 cut off)."""
+    path = os.path.join(ROOT, "tests", "unit", "rowimage_vectors.h")
+    with open(path) as f:
+        text = f.read()
+    maps = {}
+    for scen, etype, _n, body in re.findall(r'\{ "(\w+)", (\d+), (\d+),\n((?:\s+"[0-9a-f]+"(?: \},)?\n)+)', text):
+        ev = bytes.fromhex("".join(re.findall(r'"([0-9a-f]+)"', body)))[19:-4]
+        etype = int(etype)
+        tid = (scen, ev[:6])
+        if etype == 19:
+            maps[tid] = ev
+        elif tid in maps:
+            m = maps[tid]
+            save("fuzz_rowimage", bytes([ROWS_TYPES.index(etype)]) + struct.pack("<H", len(m)) + m + ev)
+
+
 def main():
     global OUT
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -561,6 +587,7 @@ def main():
     config_seeds()
     admin_seeds()
     compress_seeds()
+    rowimage_seeds()
     if a.port:
         capture_clients(a.host, a.port)
         capture_relay(a.host, a.port)

@@ -199,40 +199,14 @@ static int check_snapshot(int argc, char **argv)
 	return -1;
 }
 
-int main(int argc, char **argv)
+/* The cache, the consistency follower, the workers, the ports: everything
+ * the node serves with, in the order each needs the one before. 0, or the
+ * exit status (each failure is logged where it is found). */
+static int start_serving(struct ev_loop *loop, SSL_CTX *tls)
 {
-	struct ev_loop *loop = EV_DEFAULT;
-	ev_signal sig_term, sig_int, sig_hup;
 	char err[512];
-	SSL_CTX *tls;
-	int rc = check_snapshot(argc, argv);
+	int rc;
 
-	if (rc >= 0)
-		return rc;
-	rc = config_load(&g_config, argc, argv, NULL);
-
-	if (rc == CONFIG_HEALTH)
-		return healthcheck_run(&g_config.metrics, HEALTHCHECK_TIMEOUT_MS);
-	if (rc == 1)
-		return 0;
-	if (rc != 0)
-		return wants_health(argc, argv) ? 1 : 2;
-	log_set_level(g_config.log_level);
-	start_argc = argc;
-	/* ps must not show passwords: SIGHUP re-reads a private copy */
-	start_argv = argscrub_apply(argc, argv);
-	if (!start_argv) {
-		log_error("out of memory copying the command line");
-		return 1;
-	}
-	signal(SIGPIPE, SIG_IGN);
-	raise_fd_limit();
-	if (auth_rsa_init(g_config.rsa_private_key, g_config.rsa_public_key, err, sizeof(err)) < 0) {
-		log_error("RSA key: %s", err);
-		return 2;
-	}
-	tls = setup_tls();
-	setup_upstream();
 	if (cache_global_init(worker_wake) < 0) {
 		log_error("cannot set up the cache");
 		return 1;
@@ -243,7 +217,7 @@ int main(int argc, char **argv)
 		warm_fetch(g_config.warm_from);
 	rc = consistency_start();
 	if (rc != 0)
-		return rc;
+		return rc;  /* consistency_start said why */
 	setup_thresholds();
 	probe_start(loop);
 	if (workers_start(g_config.workers, tls) < 0) {
@@ -251,7 +225,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (listeners_open(loop, &g_config) < 0)
-		return 1;
+		return 1;  /* listeners_open said which address */
 	cache_admin_register();
 	if (admin_start(loop, err, sizeof(err)) < 0) {
 		log_error("admin interface: %s", err);
@@ -267,6 +241,14 @@ int main(int argc, char **argv)
 		log_error("metrics endpoint: %s", err);
 		return 1;
 	}
+	return 0;
+}
+
+/* Run the loop until SIGTERM or SIGINT (SIGHUP re-reads the configuration). */
+static void serve_until_stopped(struct ev_loop *loop)
+{
+	ev_signal sig_term, sig_int, sig_hup;
+
 	ev_signal_init(&sig_term, on_stop_signal, SIGTERM);
 	ev_signal_start(loop, &sig_term);
 	ev_signal_init(&sig_int, on_stop_signal, SIGINT);
@@ -277,6 +259,11 @@ int main(int argc, char **argv)
 	/* back in rotation if a drain (this node's, before a restart) took it out */
 	pxadmin_set_status("ONLINE");
 	ev_run(loop, 0);
+}
+
+/* Everything start_serving started, stopped in reverse; the snapshot saved. */
+static void stop_serving(struct ev_loop *loop, SSL_CTX *tls)
+{
 	refill_stop();
 	listeners_close(loop); /* (already closed when draining) */
 	pxadmin_wait(3000);
@@ -293,6 +280,46 @@ int main(int argc, char **argv)
 	argscrub_free(start_argv);
 	SSL_CTX_free(tls);
 	mysql_library_end();
+}
+
+int main(int argc, char **argv)
+{
+	struct ev_loop *loop = EV_DEFAULT;
+	char err[512];
+	SSL_CTX *tls;
+	int rc = check_snapshot(argc, argv);
+
+	if (rc >= 0)
+		return rc;  /* --check-snapshot: its verdict */
+	rc = config_load(&g_config, argc, argv, NULL);
+
+	if (rc == CONFIG_HEALTH)
+		return healthcheck_run(&g_config.metrics, HEALTHCHECK_TIMEOUT_MS);
+	if (rc == 1)
+		return 0;  /* --help or --version printed */
+	if (rc != 0)
+		return wants_health(argc, argv) ? 1 : 2;  /* config_load said why */
+	log_set_level(g_config.log_level);
+	start_argc = argc;
+	/* ps must not show passwords: SIGHUP re-reads a private copy */
+	start_argv = argscrub_apply(argc, argv);
+	if (!start_argv) {
+		log_error("out of memory copying the command line");
+		return 1;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	raise_fd_limit();
+	if (auth_rsa_init(g_config.rsa_private_key, g_config.rsa_public_key, err, sizeof(err)) < 0) {
+		log_error("RSA key: %s", err);
+		return 2;
+	}
+	tls = setup_tls();
+	setup_upstream();
+	rc = start_serving(loop, tls);
+	if (rc != 0)
+		return rc;
+	serve_until_stopped(loop);
+	stop_serving(loop, tls);
 	log_info("stopped");
 	return 0;
 }

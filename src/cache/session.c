@@ -1074,8 +1074,6 @@ static bool prepare_may_cache(struct cache_session *cs, const uint8_t *pl, uint3
 enum cache_step cache_command(struct cache_session *cs, const struct cache_ctx *x,
 			      const uint8_t *pl, uint32_t len)
 {
-	uint8_t cmd = pl[0];
-
 	cs->cur_def = NULL;
 	cs->served_rows = UINT64_MAX;
 	cs->cur_dirty = cs->cur_write = false;
@@ -1083,27 +1081,25 @@ enum cache_step cache_command(struct cache_session *cs, const struct cache_ctx *
 	cs->grants.refused = false;
 	cs->cons.cur_set = false;
 	cs->cons.facts_text = NULL;   /* the facts of an earlier command */
-	if (cmd == CMD_QUERY)
+	switch (command_of(pl[0])->cache) {
+	case CMDC_QUERY:
 		return on_query(cs, x, pl, len);
-	if (cmd == CMD_STMT_EXECUTE)
+	case CMDC_EXECUTE:
 		return on_execute(cs, x, pl, len);
-	if (cmd == CMD_STMT_BULK_EXECUTE)
+	case CMDC_BULK:
 		return on_bulk(cs, x);
+	default:
+		break;
+	}
 	if (cs->refresh)
-		return CSTEP_BLOCKED;
-	switch (cmd) {
-	case CMD_STMT_PREPARE:
+		return CSTEP_BLOCKED; /* it needs the upstream, busy with the refresh */
+	switch (command_of(pl[0])->cache) {
+	case CMDC_PREPARE:
 		/* the settings it is prepared under become part of its keys */
 		if (cs->settings_dirty && caching_possible(cs, x) && prepare_may_cache(cs, pl, len))
 			return CSTEP_SETTINGS;
 		break;
-	case CMD_RESET_CONNECTION:
-		consist_reset(&cs->cons);   /* its temporary tables are gone */
-		cs->oneshot_ru = false;     /* and a pending SET TRANSACTION */
-		cs->cur_dirty = true;
-		break;
-	case CMD_INIT_DB:
-	case CMD_SET_OPTION:
+	case CMDC_SETTINGS:
 		cs->cur_dirty = true;
 		break;
 	default:

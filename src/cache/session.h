@@ -149,12 +149,15 @@ void cache_session_free(struct cache_session *cs);
 /* The session ends or lost its upstream, or its command is dropped: give up
  * fills, refreshes and waits (the core stops its wait timer). */
 void cache_abort(struct cache_session *cs);
-/* COM_CHANGE_USER: forget the settings and the transaction state. */
+/* The session is reset (COM_RESET_CONNECTION, COM_CHANGE_USER): forget the
+ * settings, the transaction, locks and temporary tables, a pending SET
+ * TRANSACTION. */
 void cache_session_reset(struct cache_session *cs);
 
 /* A whole command packet payload (command byte first), with the session's
- * statement table already told of it (stmts_note_command). While a refresh
- * is upstream only hits are possible, else CSTEP_BLOCKED. */
+ * statement table already told of it (stmts_note_command). What the cache
+ * does with it is the command table's `cache` column (proto/command.h).
+ * While a refresh is upstream only hits are possible, else CSTEP_BLOCKED. */
 enum cache_step cache_command(struct cache_session *cs, const struct cache_ctx *x,
 			      const uint8_t *pl, uint32_t len);
 /* The session has no upstream connection and will get none (it lost it

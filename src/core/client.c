@@ -69,6 +69,7 @@ enum hc_result {
 	HC_FORWARD,    /* it goes upstream: borrow a connection, sync, forward */
 	HC_SETTINGS,   /* the cache needs the settings: borrow, sync, read them */
 	HC_GRANT_CHECK, /* the cache needs the user's grant verdict: borrow, sync, check */
+	HC_NOT_LOCAL,  /* (node_command) not the node's to answer: ask the cache */
 };
 
 static int64_t now_ms(const struct client *c)
@@ -386,7 +387,6 @@ static void login_done(struct client *c)
 		client_set_state(c, CS_CLOSING);
 	}
 	c->login_pending = false;
-	c->changing_user = false;
 	ev_timer_stop(c->w->loop, &c->timer);
 }
 
@@ -396,14 +396,6 @@ void client_authenticated(struct client *c)
 		pkt_put_errf(&c->io.out, c->seq, ERR_SERVER_SHUTDOWN, "08S01", "Server shutdown in progress");
 		client_set_state(c, CS_CLOSING);
 		return;
-	}
-	if (c->changing_user) {
-		/* CMD_CHANGE_USER resets all session state */
-		mux_reset(c);
-		c->up_lost = false;
-		cache_session_reset(&c->cs);
-		stmts_clear(&c->stmts);
-		c->server_status = ST_AUTOCOMMIT;
 	}
 	mux_login(c);
 	kill_set_user(c->id, c->user);
@@ -659,7 +651,7 @@ static void start_refresh(struct client *c, const uint8_t *pl, uint32_t len)
 	size_t at;
 
 	if (c->st != CS_READY || (!c->up && !pool_borrow_now(c)) ||
-	    (pl[0] == CMD_STMT_EXECUTE && (!s || !upstream_stmt_id(c->up, s->serial)))) {
+	    ((command_of(pl[0])->stmt & CMDS_RUNS) && (!s || !upstream_stmt_id(c->up, s->serial)))) {
 		cache_refresh_cancel(&c->cs);
 		return;
 	}
@@ -827,21 +819,6 @@ void client_upstream_io(struct client *c)
 	upstream_idle_input(c);
 }
 
-static bool is_known_command(uint8_t cmd)
-{
-	switch (cmd) {
-	case CMD_INIT_DB: case CMD_QUERY: case CMD_FIELD_LIST: case CMD_REFRESH:
-	case CMD_STATISTICS: case CMD_PROCESS_INFO: case CMD_PROCESS_KILL:
-	case CMD_DEBUG: case CMD_PING: case CMD_STMT_PREPARE: case CMD_STMT_EXECUTE:
-	case CMD_STMT_SEND_LONG_DATA: case CMD_STMT_CLOSE: case CMD_STMT_RESET:
-	case CMD_SET_OPTION: case CMD_STMT_FETCH: case CMD_RESET_CONNECTION:
-	case CMD_CREATE_DB: case CMD_DROP_DB: case CMD_STMT_BULK_EXECUTE:
-		return true;
-	default:
-		return false;
-	}
-}
-
 /* Forward one client packet (header included) to the upstream. A command
  * sent on a reused pooled connection stays in the input (held) until its
  * answer starts, to be sent again if that connection turns out broken. */
@@ -896,17 +873,18 @@ static bool answer_ping(struct client *c)
 static enum hc_result lost_command(struct client *c, uint32_t len)
 {
 	const uint8_t *pl = sbuf_in_ptr(&c->io) + PKT_HEADER_LEN;
-	uint8_t cmd = pl[0];
+	const struct command *k = command_of(pl[0]);
 	struct cache_ctx x;
 	bool answered;
 
-	if (cmd == CMD_STMT_EXECUTE)
-		stmts_note_command(&c->stmts, pl, len);
+	if (k->cache == CMDC_EXECUTE)
+		stmts_note_command(&c->stmts, pl, len); /* the statement a hit would answer */
 	x = cache_ctx_of(c);
 	answered = cache_serve_only(&c->cs, &x, pl, len);
 
 	sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
-	if (answered || relay_kind_of(cmd) == RK_NONE)
+	/* served, or a command no one waits an answer for */
+	if (answered || k->relay == RK_NONE)
 		return HC_NEXT;
 	if (health_upstream_up()) {
 		pkt_put_errf(&c->io.out, 1, ERR_NET_READ_ERROR, "08S01",
@@ -926,7 +904,7 @@ static enum hc_result ask_cache(struct client *c, uint32_t len)
 	struct cache_ctx x;
 	enum cache_step step;
 
-	if (pl[0] != CMD_QUERY) /* the hot path: a text query changes no statement */
+	if (command_of(pl[0])->stmt) /* (a text query, the hot path, names none) */
 		stmts_note_command(&c->stmts, pl, len);
 	x = cache_ctx_of(c);
 	/* (an execute's long data stays the statement's, and keeps the session
@@ -1009,40 +987,85 @@ void client_kill(struct worker *w, uint32_t id, bool query_only)
 		client_close(c, "killed (KILL CONNECTION)");
 }
 
+/* A command the node does not take: ERR 1047, and the session goes on. */
+static enum hc_result unknown_command(struct client *c, uint32_t len, uint8_t cmd)
+{
+	STAT_INC(protocol_errors);
+	log_debug("client %u (%s): %s (0x%02x) is not a command the node takes", c->id, c->peer,
+		  command_name(cmd), cmd);
+	pkt_put_errf(&c->io.out, 1, ERR_UNKNOWN_COM_ERROR, "08S01", "Unknown command");
+	sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
+	return HC_NEXT;
+}
+
+void client_reset_session(struct client *c)
+{
+	mux_reset(c);
+	c->up_lost = false;
+	cache_session_reset(&c->cs);
+	stmts_clear(&c->stmts);
+	c->server_status = ST_AUTOCOMMIT;
+}
+
+/* CL_RESET: COM_RESET_CONNECTION, answered by the node with no connection:
+ * the session's variables, schema aside, go back to the globals of now,
+ * its statements, temporary tables, locks and transaction end, and the
+ * cache reads its settings again. */
+static enum hc_result reset_connection(struct client *c, uint32_t len)
+{
+	client_reset_session(c);
+	pkt_put_ok(&c->io.out, 1, 0, 0, ST_AUTOCOMMIT, 0, c->caps);
+	sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
+	return HC_NEXT;
+}
+
+/* The node's own handlers (the command table's `local`) and its checks of
+ * the command's SQL (`checks`). HC_NOT_LOCAL: none answered it. */
+static enum hc_result node_command(struct client *c, const struct command *k, uint32_t len)
+{
+	const uint8_t *pl = sbuf_in_ptr(&c->io) + PKT_HEADER_LEN;
+
+	if ((k->checks & CMDK_MONITOR) &&
+	    monitor_answer(&c->io.out, c->caps, c->server_status, c->is_monitor, pl, len)) {
+		sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
+		return HC_NEXT;
+	}
+	if (!k->known)
+		return unknown_command(c, len, len ? pl[0] : 0xff);
+	switch (k->local) {
+	case CL_CHANGE_USER:
+		login_change_user(c, pl, len);
+		sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
+		return HC_NEXT;
+	case CL_PING:
+		if (!answer_ping(c))
+			break; /* the session holds a connection: the upstream answers */
+		sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
+		return HC_NEXT;
+	default:
+		break;
+	}
+	if ((k->checks & CMDK_KILL) && kill_answer(c, pl, len)) {
+		sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
+		return client_ending(c) ? HC_STOP : HC_NEXT;
+	}
+	return HC_NOT_LOCAL;
+}
+
 /* Everything answered without an upstream connection. HC_FORWARD,
  * HC_SETTINGS or HC_GRANT_CHECK when one is needed. */
 static enum hc_result local_command(struct client *c, uint32_t len)
 {
 	const uint8_t *pl = sbuf_in_ptr(&c->io) + PKT_HEADER_LEN;
-	uint8_t cmd = len ? pl[0] : 0xff;
-	enum hc_result r;
+	const struct command *k = command_of(len ? pl[0] : 0xff);
+	enum hc_result r = node_command(c, k, len);
 
-	if (cmd == CMD_QUERY && monitor_answer(&c->io.out, c->caps, c->server_status, c->is_monitor, pl, len)) {
-		sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
-		return HC_NEXT;
-	}
-	if (cmd == CMD_CHANGE_USER) {
-		login_change_user(c, pl, len);
-		sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
-		return HC_NEXT;
-	}
-	if (!is_known_command(cmd)) {
-		STAT_INC(protocol_errors);
-		pkt_put_errf(&c->io.out, 1, ERR_UNKNOWN_COM_ERROR, "08S01", "Unknown command");
-		sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
-		return HC_NEXT;
-	}
-	if (cmd == CMD_PING && answer_ping(c)) {
-		sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
-		return HC_NEXT;
-	}
-	if ((cmd == CMD_QUERY || cmd == CMD_PROCESS_KILL || cmd == CMD_STMT_EXECUTE) &&
-	    kill_answer(c, pl, len)) {
-		sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
-		return client_ending(c) ? HC_STOP : HC_NEXT;
-	}
+	if (r != HC_NOT_LOCAL)
+		return r; /* answered by the node */
 	if (c->up_lost)
 		return lost_command(c, len);
+	if (k->local == CL_RESET)
+		return reset_connection(c, len);
 	r = ask_cache(c, len);
 	if (r != HC_FORWARD)
 		return r;
@@ -1079,7 +1102,7 @@ static enum hc_result forward_command(struct client *c, uint32_t len)
 	uint8_t cmd = pl[0];
 	uint8_t exec_flags = cmd == CMD_STMT_EXECUTE && len >= 6 ? pl[5] : 0;
 	size_t at = c->up->io.out.len;
-	bool answered = relay_kind_of(cmd) != RK_NONE;
+	bool answered = command_of(cmd)->relay != RK_NONE;
 
 	c->pass_pending = false;
 	mux_note_command(c, pl, len);
@@ -1118,17 +1141,17 @@ static enum hc_result close_revoked(struct client *c)
 /* One whole command packet is at the front of the input. */
 static enum hc_result handle_command(struct client *c, uint32_t len)
 {
-	uint8_t cmd = len ? sbuf_in_ptr(&c->io)[PKT_HEADER_LEN] : 0xff;
+	const struct command *k = command_of(len ? sbuf_in_ptr(&c->io)[PKT_HEADER_LEN] : 0xff);
 	enum hc_result r = HC_FORWARD;
 
-	if (cmd == CMD_QUIT) {
+	if (k->local == CL_QUIT) {
 		client_close(c, "COM_QUIT");
 		return HC_CLOSED;
 	}
 	/* the user was dropped or lost the right to log in: ERR and close */
 	if (ident_revoked(c->ident))
 		return close_revoked(c);
-	if (hits_only(c) && cmd != CMD_QUERY && cmd != CMD_STMT_EXECUTE)
+	if (hits_only(c) && !command_may_hit(k))
 		return HC_STOP; /* only cache hits while a refresh is upstream */
 	if (!c->pass_pending) {
 		/* answered here (a hit, KILL, a monitor query, a cache

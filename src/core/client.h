@@ -72,7 +72,6 @@ struct client {
 	struct ident *ident;          /* whom the session acts as upstream (ident.h) */
 	bool is_monitor;
 	bool internal;                /* the node's own session (login_internal) */
-	bool changing_user;           /* login states entered from CMD_CHANGE_USER */
 	bool login_pending;           /* CS_CONNECTING for a login: OK follows */
 	bool tls_done;
 	uint32_t ext_caps_offered;    /* MariaDB extended capabilities offered (MCAP_*) */
@@ -193,8 +192,15 @@ void login_internal(struct client *c, struct internal_login *in);
 /* Handle one packet in a login state. */
 void login_packet(struct client *c, const uint8_t *pl, uint32_t len, uint8_t seq);
 void login_tls_step(struct client *c);
-/* CMD_CHANGE_USER from the command phase. */
+/* COM_CHANGE_USER from the command phase: the session is reset
+ * (client_reset_session), then the login runs as a new one would. */
 void login_change_user(struct client *c, const uint8_t *pl, uint32_t len);
+/* The session back to a fresh login's state (COM_RESET_CONNECTION,
+ * COM_CHANGE_USER): its connection is given back, or closed when it holds
+ * state of its own (mux_reset); its variables, schema aside, are the
+ * globals of now; its prepared statements, temporary tables, locks and
+ * transaction are gone, and the cache reads its settings again. */
+void client_reset_session(struct client *c);
 
 /* client.c: called by login.c once the user is authenticated. */
 void client_authenticated(struct client *c);

@@ -38,7 +38,6 @@ enum client_state {
 #define CS_COUNT (CS_DRAINED + 1)
 
 /* The session's flags are modes that hold across states, not states:
- *   changing_user   the login states were entered from COM_CHANGE_USER
  *   login_pending   the login's upstream is being borrowed and synced: it
  *                   spans CONNECTING, INTERNAL and READY until its OK goes out
  *   releasing       a COMMIT/ROLLBACK ... RELEASE succeeded: its answer is

@@ -527,7 +527,9 @@ void login_change_user(struct client *c, const uint8_t *pl, uint32_t len)
 		fail_and_close(c, ERR_HANDSHAKE_ERROR, "08S01", "Bad handshake");
 		return;
 	}
-	c->changing_user = true;
+	/* the session starts again: what it held is gone, whether the new
+	 * login succeeds (it starts clean) or not (the session ends) */
+	client_reset_session(c);
 	if (r.collation)
 		c->collation = r.collation;
 	/* no schema asked for: chosen once the user is known (choose_schema) */

@@ -50,12 +50,29 @@ static atomic_uint next_conn_id = FIRST_SESSION_ID;
 
 static void process_input(struct client *c);
 
+/* A move the state table refused (cstate_move logged and counted it; under
+ * SHOAL_STRICT_STATES it aborted): the session is not where the code
+ * believes, so nothing more of it is trusted. It ends: ERR 1105 to the
+ * client and CLOSING, which every state may enter; its upstream connection
+ * is then closed, never lent again (give_back). */
+static void state_refused(struct client *c)
+{
+	if (c->st == CS_CLOSING)
+		return; /* ending already: its last output goes out */
+	pkt_put_errf(&c->io.out, cstate_in_login(c->st) ? c->seq : 1, ERR_UNKNOWN_ERROR, "HY000",
+		     "Shoal: internal error (session state); the session is closed");
+	if (cstate_move(c->id, c->st, CS_CLOSING))
+		c->st = CS_CLOSING;
+}
+
 void client_set_state(struct client *c, enum client_state to)
 {
-	if (c->st != to) {
-		cstate_move(c->id, c->st, to);
+	if (c->st == to)
+		return; /* no move */
+	if (cstate_move(c->id, c->st, to))
 		c->st = to;
-	}
+	else
+		state_refused(c);
 }
 
 static void pump_upstream(struct client *c);
@@ -180,7 +197,7 @@ void client_close(struct client *c, const char *why)
 	struct worker *w = c->w;
 
 	log_debug("client %u (%s) closed: %s", c->id, c->peer, why);
-	if (c->st < CS_CONNECTING || c->login_pending || c->st == CS_CLOSING)
+	if (cstate_in_login(c->st) || c->login_pending || c->st == CS_CLOSING)
 		STAT_INC(client_connections_aborted);
 	ev_io_stop(w->loop, &c->watcher);
 	ev_timer_stop(w->loop, &c->timer);

@@ -34,7 +34,9 @@ struct internal_login;
 struct ident;
 
 struct client;
-/* Change c's state, the one way to (cstate.h: which moves are allowed). */
+/* Change c's state, the one way to (cstate.h: which moves are allowed). A
+ * move the table refuses aborts under SHOAL_STRICT_STATES; otherwise the
+ * session ends (ERR 1105, CLOSING) and the caller goes on with it there. */
 void client_set_state(struct client *c, enum client_state to);
 
 /* The node's own commands on a session's upstream connection (CS_INTERNAL):

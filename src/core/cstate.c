@@ -1,10 +1,15 @@
 /*
  * cstate.c: the moves a session's state may make (see cstate.h), their
- * check and their trace.
+ * check and their trace, and what a refused move does: an error logged and
+ * counted, and under SHOAL_STRICT_STATES (the tests' setting) an abort.
  */
 #include "core/cstate.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "base/log.h"
+#include "base/stats.h"
 #include "config/config.h"
 
 #define TO(s) (1u << (s))
@@ -40,11 +45,24 @@ const char *client_state_name(enum client_state s)
 	return (unsigned)s < CS_COUNT ? client_state_names[s] : "?";
 }
 
+bool cstate_strict(void)
+{
+	const char *v = getenv(CSTATE_STRICT_ENV);
+
+	return v && *v && strcmp(v, "0") != 0;
+}
+
 bool cstate_move(uint32_t id, enum client_state from, enum client_state to)
 {
 	if (!(client_moves[from] & TO(to))) {
-		log_error("client %u: %s -> %s is not an allowed session state transition", id,
-			  client_state_name(from), client_state_name(to));
+		bool strict = cstate_strict();
+
+		log_error("client %u: %s -> %s is not an allowed session state transition: %s", id,
+			  client_state_name(from), client_state_name(to),
+			  strict ? "aborting (" CSTATE_STRICT_ENV ")" : "the session is closed");
+		STAT_INC(session_state_refused);
+		if (strict)
+			abort();
 		return false;
 	}
 	if (g_config.log_level >= LOG_LEVEL_DEBUG)

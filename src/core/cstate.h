@@ -37,6 +37,13 @@ enum client_state {
 };
 #define CS_COUNT (CS_DRAINED + 1)
 
+/* A login state: the client's next packet belongs to the login (its
+ * sequence id is the login's, c->seq), and the session is not yet one. */
+static inline bool cstate_in_login(enum client_state s)
+{
+	return s == CS_HANDSHAKE || s == CS_TLS_ACCEPT || s == CS_AUTH_SWITCH || s == CS_AUTH_SHA2;
+}
+
 /* The session's flags are modes that hold across states, not states:
  *   login_pending   the login's upstream is being borrowed and synced: it
  *                   spans CONNECTING, INTERNAL and READY until its OK goes out
@@ -53,9 +60,19 @@ enum client_state {
 /* The state's name, for logs. */
 const char *client_state_name(enum client_state s);
 
-/* Session id's move from -> to: false (and logged as an error) when the
- * table does not allow it; an allowed move is traced at debug level. The
- * caller makes the move either way. */
+/* Session id's move from -> to: true when the table allows it (traced at
+ * debug level). A move it refuses must not happen, and fails loudly: it is
+ * logged as an error with the session's id and the two states, counted
+ * (shoal_session_state_refused_total), and with CSTATE_STRICT_ENV set
+ * (the integration tests' nodes and make check set it) the process aborts
+ * there. Otherwise false: the caller, client_set_state(), ends the session
+ * (ERR 1105, CLOSING; its upstream connection is closed, never lent).
+ * scripts/test also fails any run whose node logs hold a refused move. */
 bool cstate_move(uint32_t id, enum client_state from, enum client_state to);
+
+/* The environment variable that makes a refused move abort: set and not
+ * "0". Read at each refusal, so a test can turn it on and off. */
+#define CSTATE_STRICT_ENV "SHOAL_STRICT_STATES"
+bool cstate_strict(void);
 
 #endif

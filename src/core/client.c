@@ -226,7 +226,7 @@ void client_arm(struct client *c)
 		ev |= EV_WRITE;
 	/* (compressed: frames are decoded as soon as they are whole, so what
 	 * is undecoded is one frame's part, which must be let in) */
-	if (c->st == CS_RELAYING && !c->cont_packets && sbuf_in_len(&c->io) > CLIENT_READ_MAX)
+	if (c->st == CS_RELAYING && sbuf_in_len(&c->io) > CLIENT_READ_MAX)
 		ev &= ~EV_READ; /* the client pipelines: hold further input */
 	if (c->st == CS_RELAYING && c->up && infile_blocked(&c->relay, &c->up->io))
 		ev &= ~EV_READ; /* its file waits for the upstream */
@@ -254,10 +254,17 @@ bool client_flush(struct client *c)
 	return true;
 }
 
+/* The client's command is upstream (its answer is relayed): still arriving,
+ * or whole. */
+static bool command_upstream(const struct client *c)
+{
+	return c->st == CS_RELAYING || c->st == CS_SENDING;
+}
+
 /* A command of this session is upstream and its answer is awaited. */
 static bool upstream_busy(const struct client *c)
 {
-	return c->st == CS_RELAYING || c->st == CS_INTERNAL;
+	return command_upstream(c) || c->st == CS_INTERNAL;
 }
 
 /* LOAD DATA LOCAL: the answer being relayed waits for the client's file. */
@@ -301,14 +308,14 @@ static void drop_front(struct client *c)
 	uint32_t len;
 	uint8_t s;
 
-	cache_note_own_error(&c->cs, c->st == CS_RELAYING ? cache_now_us() - c->cmd_start_us : 0);
+	cache_note_own_error(&c->cs, command_upstream(c) ? cache_now_us() - c->cmd_start_us : 0);
 	if (c->held) {
 		sbuf_in_consume(&c->io, c->held);
 		c->held = 0;
 	} else if (sbuf_packet_ready(&c->io, &len, &s)) {
 		sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
 	}
-	if (c->pass_pending || c->st == CS_RELAYING ||
+	if (c->pass_pending || command_upstream(c) ||
 	    (c->st == CS_INTERNAL && (c->upcmd == UPCMD_SETTINGS || c->upcmd == UPCMD_GRANT_CHECK)))
 		abort_cache(c);
 	c->pass_pending = false;
@@ -318,13 +325,18 @@ static void drop_front(struct client *c)
 }
 
 /* Under serve-stale a session whose upstream state was lost is kept
- * (without a connection) unless part of an answer already reached the
- * client or a long command is still arriving. */
-static bool keep_when_lost(const struct client *c)
+ * (without a connection), unless its answer was cut (answer_cut). */
+static bool keep_when_lost(void)
 {
-	if (g_config.upstream_down_policy != DOWN_POLICY_SERVE_STALE || c->cont_packets)
-		return false;
-	return !(c->st == CS_RELAYING && c->relay.packets > 0);
+	return g_config.upstream_down_policy == DOWN_POLICY_SERVE_STALE;
+}
+
+/* The connection broke where no clean answer can be given: part of the
+ * answer already reached the client, or the client is still sending the
+ * command (the rest of its packets would be read as commands). */
+static bool answer_cut(const struct client *c)
+{
+	return c->st == CS_SENDING || (c->st == CS_RELAYING && c->relay.packets > 0);
 }
 
 /* Send the front command again on another connection: the one it went to
@@ -353,7 +365,7 @@ static bool retry_front(struct client *c)
  * serve-stale it stays, answering from the cache only (lost_command). */
 static void upstream_lost(struct client *c, const char *why)
 {
-	bool lost_state = mux_holds_state(c), cut = c->st == CS_RELAYING && c->relay.packets > 0;
+	bool lost_state = mux_holds_state(c), cut = answer_cut(c);
 
 	log_info("client %u: upstream connection lost: %s", c->id, why);
 	probe_kick();
@@ -378,7 +390,7 @@ static void upstream_lost(struct client *c, const char *why)
 		client_set_state(c, c->login_pending ? CS_CLOSING : CS_READY);
 	}
 	c->upcmd = UPCMD_NONE;
-	if (cut || ((lost_state || client_ending(c)) && !keep_when_lost(c))) {
+	if (cut || ((lost_state || client_ending(c)) && !keep_when_lost())) {
 		abort_cache(c);
 		if (c->st != CS_DRAINED) /* (drained: its end stays a clean one) */
 			client_set_state(c, CS_CLOSING);
@@ -439,12 +451,15 @@ void client_authenticated(struct client *c)
 		return;
 	}
 	c->login_pending = true;
-	client_set_state(c, CS_CONNECTING);
 	switch (pool_acquire(c)) {
 	case POOL_GOT:
 		client_set_state(c, CS_READY);
 		break;
 	case POOL_PENDING:
+		client_set_state(c, CS_CONNECTING);
+		break;
+	case POOL_QUEUED: /* (not after pool_exhausted said no: handled all the same) */
+		client_set_state(c, CS_QUEUED);
 		break;
 	case POOL_NOMEM:
 		pkt_put_errf(&c->io.out, c->seq, ERR_UPSTREAM_UNREACHABLE, "HY000", "Shoal: out of memory");
@@ -749,7 +764,7 @@ static bool feed_relay(struct client *c)
 			upstream_lost(c, "unexpected packet from upstream");
 			return false;
 		}
-		if (c->st == CS_RELAYING) {
+		if (command_upstream(c)) {
 			cache_tee(&c->cs, out->data + before, out->len - before);
 			mux_relayed(c, out, before);
 		}
@@ -838,15 +853,15 @@ void client_upstream_io(struct client *c)
 
 /* Forward one client packet (header included) to the upstream. A command
  * sent on a reused pooled connection stays in the input (held) until its
- * answer starts, to be sent again if that connection turns out broken. */
+ * answer starts, to be sent again if that connection turns out broken (a
+ * command of more than one packet is never held). */
 static bool forward_packet(struct client *c, uint32_t len, bool hold)
 {
 	if (pbuf_append(&c->up->io.out, sbuf_in_ptr(&c->io), PKT_HEADER_LEN + len) < 0) {
 		client_close(c, "out of memory");
 		return false;
 	}
-	c->cont_packets = len == PKT_MAX_PAYLOAD;
-	if (hold && !c->cont_packets)
+	if (hold && len < PKT_MAX_PAYLOAD)
 		c->held = PKT_HEADER_LEN + len;
 	else
 		sbuf_in_consume(&c->io, PKT_HEADER_LEN + len);
@@ -1139,7 +1154,9 @@ static enum hc_result forward_command(struct client *c, uint32_t len)
 	relay_start(&c->relay, cmd, c->caps);
 	relay_execute_flags(&c->relay, exec_flags);
 	relay_setup(c);
-	if (answered)
+	if (len == PKT_MAX_PAYLOAD)
+		client_set_state(c, CS_SENDING); /* its further packets go as they come */
+	else if (answered)
 		client_set_state(c, CS_RELAYING);
 	return HC_NEXT;
 }
@@ -1185,8 +1202,11 @@ static enum hc_result handle_command(struct client *c, uint32_t len)
 		switch (pool_acquire(c)) {
 		case POOL_GOT:
 			break;
-		case POOL_PENDING:   /* the pool calls back when a connection is free */
+		case POOL_PENDING:   /* the pool calls back when the connection is up */
 			client_set_state(c, CS_CONNECTING);
+			return HC_STOP;
+		case POOL_QUEUED:    /* ... or when one is free */
+			client_set_state(c, CS_QUEUED);
 			return HC_STOP;
 		case POOL_NOMEM:
 			client_close(c, "out of memory");
@@ -1210,13 +1230,16 @@ static enum hc_result handle_command(struct client *c, uint32_t len)
 	return forward_command(c, len);
 }
 
-/* Continuation packets of a command over 16 MiB go straight through. */
+/* CS_SENDING: the continuation packets of a command of 16 MiB or more go
+ * straight through; after the last one (shorter than 16 MiB - 1) the
+ * answer is awaited (RELAYING), or none comes (READY). false if the
+ * session was closed. */
 static bool forward_continuation(struct client *c)
 {
 	uint32_t len;
 	uint8_t seq;
 
-	while (c->cont_packets && sbuf_packet_ready(&c->io, &len, &seq)) {
+	while (c->st == CS_SENDING && sbuf_packet_ready(&c->io, &len, &seq)) {
 		c->cont_total += len;
 		if (c->cont_total > g_config.max_allowed_packet) {
 			pool_discard(c);
@@ -1227,6 +1250,8 @@ static bool forward_continuation(struct client *c)
 		}
 		if (!forward_packet(c, len, false))
 			return false;
+		if (len < PKT_MAX_PAYLOAD)
+			client_set_state(c, command_of(c->relay.cmd)->relay != RK_NONE ? CS_RELAYING : CS_READY);
 	}
 	return true;
 }
@@ -1280,7 +1305,7 @@ static bool in_login(const struct client *c)
 static bool drain_due(const struct client *c)
 {
 	return c->w->draining && c->st == CS_READY && sbuf_in_len(&c->io) + sbuf_undecoded(&c->io) == 0 &&
-	       !c->cont_packets && !client_in_txn(c);
+	       !client_in_txn(c);
 }
 
 /* Close once the output is flushed (client_flush). */
@@ -1330,7 +1355,7 @@ static bool pump_infile(struct client *c)
 	enum sbuf_io r;
 
 	for (;;) {
-		if (infile_pump(&c->relay, &c->io, &c->up->io, &c->infile_cont) < 0) {
+		if (infile_pump(&c->relay, &c->io, &c->up->io) < 0) {
 			client_close(c, "out of memory");
 			return false;
 		}
@@ -1393,7 +1418,7 @@ static void process_input(struct client *c)
 			break;
 		/* a 16 MiB+ command still arriving: forward what came; the
 		 * session may be gone (closed inside) */
-		if (c->st == CS_RELAYING && c->cont_packets && !forward_continuation(c))
+		if (c->st == CS_SENDING && !forward_continuation(c))
 			return;
 		if (infile_active(c)) {
 			/* LOAD DATA LOCAL: the file's packets go upstream as they
@@ -1440,8 +1465,8 @@ static size_t read_budget(const struct client *c)
 	uint32_t len;
 	uint8_t seq;
 
-	if (c->st != CS_HANDSHAKE || c->tls_done)
-		return CLIENT_READ_MAX;
+	if (c->st != CS_HANDSHAKE || c->io.ssl)
+		return CLIENT_READ_MAX; /* past the greeting's answer, or TLS is up */
 	if (!sbuf_header_ready(&c->io, &len, &seq))
 		return PKT_HEADER_LEN - sbuf_in_len(&c->io);
 	if (len > LOGIN_PACKET_MAX)
@@ -1521,6 +1546,7 @@ void client_accept(struct worker *w, int fd, const struct sockaddr_storage *peer
 	c->kill_entry = kill_register(c->id, w);
 	cache_session_init(&c->cs, &w->cache, w, c->id);
 	c->server_status = ST_AUTOCOMMIT;
+	c->fr_rows = FR_UNKNOWN;
 	ev_timer_init(&c->wait_timer, on_wait_timeout, 0., 0.);
 	c->wait_timer.data = c;
 	STAT_INC(client_connections_created);

@@ -53,11 +53,20 @@ enum upcmd_kind {
 	UPCMD_GRANT_CHECK,    /* the user's grant verdict (a PREPARE as the user): cache_grant_check_done */
 };
 
+/*
+ * A session. What it is doing now is its state (st, cstate.h). Its flags
+ * (bool) are modes: each holds across several states, or is bookkeeping of
+ * another module, and says so next to it, with who sets and clears it.
+ * Nothing that is one phase of the session is a flag: the failed login's
+ * delay (DENIED), the pool's queue (QUEUED), a long command still arriving
+ * (SENDING) are states; TLS is io.ssl; a LOAD DATA file's framing is the
+ * relay's; an unknown FOUND_ROWS() count is fr_rows == FR_UNKNOWN.
+ */
 struct client {
 	struct worker *w;
 	struct client *prev, *next;   /* the worker's list */
 	uint32_t id;                  /* connection id shown to the client */
-	struct sbuf io;
+	struct sbuf io;               /* io.ssl: TLS is on (its handshake done past TLS_ACCEPT) */
 	ev_io watcher;
 	ev_timer timer;               /* handshake timeout, then the idle timeout (idle.c) */
 	ev_tstamp idle_since;         /* last event while waiting for a command */
@@ -72,20 +81,31 @@ struct client {
 	char user[HS_USER_MAX];
 	char db[HS_DB_MAX];
 	struct ident *ident;          /* whom the session acts as upstream (ident.h) */
+	/* mode: the login is the monitor user (users.h), from the login until
+	 * COM_CHANGE_USER logs in again: its checks are answered by the node
+	 * (monitor.c) and it borrows no connection for them; nothing is cached
+	 * for it */
 	bool is_monitor;
-	bool internal;                /* the node's own session (login_internal) */
-	bool login_pending;           /* CS_CONNECTING for a login: OK follows */
-	bool tls_done;
+	/* mode, for the session's whole life: one of the node's own (the
+	 * refill's, login_internal), with no handshake */
+	bool internal;
+	/* mode: the login's OK waits for its upstream connection, borrowed
+	 * and brought to the schema; set by client_authenticated, cleared by
+	 * login_done. It spans CONNECTING or QUEUED, INTERNAL (the sync steps)
+	 * and READY; meanwhile no command is read, the answers carry the
+	 * login's sequence ids, and a failure ends the session */
+	bool login_pending;
 	uint32_t ext_caps_offered;    /* MariaDB extended capabilities offered (MCAP_*) */
 
 	/* command phase */
 	struct upstream *up;
-	bool up_lost;                 /* serve-stale: the upstream connection was lost and
-				       * its session state with it; cache answers only */
+	/* mode (serve-stale): the upstream connection was lost with session
+	 * state on it (upstream_lost); the session answers from the cache only
+	 * (cache_serve_only), in READY and WAITING alike, until it is reset; a
+	 * command that needs the upstream ends it once the upstream is back */
+	bool up_lost;
 	struct relay relay;
-	bool cont_packets;            /* the client's command continues (16 MiB+) */
-	bool infile_cont;             /* LOAD DATA LOCAL: the last file packet was a full one */
-	uint64_t cont_total;
+	uint64_t cont_total;          /* CS_SENDING: the bytes of the command so far */
 
 	/* internal commands (upcmd_send) */
 	enum upcmd_kind upcmd;        /* the one upstream, in CS_INTERNAL */
@@ -105,28 +125,48 @@ struct client {
 	unsigned kill_gen;            /* kill_generation() when the front command was sent */
 	struct sv_delta *delta;       /* what the forwarded statement changes */
 	unsigned cur_sv;              /* SV_* flags of the forwarded statement */
+	/* modes of the connection the session holds (mux_holds_state), set by
+	 * mux_answer_done from the statement answered, cleared by a reset or
+	 * the connection's loss. pin_forever: it holds what the node cannot
+	 * move (temporary tables, user variables, GET_LOCK, a SET it cannot
+	 * record, ...), kept until the session ends, then closed; pin_lock:
+	 * LOCK TABLES or FLUSH ... WITH READ LOCK, kept until UNLOCK TABLES */
 	bool pin_forever, pin_lock;
-	bool releasing;               /* a COMMIT/ROLLBACK with RELEASE succeeded: the
-				       * server closed the connection, and the node
-				       * closes the session once the OK is out */
+	/* mode: a COMMIT/ROLLBACK ... RELEASE succeeded (mux_answer_done): the
+	 * server closed the connection, and the session ends once this answer
+	 * is out, after its held last packet if any (WAITING): process_input
+	 * moves it from READY to CLOSING */
+	bool releasing;
 	/* FOUND_ROWS() as the session reads it (mux.c): the rows of its last
-	 * result set, known unless that was several; fr_gen numbers the answer,
-	 * and a connection stamped with another is brought to it first */
+	 * result set, FR_UNKNOWN when that was several (or none is known);
+	 * fr_gen numbers the answer, and a connection stamped with another is
+	 * brought to it first */
 	uint64_t fr_rows;
+#define FR_UNKNOWN UINT64_MAX
 	uint32_t fr_gen;
-	bool fr_known;
 	/* LAST_INSERT_ID() as the session reads it (mux.c): the insert id of
 	 * its last OK that had one (0 before), numbered by lid_gen; the
 	 * connection stamped with it holds the server's own value */
 	uint64_t lid;
 	uint32_t lid_gen;
-	bool profiling;               /* the session named profiling (SV_PROFILING): the
-				       * node neither caches for it nor runs a statement
-				       * of its own on its connection */
+	/* mode: the session named profiling (SV_PROFILING), until it is reset:
+	 * the node neither caches for it nor runs a statement of its own on
+	 * its connection */
+	bool profiling;
 	uint8_t sticky;               /* keep the connection for the next command */
-	bool pinned_counted;          /* counted in the upstream_pinned gauge */
-	bool pass_pending;            /* the cache let the front command pass: forward it once up */
-	bool retried;                 /* the front command was resent once already */
+	/* bookkeeping, not a state: the session is counted in the
+	 * upstream_pinned gauge (maybe_release keeps it equal to mux_pinned,
+	 * client_close takes it back) */
+	bool pinned_counted;
+	/* mode of the front command: the node and the cache let it go upstream
+	 * (they are asked once); it is forwarded as soon as a connection in the
+	 * session's state is there. It spans QUEUED, CONNECTING, INTERNAL (the
+	 * sync steps) and READY; forward_command or drop_front clear it */
+	bool pass_pending;
+	/* mode of the front command: it was sent again once, on a fresh
+	 * connection (retry_front), and never will be again; cleared when its
+	 * answer is done (mux_answer_done) */
+	bool retried;
 	uint32_t held;                /* forwarded bytes still at the front of the input (retry) */
 	struct stmt_table stmts;      /* the session's prepared statements (stmts.h) */
 	uint32_t next_stmt_id;        /* client-visible statement ids */
@@ -135,11 +175,13 @@ struct client {
 	 * may be kept (session/stmtreg.h), and what it is true of */
 	struct pbuf prep_answer;
 	struct stmtreg_stamp prep_stamp;
+	/* mode of the PREPARE in flight: its answer is being copied into
+	 * prep_answer to be kept (mux_note_command sets it; too big, or once
+	 * kept, it is cleared) */
 	bool prep_keep;
 	uint32_t fwd_stmt_id;         /* the statement of the forwarded EXECUTE or FETCH */
-	struct client *pq_next;       /* the pool's queue or grant list */
-	bool pq_queued, pq_granted;
-	ev_timer pool_timer;
+	struct client *pq_next;       /* the pool's queue (CS_QUEUED) or grant list */
+	ev_timer pool_timer;          /* running exactly while in the pool's queue */
 	struct user_account *in_use_acct;  /* counted in its in_use while c->up is set (a reference) */
 	struct user_account *wait_acct;    /* counted in its waiting while queued (a reference) */
 };

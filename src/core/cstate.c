@@ -16,18 +16,24 @@
 #define MID_COMMAND (TO(CS_CONNECTING) | TO(CS_READY) | TO(CS_RELAYING) | TO(CS_INTERNAL) | \
 		     TO(CS_WAITING) | TO(CS_CLOSING))
 #define LOGIN (TO(CS_HANDSHAKE) | TO(CS_AUTH_SWITCH) | TO(CS_AUTH_SHA2))
+#define LOGIN_ENDS (TO(CS_DENIED) | TO(CS_CONNECTING) | TO(CS_READY) | TO(CS_CLOSING))
 
 /* The moves each state may make (bit i: to state i). Login states go on
- * to each other, to the upstream or to READY; a command's states go
- * among themselves; READY starts either (COM_CHANGE_USER logs in again);
- * CLOSING is the end, and DRAINED (READY's at the drain) goes only there. */
+ * to each other, to the failed login's delay, to the upstream or to READY;
+ * a command's states go among themselves; READY starts either (COM_CHANGE_USER
+ * logs in again), and is the only way into the pool's queue and into a
+ * long command's SENDING; CLOSING is the end, and DRAINED (READY's at the
+ * drain) and DENIED go only there. */
 static const uint16_t client_moves[CS_COUNT] = {
-	[CS_HANDSHAKE] = LOGIN | TO(CS_TLS_ACCEPT) | TO(CS_CONNECTING) | TO(CS_READY) | TO(CS_CLOSING),
+	[CS_HANDSHAKE] = LOGIN | LOGIN_ENDS | TO(CS_TLS_ACCEPT),
 	[CS_TLS_ACCEPT] = TO(CS_TLS_ACCEPT) | TO(CS_HANDSHAKE) | TO(CS_CLOSING),
-	[CS_AUTH_SWITCH] = LOGIN | TO(CS_CONNECTING) | TO(CS_READY) | TO(CS_CLOSING),
-	[CS_AUTH_SHA2] = LOGIN | TO(CS_CONNECTING) | TO(CS_READY) | TO(CS_CLOSING),
+	[CS_AUTH_SWITCH] = LOGIN | LOGIN_ENDS,
+	[CS_AUTH_SHA2] = LOGIN | LOGIN_ENDS,
+	[CS_DENIED] = TO(CS_CLOSING),
 	[CS_CONNECTING] = MID_COMMAND,
-	[CS_READY] = MID_COMMAND | LOGIN | TO(CS_DRAINED),
+	[CS_QUEUED] = TO(CS_CONNECTING) | TO(CS_READY) | TO(CS_CLOSING),
+	[CS_READY] = MID_COMMAND | TO(CS_HANDSHAKE) | TO(CS_QUEUED) | TO(CS_SENDING) | TO(CS_DRAINED),
+	[CS_SENDING] = TO(CS_RELAYING) | TO(CS_READY) | TO(CS_CLOSING),
 	[CS_RELAYING] = MID_COMMAND,
 	[CS_INTERNAL] = MID_COMMAND,
 	[CS_WAITING] = MID_COMMAND,
@@ -36,8 +42,8 @@ static const uint16_t client_moves[CS_COUNT] = {
 };
 
 static const char *const client_state_names[CS_COUNT] = {
-	"HANDSHAKE", "TLS_ACCEPT", "AUTH_SWITCH", "AUTH_SHA2", "CONNECTING",
-	"READY", "RELAYING", "INTERNAL", "WAITING", "CLOSING", "DRAINED",
+	"HANDSHAKE", "TLS_ACCEPT", "AUTH_SWITCH", "AUTH_SHA2", "DENIED", "CONNECTING", "QUEUED",
+	"READY", "SENDING", "RELAYING", "INTERNAL", "WAITING", "CLOSING", "DRAINED",
 };
 
 const char *client_state_name(enum client_state s)

@@ -50,6 +50,14 @@ static void sha2_remember(const char *user)
 	pthread_mutex_unlock(&sha2_lock);
 }
 
+/* The session's transport is TLS: its SSL session is made at the client's
+ * SSL request (TLS_ACCEPT), and the login states after it are entered only
+ * once the handshake succeeded (a failed one ends the session). */
+static bool tls_on(const struct client *c)
+{
+	return c->io.ssl != NULL;
+}
+
 /* CLIENT_COMPRESS when compression is on (the setting "compression"). */
 static uint32_t compress_caps(void)
 {
@@ -97,7 +105,7 @@ static void deny(struct client *c, bool used_password)
 
 /*
  * The failed-login delay (authfail.h). The session is parked in
- * CS_CONNECTING with no upstream, where nothing reads its input, and its
+ * CS_DENIED with no upstream, where nothing reads its input, and its
  * timer (the handshake timer until now) is reused in two steps: a zero
  * timeout first, which runs after the current event handler has re-armed
  * the socket, and stops the socket watcher so that the client's further
@@ -162,7 +170,7 @@ static void access_denied(struct client *c, bool used_password)
 	ev_set_cb(&c->timer, used_password ? on_hold_pw : on_hold_nopw);
 	ev_timer_set(&c->timer, 0., 0.);
 	ev_timer_start(c->w->loop, &c->timer);
-	client_set_state(c, CS_CONNECTING);
+	client_set_state(c, CS_DENIED);
 }
 
 void login_start(struct client *c)
@@ -408,7 +416,7 @@ static void on_handshake_response(struct client *c, const uint8_t *pl, uint32_t 
 	struct hs_response r;
 
 	if (hs_is_ssl_request(pl, len)) {
-		if (!c->w->tls || g_config.tls_mode == TLS_MODE_DISABLED || c->tls_done) {
+		if (!c->w->tls || g_config.tls_mode == TLS_MODE_DISABLED || tls_on(c)) {
 			abort_login(c, "unexpected SSL request");
 			return;
 		}
@@ -426,7 +434,7 @@ static void on_handshake_response(struct client *c, const uint8_t *pl, uint32_t 
 		fail_and_close(c, ERR_HANDSHAKE_ERROR, "08S01", "Bad handshake");
 		return;
 	}
-	if (g_config.tls_mode == TLS_MODE_REQUIRED && !c->tls_done) {
+	if (g_config.tls_mode == TLS_MODE_REQUIRED && !tls_on(c)) {
 		fail_and_close(c, ERR_SECURE_TRANSPORT_REQUIRED, "HY000",
 			       "Connections using insecure transport are prohibited: this server requires TLS");
 		return;
@@ -449,13 +457,13 @@ static void on_sha2_full(struct client *c, const uint8_t *pl, uint32_t len)
 	size_t pem_len;
 	const char *pem;
 
-	if (!c->tls_done && len == 1 && pl[0] == 0x02) {
+	if (!tls_on(c) && len == 1 && pl[0] == 0x02) {
 		pem = auth_rsa_public_pem(&pem_len);
 		hs_put_more_data(&c->io.out, next_seq(c), pem, pem_len);
 		return;
 	}
 	known = users_login_clear(c->user, &l);
-	if (c->tls_done)
+	if (tls_on(c))
 		good = known && auth_cleartext_check(l.clear, pl, len);
 	else
 		good = known && auth_rsa_check(l.clear, c->nonce, pl, len);
@@ -499,7 +507,6 @@ void login_tls_step(struct client *c)
 	ERR_clear_error();
 	rc = SSL_accept(c->io.ssl);
 	if (rc == 1) {
-		c->tls_done = true;
 		client_set_state(c, CS_HANDSHAKE);
 		return;
 	}
@@ -530,6 +537,7 @@ void login_change_user(struct client *c, const uint8_t *pl, uint32_t len)
 	/* the session starts again: what it held is gone, whether the new
 	 * login succeeds (it starts clean) or not (the session ends) */
 	client_reset_session(c);
+	client_set_state(c, CS_HANDSHAKE); /* a login again, as a new one */
 	if (r.collation)
 		c->collation = r.collation;
 	/* no schema asked for: chosen once the user is known (choose_schema) */

@@ -470,7 +470,7 @@ static void note_found_rows(struct client *c)
 		return;
 	if (r->cursor_opened || (r->results == 0 && (c->cur_sv & SV_SELECTS))) {
 		c->fr_gen++;
-		c->fr_known = false;
+		c->fr_rows = FR_UNKNOWN;
 		stamp_found_rows(c);
 		if (!r->cursor_opened)
 			c->sticky = 1;
@@ -479,8 +479,7 @@ static void note_found_rows(struct client *c)
 	if (r->results == 0)
 		return;
 	c->fr_gen++;
-	c->fr_known = r->results == 1 && !r->saw_err;
-	c->fr_rows = r->rows;
+	c->fr_rows = r->results == 1 && !r->saw_err ? r->rows : FR_UNKNOWN;
 	stamp_found_rows(c);
 }
 
@@ -571,8 +570,7 @@ static void stamp_last_id(struct client *c)
 void mux_answered_here(struct client *c, uint64_t rows)
 {
 	c->fr_gen++;
-	c->fr_known = rows != UINT64_MAX;
-	c->fr_rows = rows;
+	c->fr_rows = rows; /* (UINT64_MAX: FR_UNKNOWN) */
 }
 
 void mux_found_rows_lost(struct client *c)
@@ -587,7 +585,8 @@ static bool found_rows_needed(struct client *c)
 	struct upstream *u = c->up;
 	struct stmt_facts f;
 
-	if (!c->fr_known || (u->fr_client == c->id && u->fr_gen == c->fr_gen) || !upstream_mariadb())
+	if (c->fr_rows == FR_UNKNOWN || (u->fr_client == c->id && u->fr_gen == c->fr_gen) ||
+	    !upstream_mariadb())
 		return false;
 	return front_facts(c, &f) && (f.seen & SF_FOUND_ROWS);
 }
@@ -802,7 +801,7 @@ bool mux_sync_done(struct client *c, enum upcmd_kind kind)
 	if (kind == UPCMD_SYNC_FOUND_ROWS) {
 		/* a failure costs FOUND_ROWS() only: give up on it, not the command */
 		if (c->relay.saw_err)
-			c->fr_known = false;
+			c->fr_rows = FR_UNKNOWN;
 		else
 			stamp_found_rows(c);
 		return true;

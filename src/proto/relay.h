@@ -42,6 +42,8 @@ struct relay {
 	bool strip_tracking;  /* the client has no CLIENT_SESSION_TRACK */
 	bool local_files;     /* the client has CLIENT_LOCAL_FILES */
 	bool in_continuation; /* the previous packet had a 16 MiB - 1 payload */
+	bool infile_cont;     /* LOAD DATA LOCAL: the client's last file packet was a
+			       * full one (16 MiB - 1): an empty one next continues it */
 	uint8_t seq_shift;    /* packets dropped so far in this response */
 	uint64_t cols_left;
 	uint16_t params_left;

@@ -65,6 +65,21 @@ int main(void)
 		{ CS_DRAINED, CS_READY, false, "a drained session never reads again" },
 		{ CS_RELAYING, CS_DRAINED, false, "the drain waits for the answer (an idle point)" },
 		{ CS_CLOSING, CS_DRAINED, false, "a session closed after an error is not drained" },
+		{ CS_AUTH_SWITCH, CS_DENIED, true, "a wrong password waits out the failed-login delay" },
+		{ CS_DENIED, CS_CLOSING, true, "then its ERR goes out and the session ends" },
+		{ CS_DENIED, CS_READY, false, "a denied login never becomes a session" },
+		{ CS_READY, CS_DENIED, false, "COM_CHANGE_USER is denied from the login states only" },
+		{ CS_READY, CS_AUTH_SWITCH, false, "COM_CHANGE_USER enters the login at HANDSHAKE" },
+		{ CS_READY, CS_QUEUED, true, "every pooled connection is busy: the pool's queue" },
+		{ CS_QUEUED, CS_CONNECTING, true, "a connection is free: the pool hands it over" },
+		{ CS_QUEUED, CS_READY, true, "the wait timed out: the command gets ERR 1040" },
+		{ CS_QUEUED, CS_RELAYING, false, "nothing is forwarded from the queue" },
+		{ CS_CONNECTING, CS_QUEUED, false, "a session joins the queue from READY only" },
+		{ CS_READY, CS_SENDING, true, "a command of 16 MiB or more goes upstream" },
+		{ CS_SENDING, CS_RELAYING, true, "its last packet is sent: the answer is relayed" },
+		{ CS_SENDING, CS_READY, true, "... or none comes (COM_STMT_SEND_LONG_DATA)" },
+		{ CS_SENDING, CS_INTERNAL, false, "no command of the node's own in the middle of one" },
+		{ CS_RELAYING, CS_SENDING, false, "a command is sent before its answer is relayed" },
 	};
 
 	size_t refused = 0;

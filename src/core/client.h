@@ -1,14 +1,17 @@
 /*
  * client.h: one client session, owned by one worker for its whole life: the
- * session core. client.c runs its command phase, login.c its connection
- * phase, idle.c its idle timeout, mux.c what it keeps on upstream
+ * session core. client.c runs its life and its input, login.c its
+ * connection phase, dispatch.c each command's way (the command table's
+ * handlers), uplink.c its side of the upstream connection (answers, the
+ * node's own commands, the pool's reports, a lost connection), wait.c the
+ * cache's waits, idle.c its idle timeout, mux.c what it keeps on upstream
  * connections, pool.c lends it those connections. The cache (src/cache/)
  * stands below: the core asks cache_command() what to do with a command
  * and does it (see cache/session.h); the cache never calls back.
  *
  * States: enum client_state in cstate.h, one comment each, and the table
  * of the moves between them (docs/architecture.md).
- * login.c drives the first five; client.c the command phase.
+ * login.c drives the login states; the others the command phase.
  */
 #ifndef SHOAL_CLIENT_H
 #define SHOAL_CLIENT_H
@@ -28,6 +31,9 @@
 #include "cache/session.h"
 #include "core/cstate.h"
 #include "session/stmts.h"
+
+#define CLIENT_READ_MAX (256 * 1024)   /* bytes read from a socket at a time */
+#define CLIENT_OUT_HIGH (1024 * 1024)  /* stop reading the upstream above this much output */
 
 struct worker;
 struct internal_login;
@@ -90,7 +96,7 @@ struct client {
 	 * refill's, login_internal), with no handshake */
 	bool internal;
 	/* mode: the login's OK waits for its upstream connection, borrowed
-	 * and brought to the schema; set by client_authenticated, cleared by
+	 * and brought to the schema; set by login_authenticated, cleared by
 	 * login_done. It spans CONNECTING or QUEUED, INTERNAL (the sync steps)
 	 * and READY; meanwhile no command is read, the answers carry the
 	 * login's sequence ids, and a failure ends the session */
@@ -100,7 +106,7 @@ struct client {
 	/* command phase */
 	struct upstream *up;
 	/* mode (serve-stale): the upstream connection was lost with session
-	 * state on it (upstream_lost); the session answers from the cache only
+	 * state on it (uplink_lost); the session answers from the cache only
 	 * (cache_serve_only), in READY and WAITING alike, until it is reset; a
 	 * command that needs the upstream ends it once the upstream is back */
 	bool up_lost;
@@ -134,7 +140,7 @@ struct client {
 	bool pin_forever, pin_lock;
 	/* mode: a COMMIT/ROLLBACK ... RELEASE succeeded (mux_answer_done): the
 	 * server closed the connection, and the session ends once this answer
-	 * is out, after its held last packet if any (WAITING): process_input
+	 * is out, after its held last packet if any (WAITING): client_process_input
 	 * moves it from READY to CLOSING */
 	bool releasing;
 	/* FOUND_ROWS() as the session reads it (mux.c): the rows of its last
@@ -161,7 +167,7 @@ struct client {
 	/* mode of the front command: the node and the cache let it go upstream
 	 * (they are asked once); it is forwarded as soon as a connection in the
 	 * session's state is there. It spans QUEUED, CONNECTING, INTERNAL (the
-	 * sync steps) and READY; forward_command or drop_front clear it */
+	 * sync steps) and READY; forward_command or dispatch_drop_front clear it */
 	bool pass_pending;
 	/* mode of the front command: it was sent again once, on a fresh
 	 * connection (retry_front), and never will be again; cleared when its
@@ -186,8 +192,6 @@ struct client {
 	struct user_account *wait_acct;    /* counted in its waiting while queued (a reference) */
 };
 
-/* Inside a transaction: the upstream's last status says so, or autocommit
- * is off. */
 /* The session's end has begun (CLOSING or DRAINED): its last output is
  * flushed, nothing more is read. */
 static inline bool client_ending(const struct client *c)
@@ -195,28 +199,41 @@ static inline bool client_ending(const struct client *c)
 	return c->st == CS_CLOSING || c->st == CS_DRAINED;
 }
 
+/* Inside a transaction: the upstream's last status says so, or autocommit
+ * is off. */
 static inline bool client_in_txn(const struct client *c)
 {
 	return status_in_txn(c->server_status);
 }
 
+/* A background refresh is upstream: the session answers cache hits only. */
+static inline bool client_hits_only(const struct client *c)
+{
+	return c->st == CS_INTERNAL && c->upcmd == UPCMD_REFRESH;
+}
+
+/* The client's command is upstream (its answer is relayed): still arriving,
+ * or whole. */
+static inline bool client_command_upstream(const struct client *c)
+{
+	return c->st == CS_RELAYING || c->st == CS_SENDING;
+}
+
+/* A command of this session is upstream and its answer is awaited. */
+static inline bool client_upstream_busy(const struct client *c)
+{
+	return client_command_upstream(c) || c->st == CS_INTERNAL;
+}
+
+/* LOAD DATA LOCAL: the answer being relayed waits for the client's file. */
+static inline bool client_infile_active(const struct client *c)
+{
+	return c->st == CS_RELAYING && c->up && relay_awaits_infile(&c->relay);
+}
+
 /* The node drains: close the session now if it is idle (worker thread). */
 void client_drain(struct client *c);
 
-/* A coalescing wake-up arrived for session client_id (ignored if stale). */
-void client_wake(struct worker *w, uint32_t client_id, uint32_t gen);
-/* A KILL for session id of worker w (its thread): KILL QUERY has the
- * upstream kill its running command, KILL CONNECTION also ends it. */
-void client_kill(struct worker *w, uint32_t id, bool query_only);
-
-/* The one way to send a command of the node's own upstream, on c->up (which
- * must be free): a packet cmd + payload. The session enters CS_INTERNAL with
- * c->upcmd = kind; the answer is collected in c->scratch and, when
- * complete, handed on by kind (see enum upcmd_kind), and the session goes
- * back to CS_READY. false: out of memory, nothing sent. */
-bool upcmd_send(struct client *c, uint8_t cmd, const void *payload, size_t len, enum upcmd_kind kind);
-
-/* Take ownership of an accepted socket on worker w. */
 /* A new session on fd: a listener's client (internal NULL: the handshake
  * starts), or one of the node's own (internal_login, worker.h: taken over). */
 void client_accept(struct worker *w, int fd, const struct sockaddr_storage *peer,
@@ -228,35 +245,11 @@ void client_close(struct client *c, const char *why);
 void client_arm(struct client *c);
 /* Flush output now; false if the connection broke (then it is closed). */
 bool client_flush(struct client *c);
-
-/* login.c */
-void login_start(struct client *c);
-/* A session of the node's own starts logged in (in is freed). */
-void login_internal(struct client *c, struct internal_login *in);
-/* Handle one packet in a login state. */
-void login_packet(struct client *c, const uint8_t *pl, uint32_t len, uint8_t seq);
-void login_tls_step(struct client *c);
-/* COM_CHANGE_USER from the command phase: the session is reset
- * (client_reset_session), then the login runs as a new one would. */
-void login_change_user(struct client *c, const uint8_t *pl, uint32_t len);
-/* The session back to a fresh login's state (COM_RESET_CONNECTION,
- * COM_CHANGE_USER): its connection is given back, or closed when it holds
- * state of its own (mux_reset); its variables, schema aside, are the
- * globals of now; its prepared statements, temporary tables, locks and
- * transaction are gone, and the cache reads its settings again. */
-void client_reset_session(struct client *c);
-
-/* client.c: called by login.c once the user is authenticated. */
-void client_authenticated(struct client *c);
-
-/* client.c, for pool.c: the connection in c->up is ready for the session's
- * use, or could not be opened (c->up holds the error until pool_discard),
- * or the wait timed out (c->up is NULL). */
-void client_pool_ready(struct client *c);
-void client_pool_failed(struct client *c);
-void client_pool_timeout(struct client *c);
-/* client.c, for pool.c: socket events of a connection in use by c. */
-void client_upstream_io(struct client *c);
+/* Flush both sides and re-arm: the end of every event handler. */
+void client_settle(struct client *c);
+/* Consume as much buffered input as the state allows, then settle: the
+ * next step after any event that may let the session go on. */
+void client_process_input(struct client *c);
 
 /* What the cache is handed of the session (cache/session.h). */
 struct cache_ctx cache_ctx_of(struct client *c);

@@ -4,7 +4,8 @@
  * fast and full auth, auth switch), and the same checks for CMD_CHANGE_USER.
  * On success it builds the session's upstream identity (ident.h: whom it
  * acts as upstream, counted against the user's max_connections) and hands
- * over to client_authenticated(). See client.h for the states.
+ * over to login_authenticated(), which borrows the login's upstream connection
+ * before the OK (login_finish). See client.h for the states.
  */
 #include <openssl/err.h>
 #include <stdlib.h>
@@ -14,7 +15,13 @@
 
 #include "upstream/users.h"
 #include "proto/authfail.h"
-#include "core/client.h"
+#include "core/login.h"
+#include "core/dispatch.h"
+#include "core/kill.h"
+#include "core/mux.h"
+#include "core/pool.h"
+#include "proto/compress.h"
+#include "base/health.h"
 #include "config/config.h"
 #include "upstream/ident.h"
 #include "core/infile.h"
@@ -289,6 +296,8 @@ static bool bad_schema_text(const struct client *c, char *msg, size_t cap)
 	return bad;
 }
 
+static void login_authenticated(struct client *c);
+
 /* The password is right: the session gets its identity (l is consumed). */
 static void succeed(struct client *c, struct users_login *l)
 {
@@ -319,7 +328,7 @@ static void succeed(struct client *c, struct users_login *l)
 		fail_and_close(c, ERR_INVALID_CHARACTER_STRING, "HY000", msg);
 		return;
 	}
-	client_authenticated(c);
+	login_authenticated(c);
 }
 
 /* Check a token made for the configured plugin with c->nonce. */
@@ -543,4 +552,90 @@ void login_change_user(struct client *c, const uint8_t *pl, uint32_t len)
 	/* no schema asked for: chosen once the user is known (choose_schema) */
 	snprintf(c->db, sizeof(c->db), "%s", r.has_db ? r.db : "");
 	authenticate(c, &r);
+}
+
+/* ---- the login's upstream connection ---------------------------------- */
+
+static void login_done(struct client *c)
+{
+	pkt_put_ok(&c->io.out, c->seq, 0, 0, ST_AUTOCOMMIT, 0, c->caps);
+	/* as MariaDB: the login's OK is sent plain, compression starts with
+	 * the first command (a COM_CHANGE_USER's OK is compressed already) */
+	if ((c->caps & CAP_COMPRESS) && !c->io.z &&
+	    sbuf_compress_start(&c->io, compress_limit(g_config.max_allowed_packet), false) < 0) {
+		log_warn("client %u (%s): out of memory for compression", c->id, c->peer);
+		client_set_state(c, CS_CLOSING);
+	}
+	c->login_pending = false;
+	ev_timer_stop(c->w->loop, &c->timer);
+}
+
+/* The user is authenticated (succeed): the session's state from the
+ * login, then its upstream connection before the OK (login_finish), or
+ * the OK at once (the monitor user, an exhausted pool). */
+static void login_authenticated(struct client *c)
+{
+	if (c->w->draining) {
+		pkt_put_errf(&c->io.out, c->seq, ERR_SERVER_SHUTDOWN, "08S01", "Server shutdown in progress");
+		client_set_state(c, CS_CLOSING);
+		return;
+	}
+	mux_login(c);
+	kill_set_user(c->id, c->user);
+	if (c->is_monitor) {
+		client_set_state(c, CS_READY);
+		login_done(c);
+		return;
+	}
+	/* a connection is borrowed (and brought to the session's schema) before
+	 * the OK, so that an unreachable upstream or unknown schema fail here */
+	if (!health_upstream_up()) {
+		char msg[512];
+
+		upstream_down_text(msg, sizeof(msg), "new sessions are refused until it answers");
+		pkt_put_errf(&c->io.out, c->seq, ERR_UPSTREAM_UNREACHABLE, "HY000", "%s", msg);
+		client_set_state(c, CS_CLOSING);
+		return;
+	}
+	if (pool_exhausted(c)) {
+		/* no waiting for a login: the schema is checked by the first
+		 * command that goes upstream (its COM_INIT_DB) */
+		client_set_state(c, CS_READY);
+		login_done(c);
+		return;
+	}
+	c->login_pending = true;
+	switch (pool_acquire(c)) {
+	case POOL_GOT:
+		client_set_state(c, CS_READY);
+		break;
+	case POOL_PENDING:
+		client_set_state(c, CS_CONNECTING);
+		break;
+	case POOL_QUEUED: /* (not after pool_exhausted said no: handled all the same) */
+		client_set_state(c, CS_QUEUED);
+		break;
+	case POOL_NOMEM:
+		pkt_put_errf(&c->io.out, c->seq, ERR_UPSTREAM_UNREACHABLE, "HY000", "Shoal: out of memory");
+		client_set_state(c, CS_CLOSING);
+		break;
+	}
+}
+
+/* client_process_input: a login waits for its connection's sync. false: not yet. */
+bool login_finish(struct client *c)
+{
+	int rc = mux_sync_step(c);
+
+	if (rc > 0)
+		return false;
+	if (rc < 0) {
+		pool_discard(c);
+		pkt_put_errf(&c->io.out, c->seq, ERR_UPSTREAM_UNREACHABLE, "HY000",
+				"Shoal: cannot prepare an upstream connection");
+		client_set_state(c, CS_CLOSING);
+		return false;
+	}
+	login_done(c);
+	return true;
 }

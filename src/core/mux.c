@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "core/client.h"
+#include "core/uplink.h"
 #include "config/config.h"
 #include "core/kill.h"
 #include "base/log.h"

@@ -10,6 +10,7 @@
 
 #include "upstream/users.h"
 #include "core/client.h"
+#include "core/uplink.h"
 #include "config/config.h"
 #include "base/health.h"
 #include "upstream/ident.h"

@@ -5,6 +5,7 @@
  */
 #include "core/wait.h"
 
+#include "cache/answer.h"
 #include "cache/session.h"
 #include "core/worker.h"
 

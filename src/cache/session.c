@@ -904,6 +904,8 @@ static bool prepare_may_cache(struct cache_session *cs, const uint8_t *pl, uint3
 enum cache_step cache_command(struct cache_session *cs, const struct cache_ctx *x,
 			      const uint8_t *pl, uint32_t len)
 {
+	enum cmd_cache what = command_of(pl[0])->cache;
+
 	cs->cur_def = NULL;
 	cs->served_rows = UINT64_MAX;
 	cs->cur_dirty = cs->cur_write = false;
@@ -911,7 +913,7 @@ enum cache_step cache_command(struct cache_session *cs, const struct cache_ctx *
 	cs->grants.refused = false;
 	cs->cons.cur_set = false;
 	cs->cons.facts_text = NULL;   /* the facts of an earlier command */
-	switch (command_of(pl[0])->cache) {
+	switch (what) {
 	case CMDC_QUERY:
 		return on_query(cs, x, pl, len);
 	case CMDC_EXECUTE:
@@ -923,7 +925,7 @@ enum cache_step cache_command(struct cache_session *cs, const struct cache_ctx *
 	}
 	if (cs->refresh)
 		return CSTEP_BLOCKED; /* it needs the upstream, busy with the refresh */
-	switch (command_of(pl[0])->cache) {
+	switch (what) {
 	case CMDC_PREPARE:
 		/* the settings it is prepared under become part of its keys */
 		if (cs->settings_dirty && caching_possible(cs, x) && prepare_may_cache(cs, pl, len))
@@ -937,8 +939,6 @@ enum cache_step cache_command(struct cache_session *cs, const struct cache_ctx *
 	}
 	return CSTEP_PASS;
 }
-
-/* ---- answers ----------------------------------------------------------- */
 
 /* ---- PREPARE answers kept (session/stmtreg.h) ----------------------------
  * The node answers a PREPARE itself, or keeps the upstream's answer to

@@ -48,8 +48,6 @@
 #define FIRST_SESSION_ID 1000000001u
 static atomic_uint next_conn_id = FIRST_SESSION_ID;
 
-void client_process_input(struct client *c);
-
 /* A move the state table refused (cstate_move logged and counted it; under
  * SHOAL_STRICT_STATES it aborted): the session is not where the code
  * believes, so nothing more of it is trusted. It ends: ERR 1105 to the
@@ -74,28 +72,6 @@ void client_set_state(struct client *c, enum client_state to)
 	else
 		state_refused(c);
 }
-
-void uplink_pump(struct client *c);
-static bool client_upstream_busy(const struct client *c);
-
-static int64_t now_ms(const struct client *c)
-{
-	return (int64_t)(ev_now(c->w->loop) * 1000.0);
-}
-
-/* What the cache is handed of the session (cache/session.h). */
-struct cache_ctx cache_ctx_of(struct client *c)
-{
-	struct cache_ctx x = {
-		.out = &c->io.out, .caps = c->caps, .status = c->server_status, .now_ms = now_ms(c),
-		.monitor = c->is_monitor, .up_lost = c->up_lost, .stmts = &c->stmts, .ident = c->ident,
-		.db = c->sv.db, .profiling = c->profiling,
-	};
-
-	return x;
-}
-
-/* ---- the cache's wait (CS_WAITING) ------------------------------------- */
 
 /* The session ends: its connection goes back to the pool when it is
  * between commands and holds nothing of the session's; else it is closed
@@ -173,7 +149,16 @@ bool client_flush(struct client *c)
 	return true;
 }
 
-void uplink_lost(struct client *c, const char *why);
+/* Arm the upstream watcher for the current relay state. A held connection
+ * without a command is watched too, so that the upstream closing it is
+ * seen at once. */
+static void arm_upstream(struct client *c)
+{
+	bool rd = !client_upstream_busy(c) || sbuf_out_pending(&c->io) < CLIENT_OUT_HIGH;
+
+	if (c->up)
+		upstream_want(c->up, rd, sbuf_out_pending(&c->up->io) > 0 || c->up->io.ssl_want_write);
+}
 
 /* Flush both sides and re-arm; the end of every event handler. */
 void client_settle(struct client *c)
@@ -185,14 +170,10 @@ void client_settle(struct client *c)
 	}
 	if (!client_flush(c))
 		return;
-	uplink_arm(c);
+	arm_upstream(c);
 	client_arm(c);
 	idle_arm(c);
 }
-
-/* ---- commands of the node's own (CS_INTERNAL) -------------------------- */
-
-/* ---- answers ----------------------------------------------------------- */
 
 /* Check the header of the next command; false if the session must end. */
 static bool command_header_ok(struct client *c, uint32_t len, uint8_t seq)

@@ -31,6 +31,7 @@
 #include "cache/session.h"
 #include "core/cstate.h"
 #include "session/stmts.h"
+#include "core/worker.h"
 
 #define CLIENT_READ_MAX (256 * 1024)   /* bytes read from a socket at a time */
 #define CLIENT_OUT_HIGH (1024 * 1024)  /* stop reading the upstream above this much output */
@@ -251,7 +252,18 @@ void client_settle(struct client *c);
  * next step after any event that may let the session go on. */
 void client_process_input(struct client *c);
 
-/* What the cache is handed of the session (cache/session.h). */
-struct cache_ctx cache_ctx_of(struct client *c);
+/* What the cache is handed of the session (cache/session.h); inline, as
+ * every command asks the cache. */
+static inline struct cache_ctx cache_ctx_of(struct client *c)
+{
+	struct cache_ctx x = {
+		.out = &c->io.out, .caps = c->caps, .status = c->server_status,
+		.now_ms = (int64_t)(ev_now(c->w->loop) * 1000.0),
+		.monitor = c->is_monitor, .up_lost = c->up_lost, .stmts = &c->stmts, .ident = c->ident,
+		.db = c->sv.db, .profiling = c->profiling,
+	};
+
+	return x;
+}
 
 #endif

@@ -339,10 +339,9 @@ static enum hc_result node_command(struct client *c, const struct command *k, ui
 
 /* Everything answered without an upstream connection. HC_FORWARD,
  * HC_SETTINGS or HC_GRANT_CHECK when one is needed. */
-static enum hc_result local_command(struct client *c, uint32_t len)
+static enum hc_result local_command(struct client *c, const struct command *k, uint32_t len)
 {
 	const uint8_t *pl = sbuf_in_ptr(&c->io) + PKT_HEADER_LEN;
-	const struct command *k = command_of(len ? pl[0] : 0xff);
 	enum hc_result r = node_command(c, k, len);
 
 	if (r != HC_NOT_LOCAL)
@@ -443,7 +442,7 @@ enum hc_result dispatch_command(struct client *c, uint32_t len)
 	if (!c->pass_pending) {
 		/* answered here (a hit, KILL, a monitor query, a cache
 		 * command), parked (WAIT) or closed: nothing goes upstream */
-		r = local_command(c, len);
+		r = local_command(c, k, len);
 		if (r != HC_FORWARD && r != HC_SETTINGS && r != HC_GRANT_CHECK)
 			return r;
 		c->pass_pending = r == HC_FORWARD;

@@ -25,17 +25,6 @@
 #include "core/worker.h"
 #include "upstream/probe.h"
 
-/* Arm the upstream watcher for the current relay state. A held connection
- * without a command is watched too, so that the upstream closing it is
- * seen at once. */
-void uplink_arm(struct client *c)
-{
-	bool rd = !client_upstream_busy(c) || sbuf_out_pending(&c->io) < CLIENT_OUT_HIGH;
-
-	if (c->up)
-		upstream_want(c->up, rd, sbuf_out_pending(&c->up->io) > 0 || c->up->io.ssl_want_write);
-}
-
 /* Under serve-stale a session whose upstream state was lost is kept
  * (without a connection), unless its answer was cut (answer_cut). */
 static bool keep_when_lost(void)

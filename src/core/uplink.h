@@ -28,8 +28,6 @@ void uplink_relay_setup(struct client *c);
 void uplink_pump(struct client *c);
 /* An upstream packet can be relayed now (or a whole frame decoded). */
 bool uplink_input_ready(const struct client *c);
-/* Arm the upstream watcher for the current relay state. */
-void uplink_arm(struct client *c);
 /* The session's upstream connection broke (why, for the log): the command
  * is sent again, fails, or the session ends (see uplink.c). */
 void uplink_lost(struct client *c, const char *why);

@@ -11,6 +11,7 @@
  */
 #include "core/dispatch.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/health.h"

@@ -75,6 +75,7 @@ static const struct {
 	{ "Stmt_Prepare_answers_kept", offsetof(struct shoal_stats, prepare_answers) },
 	{ "Questions", offsetof(struct shoal_stats, queries) },
 	{ "Client_Protocol_Errors", offsetof(struct shoal_stats, protocol_errors) },
+	{ "Client_State_Refused", offsetof(struct shoal_stats, session_state_refused) },
 	{ "Client_Compressed_Sessions", offsetof(struct shoal_stats, compressed_sessions) },
 	{ "Client_Compressed_Frames_in", offsetof(struct shoal_stats, compressed_frames_in) },
 	{ "Client_Compressed_Frames_out", offsetof(struct shoal_stats, compressed_frames_out) },

@@ -257,14 +257,20 @@ static bool command(struct admin_conn *c, const uint8_t *pl, uint32_t len)
 {
 	uint8_t cmd = len ? pl[0] : 0xff;
 
-	switch (cmd) {
-	case CMD_QUIT:
+	/* the node's own commands (the command table's `local`): an admin
+	 * session has no upstream and nothing to reset */
+	switch (command_of(cmd)->local) {
+	case CL_QUIT:
 		conn_close(c, "COM_QUIT");
 		return false;
-	case CMD_PING:
-	case CMD_RESET_CONNECTION:
+	case CL_PING:
+	case CL_RESET:
 		pkt_put_ok(&c->io.out, 1, 0, 0, ST_AUTOCOMMIT, 0, c->caps);
+		return true;
+	default:
 		break;
+	}
+	switch (cmd) {
 	case CMD_INIT_DB:
 		on_init_db(c, pl + 1, len - 1);
 		break;

@@ -39,6 +39,8 @@ struct shoal_stats {
 	atomic_uint_fast64_t prepare_answers;           /* PREPARE answers kept now (stmtreg.h) */
 	atomic_uint_fast64_t queries;                   /* commands relayed */
 	atomic_uint_fast64_t protocol_errors;           /* malformed client input */
+	atomic_uint_fast64_t session_state_refused;     /* session state moves the table refused
+							 * (core/cstate.h: each closed the session) */
 	atomic_uint_fast64_t compressed_sessions;       /* sessions that turned compression on */
 	atomic_uint_fast64_t compressed_frames_in;      /* compressed-protocol frames read */
 	atomic_uint_fast64_t compressed_frames_out;     /* ... and sent */

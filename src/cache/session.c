@@ -30,6 +30,7 @@
 #include "cache/registry.h"
 #include "cache/rules.h"
 #include "cache/settings.h"
+#include "cache/settings_query.h"
 #include "cache/vcols.h"
 #include "cache/verdict.h"
 #include "config/config.h"
@@ -40,34 +41,6 @@
 #include "sql/tables.h"
 #include "sql/tokenizer.h"
 #include "base/stats.h"
-
-/* What, besides the query, decides the bytes of a SELECT's answer. */
-#define SETTINGS_SQL "SELECT @@character_set_client,@@character_set_connection," \
-	"@@character_set_results,@@collation_connection,@@time_zone,@@sql_mode," \
-	"@@lc_time_names,@@div_precision_increment,@@sql_select_limit," \
-	"@@group_concat_max_len,@@max_sort_length,@@default_week_format," \
-	"@@sql_auto_is_null,DATABASE()," SETTINGS_JOIN_LIMIT
-#define SETTINGS_COLUMNS 15
-#define SETTINGS_SCHEMA_FIELD 13    /* DATABASE() */
-/* Limits that make the server refuse a query (an error where the cache
- * would answer): max_join_size while sql_big_selects is off
- * (ER_TOO_BIG_SELECT), and MariaDB's tmp_disk_table_size with the sizes that
- * decide when a temporary table goes to disk (ER_RECORD_FILE_FULL;
- * conformance: sys_vars.max_join_size_func, tmp_disk_table_size_func).
- * Each is an empty string while it is off, so keys stay as they were. */
-#define SETTINGS_JOIN_LIMIT "IF(@@sql_big_selects,'',@@max_join_size)"
-#define SETTINGS_DISK_LIMIT "IF(@@tmp_disk_table_size=18446744073709551615,''," \
-	"CONCAT_WS('/',@@tmp_disk_table_size,@@tmp_memory_table_size,@@max_heap_table_size))"
-/* MariaDB has more that change results: appended when the upstream is one. */
-#define SETTINGS_SQL_MARIADB_KEY SETTINGS_SQL ",@@default_regex_flags,@@system_versioning_asof,@@old_mode," \
-	"@@max_recursive_iterations," SETTINGS_DISK_LIMIT
-#define SETTINGS_COLUMNS_MARIADB 20
-/* Last, and not part of the key: the isolation level. A READ UNCOMMITTED
- * session reads rows other transactions have not committed (and may roll
- * back): it is neither served from the cache nor stores in it. */
-#define SETTINGS_SQL_MARIADB SETTINGS_SQL_MARIADB_KEY ",@@tx_isolation"
-#define SETTINGS_SQL_MYSQL SETTINGS_SQL ",@@transaction_isolation"
-#define ISOLATION_RU "READ-UNCOMMITTED"
 
 /* EXPLAIN LAST STATEMENT's Query_destination. */
 #define DEST_CACHE "readyset_shallow"
@@ -193,16 +166,6 @@ static int64_t keep_window(void)
 	if (g_config.upstream_down_policy != DOWN_POLICY_SERVE_STALE)
 		return 0;
 	return __atomic_load_n(&g_config.max_stale_ms, __ATOMIC_RELAXED);
-}
-
-/* The server says a transaction is open: what it wrote is not committed
- * yet. (status_in_txn also counts autocommit off, which only says that the
- * next statement opens one: after a COMMIT with autocommit off the
- * transaction's writes are committed, and others must see them at once;
- * sys_vars.autocommit_func.) */
-static bool txn_open(uint16_t status)
-{
-	return (status & ST_IN_TRANS) != 0;
 }
 
 static bool txn_allows(const struct cache_session *cs, const struct cache_ctx *x,
@@ -469,48 +432,6 @@ static void note_statement(struct cache_session *cs, int kw, bool multi)
 		cs->cur_write = cs->cur_dirty = true;
 }
 
-const char *cache_settings_sql(struct cache_session *cs, bool mariadb, size_t *len)
-{
-	if (mariadb) {
-		cs->settings_cols = SETTINGS_COLUMNS_MARIADB + 1;
-		*len = sizeof(SETTINGS_SQL_MARIADB) - 1;
-		return SETTINGS_SQL_MARIADB;
-	}
-	cs->settings_cols = SETTINGS_COLUMNS + 1;
-	*len = sizeof(SETTINGS_SQL_MYSQL) - 1;
-	return SETTINGS_SQL_MYSQL;
-}
-
-bool cache_wait_current(const struct cache_session *cs, uint32_t gen)
-{
-	return cs->waiting && cs->waiter.gen == gen;
-}
-
-static void other_wait_over(struct cache_session *cs, bool timed_out);
-
-void cache_wait_over(struct cache_session *cs, bool timed_out)
-{
-	struct cache_def *d = cs->cur_def;
-
-	if (!cs->waiting)
-		return;
-	if (cs->wait_kind != WAIT_STORE) {
-		other_wait_over(cs, timed_out);
-		return;
-	}
-	if (timed_out) {
-		store_cancel_wait(cs->keybuf.data, cs->keybuf.len, cs->key_hash, &cs->waiter);
-		cs->bypass_once = true;
-		if (d)
-			atomic_fetch_add(&d->coalesce_timeouts, 1);
-	} else {
-		STAT_INC(cache_coalesced);
-		if (d)
-			atomic_fetch_add(&d->coalesced_waits, 1);
-	}
-	cs->waiting = false;
-}
-
 /* ---- consistency waits ------------------------------------------------ */
 
 /* Wait (at most CATALOG_WAIT_MS) for the catalog to be read again: a new
@@ -549,24 +470,6 @@ static const struct reason *nondet_vcols(const struct cache_session *cs)
 	return NULL;
 }
 
-/* May the answer of a fill that read deps be stored? Only once each table
- * has had its generated columns checked; with queue, those not checked yet
- * are queued for it, now that the client's read has opened them (vcols.h). */
-static bool vcols_checked(const struct fill_deps *deps, bool queue)
-{
-	bool all = true;
-
-	for (unsigned i = 0; i < deps->n; i++) {
-		enum vcols_verdict v = vcols_verdict(deps->d[i].t);
-
-		if (v == VCOLS_UNKNOWN && queue)
-			catalog_check_vcols(deps->d[i].t);
-		if (v != VCOLS_PLAIN)
-			all = false;
-	}
-	return all;
-}
-
 /* The tables a fill of this command will read, snapshot before it goes
  * upstream (cs->fill_deps). CSTEP_SERVED: look it up. Else not from the
  * cache this time (the reason is EXPLAIN LAST STATEMENT's; a view that
@@ -592,79 +495,6 @@ static enum cache_step read_deps(struct cache_session *cs, struct cache_def *d, 
 		atomic_fetch_add(&d->skips, 1);
 	}
 	return CSTEP_PASS;
-}
-
-/* Read-your-writes for a statement whose writes its text does not show
- * (binlog mode): its answer's last packet (the OK the client waits for)
- * is held until the binlog follower has applied everything the upstream
- * had committed by then, so the session's next read, or anyone's the
- * client tells about it, is current. If the follower is not streaming, or
- * does not get there within BINLOG_HOLD_MS, everything is invalidated
- * instead. */
-#define BINLOG_HOLD_MS 5000
-
-/* Take the answer's last packet (cs->last_pkt_len bytes at the end of out)
- * out of the client's output until the wait of kind ends
- * (other_wait_over gives it back). false: nothing to hold, or no memory. */
-static bool hold_last_packet(struct cache_session *cs, struct pbuf *out, int kind, int ms)
-{
-	size_t n = cs->last_pkt_len;
-
-	cs->held_ok.len = 0;
-	if (n == 0 || n > out->len || pbuf_append(&cs->held_ok, out->data + out->len - n, n) < 0)
-		return false;
-	out->len -= n;
-	cs->held_out = out;
-	cs->waiting = true;
-	cs->wait_kind = kind;
-	cs->wait_ms = ms;
-	return true;
-}
-
-static bool hold_for_binlog(struct cache_session *cs, const struct cache_ctx *x)
-{
-	cs->waiter.gen++;
-	if (binlog_barrier(&cs->waiter) < 0) {
-		consist_hold_failed();
-		return false;
-	}
-	if (!hold_last_packet(cs, x->out, WAIT_BINLOG, BINLOG_HOLD_MS)) {
-		binlog_barrier_cancel(&cs->waiter);
-		consist_hold_failed();
-		return false;
-	}
-	return true;
-}
-
-static void settle_parked(struct cache_session *cs);
-
-/* A catalog wait, a binlog hold or a generated-columns hold ended (woken,
- * or timed out). */
-static void other_wait_over(struct cache_session *cs, bool timed_out)
-{
-	if (cs->wait_kind == WAIT_CATALOG) {
-		if (timed_out)
-			catalog_cancel_wait(&cs->waiter);
-	} else {
-		if (timed_out && cs->wait_kind == WAIT_VCOLS) {
-			catalog_cancel_vcols_wait(&cs->waiter);
-			cs->waiter.gen++;
-		} else if (timed_out) {
-			binlog_barrier_cancel(&cs->waiter);
-			cs->waiter.gen++;          /* a late wake-up is ignored */
-			consist_hold_failed();
-		}
-		if (cs->wait_kind == WAIT_VCOLS)
-			settle_parked(cs);
-		/* the answer goes to the client now (on out of memory it never
-		 * gets it: the core's idle timeout ends the session) */
-		if (pbuf_append(cs->held_out, cs->held_ok.data, cs->held_ok.len) < 0)
-			log_warn("client %u: out of memory releasing a held answer", cs->id);
-		cs->held_ok.len = 0;
-		pbuf_shrink(&cs->held_ok, 4096);
-	}
-	cs->waiting = false;
-	cs->wait_kind = WAIT_STORE;
 }
 
 /* q, n: the statement's text (for a grant check). */
@@ -1074,7 +904,7 @@ static bool prepare_may_cache(struct cache_session *cs, const uint8_t *pl, uint3
 enum cache_step cache_command(struct cache_session *cs, const struct cache_ctx *x,
 			      const uint8_t *pl, uint32_t len)
 {
-	uint8_t cmd = pl[0];
+	enum cmd_cache what = command_of(pl[0])->cache;
 
 	cs->cur_def = NULL;
 	cs->served_rows = UINT64_MAX;
@@ -1083,302 +913,31 @@ enum cache_step cache_command(struct cache_session *cs, const struct cache_ctx *
 	cs->grants.refused = false;
 	cs->cons.cur_set = false;
 	cs->cons.facts_text = NULL;   /* the facts of an earlier command */
-	if (cmd == CMD_QUERY)
+	switch (what) {
+	case CMDC_QUERY:
 		return on_query(cs, x, pl, len);
-	if (cmd == CMD_STMT_EXECUTE)
+	case CMDC_EXECUTE:
 		return on_execute(cs, x, pl, len);
-	if (cmd == CMD_STMT_BULK_EXECUTE)
+	case CMDC_BULK:
 		return on_bulk(cs, x);
+	default:
+		break;
+	}
 	if (cs->refresh)
-		return CSTEP_BLOCKED;
-	switch (cmd) {
-	case CMD_STMT_PREPARE:
+		return CSTEP_BLOCKED; /* it needs the upstream, busy with the refresh */
+	switch (what) {
+	case CMDC_PREPARE:
 		/* the settings it is prepared under become part of its keys */
 		if (cs->settings_dirty && caching_possible(cs, x) && prepare_may_cache(cs, pl, len))
 			return CSTEP_SETTINGS;
 		break;
-	case CMD_RESET_CONNECTION:
-		consist_reset(&cs->cons);   /* its temporary tables are gone */
-		cs->oneshot_ru = false;     /* and a pending SET TRANSACTION */
-		cs->cur_dirty = true;
-		break;
-	case CMD_INIT_DB:
-	case CMD_SET_OPTION:
+	case CMDC_SETTINGS:
 		cs->cur_dirty = true;
 		break;
 	default:
 		break;
 	}
 	return CSTEP_PASS;
-}
-
-/* ---- answers ----------------------------------------------------------- */
-
-void cache_tee(struct cache_session *cs, const uint8_t *p, size_t n)
-{
-	cs->last_pkt_len = n;       /* the answer's end may be held (hold_for_binlog) */
-	if (!cs->fill || cs->fill_too_big || n == 0)
-		return;
-	if (cs->fill_buf.len + n > g_config.cache_max_entry_size || pbuf_append(&cs->fill_buf, p, n) < 0) {
-		cs->fill_too_big = true;
-		pbuf_free(&cs->fill_buf);
-	}
-}
-
-/* Offsets of the status flags in the EOF / OK(0xFE) packets of an answer. */
-static void status_offsets(const struct pbuf *b, uint16_t off[ENTRY_MAX_STATUS])
-{
-	size_t pos = 0;
-	int n = 0;
-	bool cont = false;
-
-	memset(off, 0, sizeof(uint16_t) * ENTRY_MAX_STATUS);
-	while (pos + PKT_HEADER_LEN <= b->len) {
-		uint32_t len = rd_u24(b->data + pos);
-		const uint8_t *pl = b->data + pos + PKT_HEADER_LEN;
-
-		if (!cont && len >= 5 && len < 9 && pl[0] == 0xfe && n < ENTRY_MAX_STATUS &&
-		    pos + PKT_HEADER_LEN + 3 <= UINT16_MAX)
-			off[n++] = (uint16_t)(pos + PKT_HEADER_LEN + 3);
-		cont = len == PKT_MAX_PAYLOAD;
-		pos += PKT_HEADER_LEN + len;
-	}
-}
-
-/* After a command: does the session still hold the table locks under which
- * it wrote? Under LOCK TABLES others see its writes when the locks go
- * (Aria's WRITE CONCURRENT), as at a COMMIT: at UNLOCK TABLES, BEGIN, or
- * the next LOCK TABLES, which releases the held ones before it takes its
- * own (even when it then fails). False releases the write set. */
-static bool locks_still_held(struct cache_session *cs, bool failed)
-{
-	bool released = cs->locked && cs->cur_lock_op != 0;
-
-	if (cs->cur_lock_op && !failed)
-		cs->locked = cs->cur_lock_op > 0;
-	cs->cur_lock_op = 0;
-	return cs->locked && !released;
-}
-
-/* Is the relayed answer one a cache may keep? */
-static bool storable(const struct relay *r, size_t size)
-{
-	return size > 0 && size <= g_config.cache_max_entry_size && r->results == 1 && !r->saw_err &&
-	       r->status_valid && (r->warnings == 0 || g_config.cache_warnings) &&
-	       (r->rows > 0 || g_config.cache_empty);
-}
-
-static uint32_t clamp_us(uint64_t us)
-{
-	return (uint32_t)(us > UINT32_MAX ? UINT32_MAX : us);
-}
-
-static void store_now(struct cache_session *cs, uint32_t rows, uint64_t us, int64_t now)
-{
-	struct cache_entry *e = cs->fill;
-	struct cache_def *d = e->def;
-	uint16_t off[ENTRY_MAX_STATUS];
-
-	cs->fill = NULL;
-	status_offsets(&cs->fill_buf, off);
-	store_fill(e, cs->fill_buf.data, cs->fill_buf.len, off, clamp_us(us), rows, now,
-		   atomic_load(&d->ttl_ms), def_refresh_ms(d), &cs->fill_deps);
-	cs->fill_buf.len = 0;
-	pbuf_shrink(&cs->fill_buf, 65536);
-}
-
-/* The answer of the fill is in: store it, give it up, or park it until
- * its tables' generated columns are checked (true: parked). */
-static bool finish_fill(struct cache_session *cs, const struct relay *r, uint64_t us, int64_t now)
-{
-	if (cs->fill_too_big || !storable(r, cs->fill_buf.len)) {
-		store_abandon(cs->fill);
-		cs->fill = NULL;
-		return false;
-	}
-	if (!vcols_checked(&cs->fill_deps, true)) {
-		cs->parked_rows = (uint32_t)r->rows;
-		cs->parked_us = us;
-		cs->parked_now = now;
-		return true;
-	}
-	store_now(cs, (uint32_t)r->rows, us, now);
-	return false;
-}
-
-/* A parked fill: stored if its tables are all checked and plain now. */
-static void settle_parked(struct cache_session *cs)
-{
-	if (!cs->fill)
-		return;
-	if (vcols_checked(&cs->fill_deps, false)) {
-		store_now(cs, cs->parked_rows, cs->parked_us, cs->parked_now);
-		return;
-	}
-	store_abandon(cs->fill);
-	cs->fill = NULL;
-}
-
-/* A fill is parked: its answer's last packet is held (at most
- * VCOLS_HOLD_MS) until the catalog reader has checked the tables, so that
- * the entry is stored, or not, before the client can ask again. false: not
- * held (the checks are done already, or the hold failed): settled now. */
-#define VCOLS_HOLD_MS 1000
-static bool hold_for_vcols(struct cache_session *cs, const struct cache_ctx *x)
-{
-	cs->waiter.gen++;
-	catalog_wait_vcols(&cs->waiter);
-	if (vcols_checked(&cs->fill_deps, false) ||
-	    !hold_last_packet(cs, x->out, WAIT_VCOLS, VCOLS_HOLD_MS)) {
-		catalog_cancel_vcols_wait(&cs->waiter);
-		settle_parked(cs);
-		return false;
-	}
-	return true;
-}
-
-void cache_note_own_error(struct cache_session *cs, uint64_t us)
-{
-	if (!cs->cur_def)
-		return;
-	def_account(cs->cur_def, us, 0, 0);
-	atomic_fetch_add_explicit(&cs->cur_def->errors, 1, memory_order_relaxed);
-	atomic_fetch_add_explicit(&cs->cur_def->node_errors, 1, memory_order_relaxed);
-	cs->cur_def = NULL;
-}
-
-bool cache_answer_done(struct cache_session *cs, const struct cache_ctx *x, const struct relay *r,
-		       uint64_t us)
-{
-	uint16_t status = x->status;
-	int64_t now_ms = x->now_ms;
-	bool held, parked;
-
-	if (cs->cur_def)
-		def_account(cs->cur_def, us, r->rows, r->affected);
-	if (cs->cur_def && r->saw_err)
-		atomic_fetch_add_explicit(&cs->cur_def->errors, 1, memory_order_relaxed);
-	if (cs->cur_def && !r->saw_err && r->results > 0 && !cs->settings_dirty)
-		/* the user just read it upstream, under these settings */
-		grants_note_allowed(&cs->cw->grants, x->ident, cs->cur_def, cs->settings_id, now_ms);
-	cache_metrics_observe(false, us);
-	if (cs->fill)
-		cache_metrics_observe_miss(us); /* a miss: the answer fills an entry */
-	parked = cs->fill && finish_fill(cs, r, us, now_ms);
-	if (cs->cur_dirty)
-		cs->settings_dirty = true;
-	if (cs->cur_write) {
-		cs->last_write_ms = now_ms;
-		if (txn_open(status))
-			cs->txn_wrote = true;
-	}
-	if (!txn_open(status))
-		cs->txn_wrote = false;
-	if (cs->cur_ends_oneshot && !status_in_txn(status))
-		cs->oneshot_ru = false;
-	cs->cur_ends_oneshot = false;
-	cs->cur_def = NULL;
-	cs->cur_dirty = cs->cur_write = false;
-	cs->cat_waited = false;
-	held = locks_still_held(cs, r->saw_err);
-	if (consist_done(&cs->cons, txn_open(status) || held, !r->saw_err)) {
-		if (parked)
-			settle_parked(cs); /* one hold at a time: not stored */
-		return hold_for_binlog(cs, x);
-	}
-	return parked && hold_for_vcols(cs, x);
-}
-
-/* Parse the one-row answer to SETTINGS_SQL into cs->settings. */
-static bool parse_settings(struct cache_session *cs, const struct pbuf *b)
-{
-	size_t pos = 0, idx = 0, out = 0;
-
-	while (pos + PKT_HEADER_LEN <= b->len) {
-		uint32_t len = rd_u24(b->data + pos);
-		struct pcur cur;
-
-		if (pos + PKT_HEADER_LEN + len > b->len)
-			return false;
-		/* the column count, one definition per column, an EOF, then the row */
-		if (idx++ == (size_t)cs->settings_cols + 2) {
-			pcur_init(&cur, b->data + pos + PKT_HEADER_LEN, len);
-			for (int i = 0; i < cs->settings_cols; i++) {
-				bool null;
-				size_t n = 0;
-				const uint8_t *v;
-
-				if (cur.p < cur.end && *cur.p == 0xfb) {
-					pcur_u8(&cur);
-					null = true;
-					v = (const uint8_t *)"\x01";
-					n = 1;
-				} else {
-					null = false;
-					v = pcur_lenenc_str(&cur, &n);
-				}
-				if (cur.err)
-					return false;
-				if (i == cs->settings_cols - 1) {   /* the isolation level */
-					cs->read_uncommitted = !null && n == sizeof(ISOLATION_RU) - 1 &&
-							       memcmp(v, ISOLATION_RU, n) == 0;
-					break;
-				}
-				if (out + n + 1 > sizeof(cs->settings))
-					return false;
-				memcpy(cs->settings + out, v, n);
-				out += n;
-				cs->settings[out++] = null ? 0x02 : 0x1f;
-			}
-			cs->settings_len = (uint16_t)out;
-			cs->settings_id = settings_intern(cs->settings, out);
-			if (cs->settings_id) {
-				char schema[CONSIST_SCHEMA_MAX];
-
-				settings_field(cs->settings_id, SETTINGS_SCHEMA_FIELD, schema, sizeof(schema));
-				consist_set_schema(&cs->cons, schema);
-			}
-			return cs->settings_id != 0;
-		}
-		pos += PKT_HEADER_LEN + len;
-	}
-	return false;
-}
-
-void cache_settings_done(struct cache_session *cs, const struct relay *r, const struct pbuf *answer)
-{
-	if (r->saw_err || !parse_settings(cs, answer)) {
-		log_warn("client %u: cannot read session settings; caching off for this session", cs->id);
-		cs->settings_broken = true;
-	}
-	cs->settings_dirty = false;
-}
-
-void cache_refresh_done(struct cache_session *cs, const struct cache_ctx *x, const struct relay *r,
-			const struct pbuf *answer, uint64_t us)
-{
-	int64_t now_ms = x->now_ms;
-	struct cache_entry *e = cs->refresh;
-	struct cache_def *d;
-	uint16_t off[ENTRY_MAX_STATUS];
-	int changed;
-
-	if (!e)
-		return;
-	d = e->def;
-	cs->refresh = NULL;
-	if (!storable(r, answer->len)) {
-		atomic_fetch_add(&d->refresh_failed, 1);
-		store_abandon(e);
-		return;
-	}
-	status_offsets(answer, off);
-	if (!cs->settings_dirty)
-		grants_note_allowed(&cs->cw->grants, x->ident, d, cs->settings_id, now_ms);
-	changed = store_fill(e, answer->data, answer->len, off, clamp_us(us), (uint32_t)r->rows, now_ms,
-			     atomic_load(&d->ttl_ms), def_refresh_ms(d), &cs->refresh_deps);
-	atomic_fetch_add(changed > 0 ? &d->refresh_changed : changed == 0 ? &d->refresh_unchanged
-			 : &d->refresh_failed, 1);
 }
 
 /* ---- PREPARE answers kept (session/stmtreg.h) ----------------------------

@@ -3,8 +3,9 @@
  * everything that fills it: defaults, the config file (key = value lines),
  * the environment (UPPER_SNAKE names) and command-line flags (--kebab-name),
  * applied in that order so each later source wins. Also owns --help,
- * --version, the mysql:// URL parser, password redaction for messages and
- * the start-up summary of the effective settings.
+ * --version, password redaction for messages and the start-up summary of
+ * the effective settings. The values that are addresses and URLs are
+ * parsed by config_parse.c.
  *
  * Every setting is one row of the config_settings[] table below: its three names,
  * its type, where it lives in the struct, its range and its help text. The
@@ -20,9 +21,9 @@
 #define _GNU_SOURCE
 #endif
 #include "config/config.h"
+#include "config/config_parse.h"
 #include "config/config_table.h"
 #include "base/duration.h"
-#include "base/hex.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -46,29 +47,6 @@ struct shoal_config g_config;
 #define N_SETTINGS config_n_settings
 
 /* ---------------------------------------------------------------- helpers */
-
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen > 0) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
-
-/* Copy len bytes of src into dst[dstsize] with a NUL; -1 if it doesn't fit. */
-static int copy_bounded(char *dst, size_t dstsize, const char *src, size_t len)
-{
-	if (len >= dstsize)
-		return -1;
-	memcpy(dst, src, len);
-	dst[len] = '\0';
-	return 0;
-}
 
 static void trim_range(const char **b, const char **e)
 {
@@ -144,34 +122,6 @@ static const char *env_get(char **envp, const char *name)
 	return NULL;
 }
 
-/* ------------------------------------------------------------- redaction */
-
-void config_redact_url(const char *url, char *out, size_t outlen)
-{
-	const char *start, *at, *colon;
-	size_t keep;
-
-	if (!out || outlen == 0)
-		return;
-	out[0] = '\0';
-	if (!url)
-		return;
-	start = strstr(url, "://");
-	start = start ? start + 3 : url;
-	at = strrchr(start, '@');
-	colon = at ? memchr(start, ':', (size_t)(at - start)) : NULL;
-	if (!colon) {
-		snprintf(out, outlen, "%s", url);
-		return;
-	}
-	keep = (size_t)(colon + 1 - url);
-	if (keep >= outlen)
-		keep = outlen - 1;
-	memcpy(out, url, keep);
-	out[keep] = '\0';
-	snprintf(out + keep, outlen - keep, "***%s", at);
-}
-
 /* "u:p,u2:p2" -> "u:***,u2:***"; an item without ':' is shown as is. */
 static void print_redacted_users(FILE *out, const char *v)
 {
@@ -236,209 +186,6 @@ static int alias_needs_unit(const struct setting *s, const char *v, const char *
 	return 2;
 }
 
-/* --------------------------------------------------------- value parsers */
-
-static int parse_port(const char *s, size_t len, uint16_t *out, char *err, size_t errlen)
-{
-	unsigned long v = 0;
-
-	if (len == 0)
-		return fail(err, errlen, "missing port number");
-	for (size_t i = 0; i < len; i++) {
-		if (!isdigit((unsigned char)s[i]))
-			return fail(err, errlen, "port is not a number");
-		if (v <= 65535)
-			v = v * 10 + (unsigned long)(s[i] - '0');
-	}
-	if (v > 65535)
-		return fail(err, errlen, "port out of range 0..65535");
-	*out = (uint16_t)v;
-	return 0;
-}
-
-static bool valid_host(const char *h, size_t len, bool bracketed)
-{
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)h[i];
-
-		if (isalnum(c) || c == '.' || c == '-' || c == '_')
-			continue;
-		if (bracketed && (c == ':' || c == '%'))
-			continue;
-		return false;
-	}
-	return true;
-}
-
-/* Split "host:port" or "[v6]:port" (s[0..len)). defport 0: the port is
- * required; otherwise it is used when the port is absent. */
-static int split_hostport(const char *s, size_t len, char *host, size_t hostsize,
-			  uint16_t *port, uint16_t defport, char *err, size_t errlen)
-{
-	const char *h = s, *p = NULL;
-	size_t hlen, plen = 0;
-	bool br = len > 0 && s[0] == '[';
-
-	if (br) {
-		const char *rb = memchr(s, ']', len);
-		size_t rest;
-
-		if (!rb)
-			return fail(err, errlen, "missing ']' after IPv6 address");
-		h = s + 1;
-		hlen = (size_t)(rb - h);
-		rest = len - (size_t)(rb + 1 - s);
-		if (rest > 0 && rb[1] != ':')
-			return fail(err, errlen, "unexpected text after ']'");
-		if (rest > 0) {
-			p = rb + 2;
-			plen = rest - 1;
-		}
-	} else {
-		const char *colon = memchr(s, ':', len);
-
-		hlen = colon ? (size_t)(colon - s) : len;
-		if (colon) {
-			p = colon + 1;
-			plen = len - hlen - 1;
-			if (memchr(p, ':', plen))
-				return fail(err, errlen, "an IPv6 address must be in brackets, e.g. [::1]:3306");
-		}
-	}
-	if (hlen == 0)
-		return fail(err, errlen, "missing host");
-	if (!valid_host(h, hlen, br))
-		return fail(err, errlen, "bad character in host");
-	if (copy_bounded(host, hostsize, h, hlen))
-		return fail(err, errlen, "host too long (max %zu bytes)", hostsize - 1);
-	if (!p && defport == 0)
-		return fail(err, errlen, "missing port (expected host:port)");
-	*port = defport;
-	return p ? parse_port(p, plen, port, err, errlen) : 0;
-}
-
-static int parse_addr(const char *s, size_t len, struct shoal_addr *out, char *err, size_t errlen)
-{
-	struct shoal_addr a;
-
-	memset(&a, 0, sizeof a);
-	if (split_hostport(s, len, a.host, sizeof a.host, &a.port, 0, err, errlen))
-		return -1;
-	*out = a;
-	return 0;
-}
-
-int config_parse_addr(const char *s, struct shoal_addr *out)
-{
-	if (!s || !out)
-		return -1;
-	return parse_addr(s, strlen(s), out, NULL, 0);
-}
-
-/* Percent-decode s[0..len) into out. what names the part in messages; the
- * messages never quote the text itself (it may be a password). */
-static int pct_decode(const char *s, size_t len, char *out, size_t outsize, const char *what,
-		      char *err, size_t errlen)
-{
-	size_t o = 0;
-
-	for (size_t i = 0; i < len; i++) {
-		int c = (unsigned char)s[i];
-
-		if (c == '%') {
-			int hi = i + 2 < len ? hex_value(s[i + 1]) : -1;
-			int lo = i + 2 < len ? hex_value(s[i + 2]) : -1;
-
-			if (hi < 0 || lo < 0)
-				return fail(err, errlen, "bad percent-encoding in %s", what);
-			c = hi * 16 + lo;
-			if (c == 0)
-				return fail(err, errlen, "%%00 is not allowed in %s", what);
-			i += 2;
-		}
-		if (o + 1 >= outsize)
-			return fail(err, errlen, "%s too long (max %zu bytes)", what, outsize - 1);
-		out[o++] = (char)c;
-	}
-	out[o] = '\0';
-	return 0;
-}
-
-/* ---------------------------------------------------------- upstream URL */
-
-static int url_userinfo(const char *s, size_t len, struct shoal_mysql_url *u, char *err, size_t errlen)
-{
-	const char *colon = memchr(s, ':', len);
-	size_t ulen = colon ? (size_t)(colon - s) : len;
-
-	if (ulen == 0)
-		return fail(err, errlen, "missing user name");
-	if (pct_decode(s, ulen, u->user.name, sizeof u->user.name, "user name", err, errlen))
-		return -1;
-	if (colon && pct_decode(colon + 1, len - ulen - 1, u->user.password,
-				sizeof u->user.password, "password", err, errlen))
-		return -1;
-	return 0;
-}
-
-int config_parse_mysql_url(const char *url, size_t len, uint16_t default_port, struct shoal_mysql_url *u,
-			   char *err, size_t errlen)
-{
-	static const char scheme[] = "mysql://";
-	const char *rest, *at, *hp, *slash, *end = url + len;
-
-	memset(u, 0, sizeof *u);
-	if (len == 0)
-		return fail(err, errlen, "empty URL");
-	if (len < sizeof scheme - 1 || strncasecmp(url, scheme, sizeof scheme - 1) != 0)
-		return fail(err, errlen, "the scheme must be mysql://");
-	rest = url + sizeof scheme - 1;
-	at = NULL; /* the last '@': an unencoded '@' in a password still works */
-	for (const char *p = rest; p < end; p++)
-		if (*p == '@')
-			at = p;
-	if (!at)
-		return fail(err, errlen, "missing user (expected mysql://user:pass@host:port/db)");
-	if (url_userinfo(rest, (size_t)(at - rest), u, err, errlen))
-		return -1;
-	hp = at + 1;
-	for (const char *p = hp; p < end; p++)
-		if (*p == '?' || *p == '#')
-			return fail(err, errlen, "URL parameters (?...) are not supported");
-	slash = memchr(hp, '/', (size_t)(end - hp));
-	if (split_hostport(hp, (size_t)((slash ? slash : end) - hp), u->host, sizeof u->host,
-			   &u->port, default_port, err, errlen))
-		return -1;
-	if (u->port == 0)
-		return fail(err, errlen, "port out of range 1..65535");
-	if (slash && memchr(slash + 1, '/', (size_t)(end - slash - 1)))
-		return fail(err, errlen, "'/' in database name");
-	if (slash && pct_decode(slash + 1, (size_t)(end - slash - 1), u->db, sizeof u->db, "database name",
-				err, errlen))
-		return -1;
-	return 0;
-}
-
-int config_parse_upstream_url(struct shoal_config *cfg, const char *url, char *err, size_t errlen)
-{
-	struct shoal_mysql_url u;
-	size_t len;
-
-	if (!url || !*url)
-		return fail(err, errlen, "empty URL");
-	len = strlen(url);
-	if (len >= sizeof cfg->upstream_url)
-		return fail(err, errlen, "URL too long (max %zu bytes)", sizeof cfg->upstream_url - 1);
-	if (config_parse_mysql_url(url, len, DEFAULT_UPSTREAM_PORT, &u, err, errlen))
-		return -1;
-	memcpy(cfg->upstream_url, url, len + 1);
-	cfg->upstream_user = u.user;
-	memcpy(cfg->upstream_host, u.host, sizeof cfg->upstream_host);
-	cfg->upstream_port = u.port;
-	memcpy(cfg->upstream_db, u.db, sizeof cfg->upstream_db);
-	return 0;
-}
-
 /* ------------------------------------------------------- setting setters */
 
 static int set_listen(struct shoal_config *cfg, const char *v, char *err, size_t errlen)
@@ -453,11 +200,11 @@ static int set_listen(struct shoal_config *cfg, const char *v, char *err, size_t
 
 		trim_range(&b, &e);
 		if (b == e)
-			return fail(err, errlen, "empty address in list");
+			return config_fail(err, errlen, "empty address in list");
 		if (n == SHOAL_MAX_LISTEN)
-			return fail(err, errlen, "more than %d addresses", SHOAL_MAX_LISTEN);
-		if (parse_addr(b, (size_t)(e - b), &tmp[n], why, sizeof why))
-			return fail(err, errlen, "'%.*s': %s", (int)(e - b), b, why);
+			return config_fail(err, errlen, "more than %d addresses", SHOAL_MAX_LISTEN);
+		if (config_parse_addr_len(b, (size_t)(e - b), &tmp[n], why, sizeof why))
+			return config_fail(err, errlen, "'%.*s': %s", (int)(e - b), b, why);
 		n++;
 		if (!comma)
 			break;
@@ -478,20 +225,20 @@ static int parse_user_item(const char *b, const char *e, int item, struct shoal_
 
 	memset(&u, 0, sizeof u);
 	if (!colon)
-		return fail(err, errlen, "item %d has no ':' (expected user:password)", item);
+		return config_fail(err, errlen, "item %d has no ':' (expected user:password)", item);
 	if (colon == b)
-		return fail(err, errlen, "item %d has an empty user name", item);
-	if (copy_bounded(u.name, sizeof u.name, b, (size_t)(colon - b)))
-		return fail(err, errlen, "item %d: user name too long (max %zu bytes)", item,
+		return config_fail(err, errlen, "item %d has an empty user name", item);
+	if (config_copy(u.name, sizeof u.name, b, (size_t)(colon - b)))
+		return config_fail(err, errlen, "item %d: user name too long (max %zu bytes)", item,
 			    sizeof u.name - 1);
-	if (copy_bounded(u.password, sizeof u.password, colon + 1, (size_t)(e - colon - 1)))
-		return fail(err, errlen, "password of user '%s' too long (max %zu bytes)", u.name,
+	if (config_copy(u.password, sizeof u.password, colon + 1, (size_t)(e - colon - 1)))
+		return config_fail(err, errlen, "password of user '%s' too long (max %zu bytes)", u.name,
 			    sizeof u.password - 1);
 	for (int i = 0; i < *n; i++)
 		if (strcmp(tmp[i].name, u.name) == 0)
-			return fail(err, errlen, "user '%s' listed twice", u.name);
+			return config_fail(err, errlen, "user '%s' listed twice", u.name);
 	if (*n == SHOAL_MAX_USERS)
-		return fail(err, errlen, "more than %d users", SHOAL_MAX_USERS);
+		return config_fail(err, errlen, "more than %d users", SHOAL_MAX_USERS);
 	tmp[(*n)++] = u;
 	return 0;
 }
@@ -546,7 +293,7 @@ static int set_enum(int *p, const struct setting *s, const char *v, char *err, s
 			return 0;
 		}
 	}
-	fail(err, errlen, "expected one of:");
+	config_fail(err, errlen, "expected one of:");
 	for (int i = 0; s->names[i] && err; i++) {
 		used = strlen(err);
 		if (used < errlen)
@@ -561,16 +308,16 @@ static int set_int(int *p, const struct setting *s, const char *v, char *err, si
 	long long n;
 
 	if (!*v || isspace((unsigned char)*v))
-		return fail(err, errlen, "not a number");
+		return config_fail(err, errlen, "not a number");
 	errno = 0;
 	n = strtoll(v, &end, 10);
 	if (*end && is_duration(s) && duration_parse_ms(v, false, &n) == 0)
 		end = (char *)"";
 	if (*end)
-		return fail(err, errlen, is_duration(s) ? "not a number (milliseconds, or a "
+		return config_fail(err, errlen, is_duration(s) ? "not a number (milliseconds, or a "
 			    "duration with ms, s, m, h or d)" : "not a number");
 	if (errno == ERANGE || n < s->min || n > s->max)
-		return fail(err, errlen, "must be between %lld and %lld", s->min, s->max);
+		return config_fail(err, errlen, "must be between %lld and %lld", s->min, s->max);
 	*p = (int)n;
 	return 0;
 }
@@ -581,7 +328,7 @@ static int set_size(uint32_t *p, const struct setting *s, const char *v, char *e
 	const char *q = v;
 
 	if (!isdigit((unsigned char)*q))
-		return fail(err, errlen, "not a size (expected bytes, or a number with K, M or G)");
+		return config_fail(err, errlen, "not a size (expected bytes, or a number with K, M or G)");
 	for (; isdigit((unsigned char)*q); q++)
 		if (n <= (unsigned long long)s->max)
 			n = n * 10 + (unsigned long long)(*q - '0');
@@ -592,9 +339,9 @@ static int set_size(uint32_t *p, const struct setting *s, const char *v, char *e
 	default: break;
 	}
 	if (*q)
-		return fail(err, errlen, "not a size (expected bytes, or a number with K, M or G)");
+		return config_fail(err, errlen, "not a size (expected bytes, or a number with K, M or G)");
 	if (n > (unsigned long long)s->max / mult || n * mult < (unsigned long long)s->min)
-		return fail(err, errlen, "must be between %lld and %lld bytes", s->min, s->max);
+		return config_fail(err, errlen, "must be between %lld and %lld bytes", s->min, s->max);
 	*p = (uint32_t)(n * mult);
 	return 0;
 }
@@ -602,9 +349,9 @@ static int set_size(uint32_t *p, const struct setting *s, const char *v, char *e
 static int set_str(char *p, const struct setting *s, const char *v, char *err, size_t errlen)
 {
 	if (s->min > 0 && !*v)
-		return fail(err, errlen, "must not be empty");
-	if (copy_bounded(p, s->size, v, strlen(v)))
-		return fail(err, errlen, "too long (max %zu bytes)", s->size - 1);
+		return config_fail(err, errlen, "must not be empty");
+	if (config_copy(p, s->size, v, strlen(v)))
+		return config_fail(err, errlen, "too long (max %zu bytes)", s->size - 1);
 	return 0;
 }
 
@@ -622,7 +369,7 @@ static int apply(struct shoal_config *cfg, const struct setting *s, const char *
 	case T_CONFIG:
 		return set_str(p, s, v, err, errlen);
 	case T_ADDR:
-		return parse_addr(v, strlen(v), (struct shoal_addr *)(void *)p, err, errlen);
+		return config_parse_addr_len(v, strlen(v), (struct shoal_addr *)(void *)p, err, errlen);
 	case T_ADDRLIST:
 		return set_listen(cfg, v, err, errlen);
 	case T_USERS:
@@ -635,11 +382,11 @@ static int apply(struct shoal_config *cfg, const struct setting *s, const char *
 		return set_size((uint32_t *)(void *)p, s, v, err, errlen);
 	case T_BOOL:
 		if (parse_bool(v, &b))
-			return fail(err, errlen, "expected true/false, 1/0, yes/no or on/off");
+			return config_fail(err, errlen, "expected true/false, 1/0, yes/no or on/off");
 		*(bool *)(void *)p = b;
 		return 0;
 	}
-	return fail(err, errlen, "unknown setting type");
+	return config_fail(err, errlen, "unknown setting type");
 }
 
 /* apply() and report a failure; returns 0 or 2. */
@@ -1276,103 +1023,23 @@ int config_set_text(struct shoal_config *cfg, const char *key, const char *value
 	FILE *f;
 
 	if (!s)
-		return fail(err, errlen, "unknown setting '%s'", key ? key : "");
+		return config_fail(err, errlen, "unknown setting '%s'", key ? key : "");
 	if (!cfg || !value)
-		return fail(err, errlen, "no value for %s", s->key);
+		return config_fail(err, errlen, "no value for %s", s->key);
 	if (apply(cfg, s, value, reason, sizeof reason) == 0)
 		return 0;
 	f = open_memstream(&text, &len);
 	if (!f)
-		return fail(err, errlen, "invalid value for %s: %s", s->key, reason);
+		return config_fail(err, errlen, "invalid value for %s: %s", s->key, reason);
 	fprintf(f, "invalid value for %s (--%s / %s): '", s->key, s->flag, s->env);
 	print_redacted(f, s, value);
 	fprintf(f, "': %s", reason);
 	if (fclose(f) != 0) {
 		free(text);
-		return fail(err, errlen, "invalid value for %s: %s", s->key, reason);
+		return config_fail(err, errlen, "invalid value for %s: %s", s->key, reason);
 	}
 	if (err && errlen > 0)
 		copy_out(text, len, err, errlen);
 	free(text);
 	return -1;
-}
-
-/* ---- the ProxySQL admin settings (pxadmin.c acts on them) ---------------- */
-
-int config_parse_proxysql_admin(const char *list, struct shoal_mysql_url *out, int max, char *err,
-				size_t errlen)
-{
-	struct shoal_mysql_url tmp;
-	const char *p = list ? list : "";
-	int n = 0;
-
-	while (*p) {
-		const char *e = strchr(p, ',');
-		const char *b = p, *end = e ? e : p + strlen(p);
-
-		p = e ? e + 1 : end;
-		while (b < end && isspace((unsigned char)*b))
-			b++;
-		while (end > b && isspace((unsigned char)end[-1]))
-			end--;
-		if (b == end)
-			continue;
-		if (n >= max) {
-			snprintf(err, errlen, "more than %d admin URLs", max);
-			return -1;
-		}
-		if (config_parse_mysql_url(b, (size_t)(end - b), PROXYSQL_ADMIN_DEFAULT_PORT, &tmp, err, errlen) < 0)
-			return -1;
-		if (!config_sql_host_ok(tmp.host)) {
-			snprintf(err, errlen, "bad host name in an admin URL");
-			return -1;
-		}
-		if (out)
-			out[n] = tmp;
-		n++;
-	}
-	return n;
-}
-
-bool config_sql_host_ok(const char *host)
-{
-	if (!*host)
-		return false;
-	for (const char *c = host; *c; c++)
-		if (!isalnum((unsigned char)*c) && !strchr(".-_:%", *c))
-			return false;
-	return true;
-}
-
-static bool wildcard(const char *host)
-{
-	return !*host || strcmp(host, "0.0.0.0") == 0 || strcmp(host, "::") == 0 ||
-	       strcmp(host, "[::]") == 0;
-}
-
-int config_node_address(const struct shoal_config *cfg, char *host, size_t hostlen, uint16_t *port,
-			char *err, size_t errlen)
-{
-	struct shoal_addr a;
-
-	if (cfg->proxysql_node_address[0]) {
-		if (config_parse_addr(cfg->proxysql_node_address, &a) < 0 || a.port == 0) {
-			snprintf(err, errlen, "proxysql_node_address must be host:port");
-			return -1;
-		}
-	} else {
-		a = cfg->listen[0];
-		if (wildcard(a.host) && gethostname(a.host, sizeof a.host) < 0) {
-			snprintf(err, errlen, "gethostname: %s", strerror(errno));
-			return -1;
-		}
-		a.host[sizeof a.host - 1] = '\0';
-	}
-	if (!config_sql_host_ok(a.host)) {
-		snprintf(err, errlen, "'%s' is not a host name ProxySQL can hold", a.host);
-		return -1;
-	}
-	snprintf(host, hostlen, "%s", a.host);
-	*port = a.port;
-	return 0;
 }

@@ -32,19 +32,6 @@ int config_load(struct shoal_config *cfg, int argc, char **argv, char **envp);
 /* Set defaults only. */
 void config_defaults(struct shoal_config *cfg);
 
-/* Parse the len bytes at url as mysql://user[:pass]@host[:port][/db] (user
- * and password percent-decoded, IPv6 host in brackets). Returns 0, or -1
- * with a message (without the password) in err. */
-int config_parse_mysql_url(const char *url, size_t len, uint16_t default_port, struct shoal_mysql_url *u,
-			   char *err, size_t errlen);
-
-/* Parse a mysql:// URL into cfg's upstream fields. Returns 0 or -1 with a
- * message (without the password) in err. */
-int config_parse_upstream_url(struct shoal_config *cfg, const char *url, char *err, size_t errlen);
-
-/* Parse "host:port" (IPv6 as "[::1]:3307"). Returns 0 or -1. */
-int config_parse_addr(const char *s, struct shoal_addr *out);
-
 /* Did a file, the environment or a flag set this setting (by key)? */
 bool config_is_set(const struct shoal_config *cfg, const char *key);
 
@@ -53,11 +40,6 @@ void config_print_help(FILE *out);
 
 /* Look up a login user (upstream user, allowed users, monitor). NULL if none. */
 const struct shoal_user *config_find_user(const struct shoal_config *cfg, const char *name, bool *is_monitor);
-
-/* Copy url to out (always NUL-terminated, truncated to outlen) with the
- * password of its user:password@ part replaced by "***". Safe on any string,
- * well-formed or not. */
-void config_redact_url(const char *url, char *out, size_t outlen);
 
 /* Print the effective settings, one "key = value" line each, passwords shown
  * as "***". */
@@ -89,25 +71,5 @@ int config_get_text(const struct shoal_config *cfg, const char *key, char *out, 
  * unchanged. Cross-checks between settings are not made. */
 int config_set_text(struct shoal_config *cfg, const char *key, const char *value,
 		    char *err, size_t errlen);
-
-/* proxysql_admin and proxysql_node_address (pxadmin.h acts on them) */
-#define PROXYSQL_ADMIN_MAX 8
-#define PROXYSQL_ADMIN_DEFAULT_PORT 6032
-
-/* Parse a comma-separated list of mysql://user:pass@host[:port] (empty
- * items are ignored). Returns the number of URLs (0..PROXYSQL_ADMIN_MAX), or -1
- * with a message (never a password) in err. out may be NULL (check only). */
-int config_parse_proxysql_admin(const char *list, struct shoal_mysql_url *out, int max, char *err,
-				size_t errlen);
-
-/* The node's host and port as written in mysql_servers: the setting
- * proxysql_node_address, or the first listen address, or (when that is a
- * wildcard) the host name with the listen port. 0, or -1 with err. */
-int config_node_address(const struct shoal_config *cfg, char *host, size_t hostlen, uint16_t *port,
-			char *err, size_t errlen);
-
-/* A host name that can go into the statements unquoted-safe: letters,
- * digits, '.', '-', '_', ':' (IPv6), '%' (zone). */
-bool config_sql_host_ok(const char *host);
 
 #endif

@@ -11,7 +11,6 @@
 #include "config/config_types.h"
 
 #define DEFAULT_CONFIG_FILE "/etc/shoal/shoal.conf"
-#define DEFAULT_UPSTREAM_PORT 3306
 #define MAX_WORKERS 256
 #define OFF(f) offsetof(struct shoal_config, f)
 

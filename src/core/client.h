@@ -1,14 +1,17 @@
 /*
  * client.h: one client session, owned by one worker for its whole life: the
- * session core. client.c runs its command phase, login.c its connection
- * phase, idle.c its idle timeout, mux.c what it keeps on upstream
+ * session core. client.c runs its life and its input, login.c its
+ * connection phase, dispatch.c each command's way (the command table's
+ * handlers), uplink.c its side of the upstream connection (answers, the
+ * node's own commands, the pool's reports, a lost connection), wait.c the
+ * cache's waits, idle.c its idle timeout, mux.c what it keeps on upstream
  * connections, pool.c lends it those connections. The cache (src/cache/)
  * stands below: the core asks cache_command() what to do with a command
  * and does it (see cache/session.h); the cache never calls back.
  *
  * States: enum client_state in cstate.h, one comment each, and the table
  * of the moves between them (docs/architecture.md).
- * login.c drives the first five; client.c the command phase.
+ * login.c drives the login states; the others the command phase.
  */
 #ifndef SHOAL_CLIENT_H
 #define SHOAL_CLIENT_H
@@ -28,13 +31,19 @@
 #include "cache/session.h"
 #include "core/cstate.h"
 #include "session/stmts.h"
+#include "core/worker.h"
+
+#define CLIENT_READ_MAX (256 * 1024)   /* bytes read from a socket at a time */
+#define CLIENT_OUT_HIGH (1024 * 1024)  /* stop reading the upstream above this much output */
 
 struct worker;
 struct internal_login;
 struct ident;
 
 struct client;
-/* Change c's state, the one way to (cstate.h: which moves are allowed). */
+/* Change c's state, the one way to (cstate.h: which moves are allowed). A
+ * move the table refuses aborts under SHOAL_STRICT_STATES; otherwise the
+ * session ends (ERR 1105, CLOSING) and the caller goes on with it there. */
 void client_set_state(struct client *c, enum client_state to);
 
 /* The node's own commands on a session's upstream connection (CS_INTERNAL):
@@ -51,11 +60,20 @@ enum upcmd_kind {
 	UPCMD_GRANT_CHECK,    /* the user's grant verdict (a PREPARE as the user): cache_grant_check_done */
 };
 
+/*
+ * A session. What it is doing now is its state (st, cstate.h). Its flags
+ * (bool) are modes: each holds across several states, or is bookkeeping of
+ * another module, and says so next to it, with who sets and clears it.
+ * Nothing that is one phase of the session is a flag: the failed login's
+ * delay (DENIED), the pool's queue (QUEUED), a long command still arriving
+ * (SENDING) are states; TLS is io.ssl; a LOAD DATA file's framing is the
+ * relay's; an unknown FOUND_ROWS() count is fr_rows == FR_UNKNOWN.
+ */
 struct client {
 	struct worker *w;
 	struct client *prev, *next;   /* the worker's list */
 	uint32_t id;                  /* connection id shown to the client */
-	struct sbuf io;
+	struct sbuf io;               /* io.ssl: TLS is on (its handshake done past TLS_ACCEPT) */
 	ev_io watcher;
 	ev_timer timer;               /* handshake timeout, then the idle timeout (idle.c) */
 	ev_tstamp idle_since;         /* last event while waiting for a command */
@@ -70,21 +88,31 @@ struct client {
 	char user[HS_USER_MAX];
 	char db[HS_DB_MAX];
 	struct ident *ident;          /* whom the session acts as upstream (ident.h) */
+	/* mode: the login is the monitor user (users.h), from the login until
+	 * COM_CHANGE_USER logs in again: its checks are answered by the node
+	 * (monitor.c) and it borrows no connection for them; nothing is cached
+	 * for it */
 	bool is_monitor;
-	bool internal;                /* the node's own session (login_internal) */
-	bool changing_user;           /* login states entered from CMD_CHANGE_USER */
-	bool login_pending;           /* CS_CONNECTING for a login: OK follows */
-	bool tls_done;
+	/* mode, for the session's whole life: one of the node's own (the
+	 * refill's, login_internal), with no handshake */
+	bool internal;
+	/* mode: the login's OK waits for its upstream connection, borrowed
+	 * and brought to the schema; set by login_authenticated, cleared by
+	 * login_done. It spans CONNECTING or QUEUED, INTERNAL (the sync steps)
+	 * and READY; meanwhile no command is read, the answers carry the
+	 * login's sequence ids, and a failure ends the session */
+	bool login_pending;
 	uint32_t ext_caps_offered;    /* MariaDB extended capabilities offered (MCAP_*) */
 
 	/* command phase */
 	struct upstream *up;
-	bool up_lost;                 /* serve-stale: the upstream connection was lost and
-				       * its session state with it; cache answers only */
+	/* mode (serve-stale): the upstream connection was lost with session
+	 * state on it (uplink_lost); the session answers from the cache only
+	 * (cache_serve_only), in READY and WAITING alike, until it is reset; a
+	 * command that needs the upstream ends it once the upstream is back */
+	bool up_lost;
 	struct relay relay;
-	bool cont_packets;            /* the client's command continues (16 MiB+) */
-	bool infile_cont;             /* LOAD DATA LOCAL: the last file packet was a full one */
-	uint64_t cont_total;
+	uint64_t cont_total;          /* CS_SENDING: the bytes of the command so far */
 
 	/* internal commands (upcmd_send) */
 	enum upcmd_kind upcmd;        /* the one upstream, in CS_INTERNAL */
@@ -104,28 +132,48 @@ struct client {
 	unsigned kill_gen;            /* kill_generation() when the front command was sent */
 	struct sv_delta *delta;       /* what the forwarded statement changes */
 	unsigned cur_sv;              /* SV_* flags of the forwarded statement */
+	/* modes of the connection the session holds (mux_holds_state), set by
+	 * mux_answer_done from the statement answered, cleared by a reset or
+	 * the connection's loss. pin_forever: it holds what the node cannot
+	 * move (temporary tables, user variables, GET_LOCK, a SET it cannot
+	 * record, ...), kept until the session ends, then closed; pin_lock:
+	 * LOCK TABLES or FLUSH ... WITH READ LOCK, kept until UNLOCK TABLES */
 	bool pin_forever, pin_lock;
-	bool releasing;               /* a COMMIT/ROLLBACK with RELEASE succeeded: the
-				       * server closed the connection, and the node
-				       * closes the session once the OK is out */
+	/* mode: a COMMIT/ROLLBACK ... RELEASE succeeded (mux_answer_done): the
+	 * server closed the connection, and the session ends once this answer
+	 * is out, after its held last packet if any (WAITING): client_process_input
+	 * moves it from READY to CLOSING */
+	bool releasing;
 	/* FOUND_ROWS() as the session reads it (mux.c): the rows of its last
-	 * result set, known unless that was several; fr_gen numbers the answer,
-	 * and a connection stamped with another is brought to it first */
+	 * result set, FR_UNKNOWN when that was several (or none is known);
+	 * fr_gen numbers the answer, and a connection stamped with another is
+	 * brought to it first */
 	uint64_t fr_rows;
+#define FR_UNKNOWN UINT64_MAX
 	uint32_t fr_gen;
-	bool fr_known;
 	/* LAST_INSERT_ID() as the session reads it (mux.c): the insert id of
 	 * its last OK that had one (0 before), numbered by lid_gen; the
 	 * connection stamped with it holds the server's own value */
 	uint64_t lid;
 	uint32_t lid_gen;
-	bool profiling;               /* the session named profiling (SV_PROFILING): the
-				       * node neither caches for it nor runs a statement
-				       * of its own on its connection */
+	/* mode: the session named profiling (SV_PROFILING), until it is reset:
+	 * the node neither caches for it nor runs a statement of its own on
+	 * its connection */
+	bool profiling;
 	uint8_t sticky;               /* keep the connection for the next command */
-	bool pinned_counted;          /* counted in the upstream_pinned gauge */
-	bool pass_pending;            /* the cache let the front command pass: forward it once up */
-	bool retried;                 /* the front command was resent once already */
+	/* bookkeeping, not a state: the session is counted in the
+	 * upstream_pinned gauge (maybe_release keeps it equal to mux_pinned,
+	 * client_close takes it back) */
+	bool pinned_counted;
+	/* mode of the front command: the node and the cache let it go upstream
+	 * (they are asked once); it is forwarded as soon as a connection in the
+	 * session's state is there. It spans QUEUED, CONNECTING, INTERNAL (the
+	 * sync steps) and READY; forward_command or dispatch_drop_front clear it */
+	bool pass_pending;
+	/* mode of the front command: it was sent again once, on a fresh
+	 * connection (retry_front), and never will be again; cleared when its
+	 * answer is done (mux_answer_done) */
+	bool retried;
 	uint32_t held;                /* forwarded bytes still at the front of the input (retry) */
 	struct stmt_table stmts;      /* the session's prepared statements (stmts.h) */
 	uint32_t next_stmt_id;        /* client-visible statement ids */
@@ -134,17 +182,17 @@ struct client {
 	 * may be kept (session/stmtreg.h), and what it is true of */
 	struct pbuf prep_answer;
 	struct stmtreg_stamp prep_stamp;
+	/* mode of the PREPARE in flight: its answer is being copied into
+	 * prep_answer to be kept (mux_note_command sets it; too big, or once
+	 * kept, it is cleared) */
 	bool prep_keep;
 	uint32_t fwd_stmt_id;         /* the statement of the forwarded EXECUTE or FETCH */
-	struct client *pq_next;       /* the pool's queue or grant list */
-	bool pq_queued, pq_granted;
-	ev_timer pool_timer;
+	struct client *pq_next;       /* the pool's queue (CS_QUEUED) or grant list */
+	ev_timer pool_timer;          /* running exactly while in the pool's queue */
 	struct user_account *in_use_acct;  /* counted in its in_use while c->up is set (a reference) */
 	struct user_account *wait_acct;    /* counted in its waiting while queued (a reference) */
 };
 
-/* Inside a transaction: the upstream's last status says so, or autocommit
- * is off. */
 /* The session's end has begun (CLOSING or DRAINED): its last output is
  * flushed, nothing more is read. */
 static inline bool client_ending(const struct client *c)
@@ -152,28 +200,41 @@ static inline bool client_ending(const struct client *c)
 	return c->st == CS_CLOSING || c->st == CS_DRAINED;
 }
 
+/* Inside a transaction: the upstream's last status says so, or autocommit
+ * is off. */
 static inline bool client_in_txn(const struct client *c)
 {
 	return status_in_txn(c->server_status);
 }
 
+/* A background refresh is upstream: the session answers cache hits only. */
+static inline bool client_hits_only(const struct client *c)
+{
+	return c->st == CS_INTERNAL && c->upcmd == UPCMD_REFRESH;
+}
+
+/* The client's command is upstream (its answer is relayed): still arriving,
+ * or whole. */
+static inline bool client_command_upstream(const struct client *c)
+{
+	return c->st == CS_RELAYING || c->st == CS_SENDING;
+}
+
+/* A command of this session is upstream and its answer is awaited. */
+static inline bool client_upstream_busy(const struct client *c)
+{
+	return client_command_upstream(c) || c->st == CS_INTERNAL;
+}
+
+/* LOAD DATA LOCAL: the answer being relayed waits for the client's file. */
+static inline bool client_infile_active(const struct client *c)
+{
+	return c->st == CS_RELAYING && c->up && relay_awaits_infile(&c->relay);
+}
+
 /* The node drains: close the session now if it is idle (worker thread). */
 void client_drain(struct client *c);
 
-/* A coalescing wake-up arrived for session client_id (ignored if stale). */
-void client_wake(struct worker *w, uint32_t client_id, uint32_t gen);
-/* A KILL for session id of worker w (its thread): KILL QUERY has the
- * upstream kill its running command, KILL CONNECTION also ends it. */
-void client_kill(struct worker *w, uint32_t id, bool query_only);
-
-/* The one way to send a command of the node's own upstream, on c->up (which
- * must be free): a packet cmd + payload. The session enters CS_INTERNAL with
- * c->upcmd = kind; the answer is collected in c->scratch and, when
- * complete, handed on by kind (see enum upcmd_kind), and the session goes
- * back to CS_READY. false: out of memory, nothing sent. */
-bool upcmd_send(struct client *c, uint8_t cmd, const void *payload, size_t len, enum upcmd_kind kind);
-
-/* Take ownership of an accepted socket on worker w. */
 /* A new session on fd: a listener's client (internal NULL: the handshake
  * starts), or one of the node's own (internal_login, worker.h: taken over). */
 void client_accept(struct worker *w, int fd, const struct sockaddr_storage *peer,
@@ -185,30 +246,24 @@ void client_close(struct client *c, const char *why);
 void client_arm(struct client *c);
 /* Flush output now; false if the connection broke (then it is closed). */
 bool client_flush(struct client *c);
+/* Flush both sides and re-arm: the end of every event handler. */
+void client_settle(struct client *c);
+/* Consume as much buffered input as the state allows, then settle: the
+ * next step after any event that may let the session go on. */
+void client_process_input(struct client *c);
 
-/* login.c */
-void login_start(struct client *c);
-/* A session of the node's own starts logged in (in is freed). */
-void login_internal(struct client *c, struct internal_login *in);
-/* Handle one packet in a login state. */
-void login_packet(struct client *c, const uint8_t *pl, uint32_t len, uint8_t seq);
-void login_tls_step(struct client *c);
-/* CMD_CHANGE_USER from the command phase. */
-void login_change_user(struct client *c, const uint8_t *pl, uint32_t len);
+/* What the cache is handed of the session (cache/session.h); inline, as
+ * every command asks the cache. */
+static inline struct cache_ctx cache_ctx_of(struct client *c)
+{
+	struct cache_ctx x = {
+		.out = &c->io.out, .caps = c->caps, .status = c->server_status,
+		.now_ms = (int64_t)(ev_now(c->w->loop) * 1000.0),
+		.monitor = c->is_monitor, .up_lost = c->up_lost, .stmts = &c->stmts, .ident = c->ident,
+		.db = c->sv.db, .profiling = c->profiling,
+	};
 
-/* client.c: called by login.c once the user is authenticated. */
-void client_authenticated(struct client *c);
-
-/* client.c, for pool.c: the connection in c->up is ready for the session's
- * use, or could not be opened (c->up holds the error until pool_discard),
- * or the wait timed out (c->up is NULL). */
-void client_pool_ready(struct client *c);
-void client_pool_failed(struct client *c);
-void client_pool_timeout(struct client *c);
-/* client.c, for pool.c: socket events of a connection in use by c. */
-void client_upstream_io(struct client *c);
-
-/* What the cache is handed of the session (cache/session.h). */
-struct cache_ctx cache_ctx_of(struct client *c);
+	return x;
+}
 
 #endif

@@ -13,7 +13,7 @@ struct client;
 #define ERR_CLIENT_INTERACTION_TIMEOUT 4031
 
 /* Called by client.c at the end of every event handler of a session (its
- * settle()): while the session waits for a command, (re)start its idle
+ * client_settle()): while the session waits for a command, (re)start its idle
  * timer. Does nothing during the login or when the timeout is 0. */
 void idle_arm(struct client *c);
 

@@ -18,7 +18,7 @@ bool infile_blocked(const struct relay *r, const struct sbuf *up)
 	return relay_awaits_infile(r) && sbuf_out_pending(up) >= INFILE_HIGH;
 }
 
-int infile_pump(struct relay *r, struct sbuf *in, struct sbuf *up, bool *cont)
+int infile_pump(struct relay *r, struct sbuf *in, struct sbuf *up)
 {
 	uint32_t len;
 	uint8_t seq;
@@ -28,15 +28,15 @@ int infile_pump(struct relay *r, struct sbuf *in, struct sbuf *up, bool *cont)
 		struct pbuf *o = &up->out;
 		size_t at = o->len;
 		/* an empty packet after a full one ends that packet, not the file */
-		bool last = len == 0 && !*cont;
+		bool last = len == 0 && !r->infile_cont;
 
 		if (pbuf_append(o, sbuf_in_ptr(in), PKT_HEADER_LEN + len) < 0)
 			return -1;
 		o->data[at + 3] = (uint8_t)(seq + r->seq_shift);
 		sbuf_in_consume(in, PKT_HEADER_LEN + len);
-		*cont = len == PKT_MAX_PAYLOAD;
+		r->infile_cont = len == PKT_MAX_PAYLOAD;
 		if (last) {
-			*cont = false;
+			r->infile_cont = false;
 			relay_infile_sent(r);
 		}
 	}

@@ -31,8 +31,8 @@ uint32_t infile_caps(void);
 bool infile_blocked(const struct relay *r, const struct sbuf *up);
 /* Move the client's whole file packets buffered in in to up, renumbered
  * to the upstream's sequence, while the relay waits for the file and up
- * keeps up; *cont carries "the last packet was a full one" between calls.
- * -1 out of memory (the session must end), else 0. */
-int infile_pump(struct relay *r, struct sbuf *in, struct sbuf *up, bool *cont);
+ * keeps up; r->infile_cont carries "the last packet was a full one"
+ * between calls. -1 out of memory (the session must end), else 0. */
+int infile_pump(struct relay *r, struct sbuf *in, struct sbuf *up);
 
 #endif

@@ -4,7 +4,8 @@
  * fast and full auth, auth switch), and the same checks for CMD_CHANGE_USER.
  * On success it builds the session's upstream identity (ident.h: whom it
  * acts as upstream, counted against the user's max_connections) and hands
- * over to client_authenticated(). See client.h for the states.
+ * over to login_authenticated(), which borrows the login's upstream connection
+ * before the OK (login_finish). See client.h for the states.
  */
 #include <openssl/err.h>
 #include <stdlib.h>
@@ -14,7 +15,13 @@
 
 #include "upstream/users.h"
 #include "proto/authfail.h"
-#include "core/client.h"
+#include "core/login.h"
+#include "core/dispatch.h"
+#include "core/kill.h"
+#include "core/mux.h"
+#include "core/pool.h"
+#include "proto/compress.h"
+#include "base/health.h"
 #include "config/config.h"
 #include "upstream/ident.h"
 #include "core/infile.h"
@@ -48,6 +55,14 @@ static void sha2_remember(const char *user)
 	if (sha2_n < SHA2_CACHE_MAX)
 		snprintf(sha2_cached[sha2_n++], HS_USER_MAX, "%s", user);
 	pthread_mutex_unlock(&sha2_lock);
+}
+
+/* The session's transport is TLS: its SSL session is made at the client's
+ * SSL request (TLS_ACCEPT), and the login states after it are entered only
+ * once the handshake succeeded (a failed one ends the session). */
+static bool tls_on(const struct client *c)
+{
+	return c->io.ssl != NULL;
 }
 
 /* CLIENT_COMPRESS when compression is on (the setting "compression"). */
@@ -97,7 +112,7 @@ static void deny(struct client *c, bool used_password)
 
 /*
  * The failed-login delay (authfail.h). The session is parked in
- * CS_CONNECTING with no upstream, where nothing reads its input, and its
+ * CS_DENIED with no upstream, where nothing reads its input, and its
  * timer (the handshake timer until now) is reused in two steps: a zero
  * timeout first, which runs after the current event handler has re-armed
  * the socket, and stops the socket watcher so that the client's further
@@ -162,7 +177,7 @@ static void access_denied(struct client *c, bool used_password)
 	ev_set_cb(&c->timer, used_password ? on_hold_pw : on_hold_nopw);
 	ev_timer_set(&c->timer, 0., 0.);
 	ev_timer_start(c->w->loop, &c->timer);
-	client_set_state(c, CS_CONNECTING);
+	client_set_state(c, CS_DENIED);
 }
 
 void login_start(struct client *c)
@@ -281,6 +296,8 @@ static bool bad_schema_text(const struct client *c, char *msg, size_t cap)
 	return bad;
 }
 
+static void login_authenticated(struct client *c);
+
 /* The password is right: the session gets its identity (l is consumed). */
 static void succeed(struct client *c, struct users_login *l)
 {
@@ -311,7 +328,7 @@ static void succeed(struct client *c, struct users_login *l)
 		fail_and_close(c, ERR_INVALID_CHARACTER_STRING, "HY000", msg);
 		return;
 	}
-	client_authenticated(c);
+	login_authenticated(c);
 }
 
 /* Check a token made for the configured plugin with c->nonce. */
@@ -408,7 +425,7 @@ static void on_handshake_response(struct client *c, const uint8_t *pl, uint32_t 
 	struct hs_response r;
 
 	if (hs_is_ssl_request(pl, len)) {
-		if (!c->w->tls || g_config.tls_mode == TLS_MODE_DISABLED || c->tls_done) {
+		if (!c->w->tls || g_config.tls_mode == TLS_MODE_DISABLED || tls_on(c)) {
 			abort_login(c, "unexpected SSL request");
 			return;
 		}
@@ -426,7 +443,7 @@ static void on_handshake_response(struct client *c, const uint8_t *pl, uint32_t 
 		fail_and_close(c, ERR_HANDSHAKE_ERROR, "08S01", "Bad handshake");
 		return;
 	}
-	if (g_config.tls_mode == TLS_MODE_REQUIRED && !c->tls_done) {
+	if (g_config.tls_mode == TLS_MODE_REQUIRED && !tls_on(c)) {
 		fail_and_close(c, ERR_SECURE_TRANSPORT_REQUIRED, "HY000",
 			       "Connections using insecure transport are prohibited: this server requires TLS");
 		return;
@@ -449,13 +466,13 @@ static void on_sha2_full(struct client *c, const uint8_t *pl, uint32_t len)
 	size_t pem_len;
 	const char *pem;
 
-	if (!c->tls_done && len == 1 && pl[0] == 0x02) {
+	if (!tls_on(c) && len == 1 && pl[0] == 0x02) {
 		pem = auth_rsa_public_pem(&pem_len);
 		hs_put_more_data(&c->io.out, next_seq(c), pem, pem_len);
 		return;
 	}
 	known = users_login_clear(c->user, &l);
-	if (c->tls_done)
+	if (tls_on(c))
 		good = known && auth_cleartext_check(l.clear, pl, len);
 	else
 		good = known && auth_rsa_check(l.clear, c->nonce, pl, len);
@@ -499,7 +516,6 @@ void login_tls_step(struct client *c)
 	ERR_clear_error();
 	rc = SSL_accept(c->io.ssl);
 	if (rc == 1) {
-		c->tls_done = true;
 		client_set_state(c, CS_HANDSHAKE);
 		return;
 	}
@@ -527,10 +543,99 @@ void login_change_user(struct client *c, const uint8_t *pl, uint32_t len)
 		fail_and_close(c, ERR_HANDSHAKE_ERROR, "08S01", "Bad handshake");
 		return;
 	}
-	c->changing_user = true;
+	/* the session starts again: what it held is gone, whether the new
+	 * login succeeds (it starts clean) or not (the session ends) */
+	client_reset_session(c);
+	client_set_state(c, CS_HANDSHAKE); /* a login again, as a new one */
 	if (r.collation)
 		c->collation = r.collation;
 	/* no schema asked for: chosen once the user is known (choose_schema) */
 	snprintf(c->db, sizeof(c->db), "%s", r.has_db ? r.db : "");
 	authenticate(c, &r);
+}
+
+/* ---- the login's upstream connection ---------------------------------- */
+
+static void login_done(struct client *c)
+{
+	pkt_put_ok(&c->io.out, c->seq, 0, 0, ST_AUTOCOMMIT, 0, c->caps);
+	/* as MariaDB: the login's OK is sent plain, compression starts with
+	 * the first command (a COM_CHANGE_USER's OK is compressed already) */
+	if ((c->caps & CAP_COMPRESS) && !c->io.z &&
+	    sbuf_compress_start(&c->io, compress_limit(g_config.max_allowed_packet), false) < 0) {
+		log_warn("client %u (%s): out of memory for compression", c->id, c->peer);
+		client_set_state(c, CS_CLOSING);
+	}
+	c->login_pending = false;
+	ev_timer_stop(c->w->loop, &c->timer);
+}
+
+/* The user is authenticated (succeed): the session's state from the
+ * login, then its upstream connection before the OK (login_finish), or
+ * the OK at once (the monitor user, an exhausted pool). */
+static void login_authenticated(struct client *c)
+{
+	if (c->w->draining) {
+		pkt_put_errf(&c->io.out, c->seq, ERR_SERVER_SHUTDOWN, "08S01", "Server shutdown in progress");
+		client_set_state(c, CS_CLOSING);
+		return;
+	}
+	mux_login(c);
+	kill_set_user(c->id, c->user);
+	if (c->is_monitor) {
+		client_set_state(c, CS_READY);
+		login_done(c);
+		return;
+	}
+	/* a connection is borrowed (and brought to the session's schema) before
+	 * the OK, so that an unreachable upstream or unknown schema fail here */
+	if (!health_upstream_up()) {
+		char msg[512];
+
+		upstream_down_text(msg, sizeof(msg), "new sessions are refused until it answers");
+		pkt_put_errf(&c->io.out, c->seq, ERR_UPSTREAM_UNREACHABLE, "HY000", "%s", msg);
+		client_set_state(c, CS_CLOSING);
+		return;
+	}
+	if (pool_exhausted(c)) {
+		/* no waiting for a login: the schema is checked by the first
+		 * command that goes upstream (its COM_INIT_DB) */
+		client_set_state(c, CS_READY);
+		login_done(c);
+		return;
+	}
+	c->login_pending = true;
+	switch (pool_acquire(c)) {
+	case POOL_GOT:
+		client_set_state(c, CS_READY);
+		break;
+	case POOL_PENDING:
+		client_set_state(c, CS_CONNECTING);
+		break;
+	case POOL_QUEUED: /* (not after pool_exhausted said no: handled all the same) */
+		client_set_state(c, CS_QUEUED);
+		break;
+	case POOL_NOMEM:
+		pkt_put_errf(&c->io.out, c->seq, ERR_UPSTREAM_UNREACHABLE, "HY000", "Shoal: out of memory");
+		client_set_state(c, CS_CLOSING);
+		break;
+	}
+}
+
+/* client_process_input: a login waits for its connection's sync. false: not yet. */
+bool login_finish(struct client *c)
+{
+	int rc = mux_sync_step(c);
+
+	if (rc > 0)
+		return false;
+	if (rc < 0) {
+		pool_discard(c);
+		pkt_put_errf(&c->io.out, c->seq, ERR_UPSTREAM_UNREACHABLE, "HY000",
+				"Shoal: cannot prepare an upstream connection");
+		client_set_state(c, CS_CLOSING);
+		return false;
+	}
+	login_done(c);
+	return true;
 }

@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "core/client.h"
+#include "core/uplink.h"
 #include "config/config.h"
 #include "core/kill.h"
 #include "base/log.h"
@@ -102,17 +103,6 @@ static void add_stmt(struct client *c, uint32_t id, uint16_t nparams, uint64_t s
 		cache_stmt_prepared(&c->cs, c->ident, s);
 }
 
-static const char *stmt_cmd_name(uint8_t cmd)
-{
-	switch (cmd) {
-	case CMD_STMT_EXECUTE: return "mysqld_stmt_execute";
-	case CMD_STMT_BULK_EXECUTE: return "mysqld_stmt_execute"; /* so MariaDB names it */
-	case CMD_STMT_FETCH: return "mysqld_stmt_fetch";
-	case CMD_STMT_RESET: return "mysqld_stmt_reset";
-	default: return "mysqld_stmt_send_long_data";
-	}
-}
-
 /* Before MariaDB: an execute too short for its id, flags and iteration
  * count, or a bulk execute too short for its id and flags, gets MariaDB's
  * ERR 1835 whatever the id; then a bulk execute of a session that did not
@@ -155,7 +145,7 @@ static bool local_stmt(struct client *c, const uint8_t *pl, uint32_t len)
 		if (cmd != CMD_STMT_SEND_LONG_DATA)
 			pkt_put_errf(&c->io.out, 1, ERR_UNKNOWN_STMT_HANDLER, "HY000",
 					"Unknown prepared statement handler (%u) given to %s", id,
-					stmt_cmd_name(cmd));
+					command_of(cmd)->stmt_name);
 		return true;
 	}
 	if (cmd == CMD_STMT_RESET && !on_conn) {
@@ -212,59 +202,60 @@ static bool local_prepare(struct client *c)
 
 bool mux_local(struct client *c, const uint8_t *pl, uint32_t len)
 {
-	switch (pl[0]) {
-	case CMD_STMT_PREPARE:
+	uint8_t stmt = command_of(pl[0])->stmt;
+
+	if (stmt & CMDS_PREPARE)
 		return local_prepare(c);
-	case CMD_STMT_CLOSE: case CMD_STMT_RESET: case CMD_STMT_EXECUTE:
-	case CMD_STMT_SEND_LONG_DATA: case CMD_STMT_FETCH: case CMD_STMT_BULK_EXECUTE:
+	if (stmt & CMDS_ID)
 		return local_stmt(c, pl, len);
-	case CMD_RESET_CONNECTION:
-		mux_reset(c);
-		/* the variables are back to their defaults: so must the cache
-		 * keys be (and the temporary tables are gone) */
-		cache_session_reset(&c->cs);
-		c->server_status = ST_AUTOCOMMIT;
-		pkt_put_ok(&c->io.out, 1, 0, 0, ST_AUTOCOMMIT, 0, c->caps);
-		return true;
-	default:
-		return false;
-	}
+	return false;
 }
 
 /* ---- forwarding -------------------------------------------------------- */
 
+/* What the forwarded command does to the session's state (the command
+ * table's `session`): its SV_* flags, and in *d what it changes. */
+static unsigned note_session(struct client *c, const struct command *k, const uint8_t *pl,
+			     uint32_t len, struct sv_delta *d)
+{
+	struct stmt_facts f;
+	struct stmt_info *s;
+	bool known;
+
+	switch (k->session) {
+	case CSE_TEXT:
+		/* read with its tables when the cache looked at them */
+		known = consist_facts(&c->cs.cons, (const char *)pl + 1, len - 1, &f);
+		return sv_classify((const char *)pl + 1, len - 1, known ? &f : NULL, d, upstream_mariadb());
+	case CSE_STMT_TEXT:
+		/* a prepared SET, CREATE TEMPORARY TABLE, LOCK TABLES, ... does
+		 * to the session what the same text does in a COM_QUERY */
+		s = len >= 5 ? stmts_find(&c->stmts, rd_u32(pl + 1)) : NULL;
+		if (!s || !s->text)
+			return 0; /* no statement of the session's: the server refuses it */
+		return sv_classify(s->text, s->text_len, &s->facts, d, upstream_mariadb());
+	case CSE_SCHEMA:
+		memset(d, 0, sizeof(*d));
+		if (len - 1 >= sizeof(d->db))
+			return SV_PIN_FOREVER; /* a name no schema has: the server's error, kept */
+		memcpy(d->db, pl + 1, len - 1);
+		d->set_db = true;
+		return SV_CHANGES;
+	case CSE_PIN:
+		return SV_PIN_FOREVER;
+	default:
+		return 0;
+	}
+}
+
 void mux_note_command(struct client *c, const uint8_t *pl, uint32_t len)
 {
+	const struct command *k = command_of(pl[0]);
 	struct sv_delta d;
 
 	free(c->delta);
 	c->delta = NULL;
-	c->cur_sv = 0;
-	if (pl[0] == CMD_QUERY) {
-		/* read with its tables when the cache looked at them */
-		struct stmt_facts f;
-		bool known = consist_facts(&c->cs.cons, (const char *)pl + 1, len - 1, &f);
-
-		c->cur_sv = sv_classify((const char *)pl + 1, len - 1, known ? &f : NULL, &d, upstream_mariadb());
-	} else if ((pl[0] == CMD_STMT_EXECUTE || pl[0] == CMD_STMT_BULK_EXECUTE) && len >= 5) {
-		/* a prepared SET, CREATE TEMPORARY TABLE, LOCK TABLES, ... does
-		 * to the session what the same text does in a COM_QUERY */
-		struct stmt_info *s = stmts_find(&c->stmts, rd_u32(pl + 1));
-
-		if (s && s->text)
-			c->cur_sv = sv_classify(s->text, s->text_len, &s->facts, &d, upstream_mariadb());
-	} else if (pl[0] == CMD_INIT_DB) {
-		memset(&d, 0, sizeof(d));
-		if (len - 1 < sizeof(d.db)) {
-			memcpy(d.db, pl + 1, len - 1);
-			d.set_db = true;
-			c->cur_sv = SV_CHANGES;
-		} else {
-			c->cur_sv = SV_PIN_FOREVER;
-		}
-	} else if (pl[0] == CMD_SET_OPTION || pl[0] == CMD_CHANGE_USER) {
-		c->cur_sv = SV_PIN_FOREVER;
-	}
+	c->cur_sv = note_session(c, k, pl, len, &d);
 	if (c->cur_sv & SV_CHANGES) {
 		c->delta = malloc(sizeof(*c->delta));
 		if (c->delta)
@@ -272,15 +263,14 @@ void mux_note_command(struct client *c, const uint8_t *pl, uint32_t len)
 		else
 			c->cur_sv |= SV_PIN_FOREVER;
 	}
-	if (pl[0] == CMD_STMT_PREPARE) {
+	if (k->stmt & CMDS_PREPARE) {
 		c->prep_id = ++c->next_stmt_id;
 		/* what its answer will be true of: as of now, before it runs */
 		c->prep_answer.len = 0;
 		c->prep_keep = prepare_here_possible(c, &c->prep_stamp);
 		STAT_INC(prepares_upstream);
 	}
-	c->fwd_stmt_id = (pl[0] == CMD_STMT_EXECUTE || pl[0] == CMD_STMT_FETCH ||
-			  pl[0] == CMD_STMT_BULK_EXECUTE) && len >= 5 ? rd_u32(pl + 1) : 0;
+	c->fwd_stmt_id = (k->stmt & CMDS_ID) && len >= 5 ? rd_u32(pl + 1) : 0;
 }
 
 /* COM_STMT_EXECUTE without types (new_params_bound 0): the types of the
@@ -346,9 +336,8 @@ bool mux_fix_forwarded(struct client *c, size_t at)
 	struct stmt_info *s;
 	uint32_t up_id;
 
-	if (cmd != CMD_STMT_EXECUTE && cmd != CMD_STMT_SEND_LONG_DATA && cmd != CMD_STMT_FETCH &&
-	    cmd != CMD_STMT_RESET && cmd != CMD_STMT_BULK_EXECUTE)
-		return true;
+	if (!(command_of(cmd)->stmt & CMDS_ID))
+		return true; /* names no statement */
 	s = stmts_find(&c->stmts, rd_u32(o->data + at + PKT_HEADER_LEN + 1));
 	up_id = s ? upstream_stmt_id(c->up, s->serial) : 0;
 	if (!s || !up_id)
@@ -482,7 +471,7 @@ static void note_found_rows(struct client *c)
 		return;
 	if (r->cursor_opened || (r->results == 0 && (c->cur_sv & SV_SELECTS))) {
 		c->fr_gen++;
-		c->fr_known = false;
+		c->fr_rows = FR_UNKNOWN;
 		stamp_found_rows(c);
 		if (!r->cursor_opened)
 			c->sticky = 1;
@@ -491,8 +480,7 @@ static void note_found_rows(struct client *c)
 	if (r->results == 0)
 		return;
 	c->fr_gen++;
-	c->fr_known = r->results == 1 && !r->saw_err;
-	c->fr_rows = r->rows;
+	c->fr_rows = r->results == 1 && !r->saw_err ? r->rows : FR_UNKNOWN;
 	stamp_found_rows(c);
 }
 
@@ -583,8 +571,7 @@ static void stamp_last_id(struct client *c)
 void mux_answered_here(struct client *c, uint64_t rows)
 {
 	c->fr_gen++;
-	c->fr_known = rows != UINT64_MAX;
-	c->fr_rows = rows;
+	c->fr_rows = rows; /* (UINT64_MAX: FR_UNKNOWN) */
 }
 
 void mux_found_rows_lost(struct client *c)
@@ -599,7 +586,8 @@ static bool found_rows_needed(struct client *c)
 	struct upstream *u = c->up;
 	struct stmt_facts f;
 
-	if (!c->fr_known || (u->fr_client == c->id && u->fr_gen == c->fr_gen) || !upstream_mariadb())
+	if (c->fr_rows == FR_UNKNOWN || (u->fr_client == c->id && u->fr_gen == c->fr_gen) ||
+	    !upstream_mariadb())
 		return false;
 	return front_facts(c, &f) && (f.seen & SF_FOUND_ROWS);
 }
@@ -677,9 +665,8 @@ static struct stmt_info *stmt_needed(struct client *c)
 	if (c->login_pending || !sbuf_packet_ready(&c->io, &len, &seq) || len < 5)
 		return NULL;
 	pl = sbuf_in_ptr(&c->io) + PKT_HEADER_LEN;
-	if (pl[0] != CMD_STMT_EXECUTE && pl[0] != CMD_STMT_SEND_LONG_DATA &&
-	    pl[0] != CMD_STMT_BULK_EXECUTE)
-		return NULL;
+	if (!(command_of(pl[0])->stmt & CMDS_RUNS))
+		return NULL; /* runs no statement on the connection */
 	s = stmts_find(&c->stmts, rd_u32(pl + 1));
 	if (!s || !s->text || upstream_stmt_id(c->up, s->serial))
 		return NULL;
@@ -815,7 +802,7 @@ bool mux_sync_done(struct client *c, enum upcmd_kind kind)
 	if (kind == UPCMD_SYNC_FOUND_ROWS) {
 		/* a failure costs FOUND_ROWS() only: give up on it, not the command */
 		if (c->relay.saw_err)
-			c->fr_known = false;
+			c->fr_rows = FR_UNKNOWN;
 		else
 			stamp_found_rows(c);
 		return true;

@@ -4,7 +4,7 @@
  * to the session's state before its command runs (schema, SET, the
  * statement prepared), mapping the client's statement ids to each
  * connection's, and answering what needs no connection (a PREPARE the
- * registry knows, COM_STMT_CLOSE, COM_RESET_CONNECTION). The connections
+ * registry knows, COM_STMT_CLOSE, an unknown statement id). The connections
  * themselves are pool.c's; the command loop is client.c's.
  */
 #ifndef SHOAL_MUX_H
@@ -25,14 +25,15 @@ void mux_free(struct client *c);
 bool mux_holds_state(const struct client *c);
 /* Must the session keep its connection between commands? */
 bool mux_pinned(const struct client *c);
-/* COM_CHANGE_USER or COM_RESET_CONNECTION: give the connection back (or
- * close it when it holds state) and forget the session state. */
+/* The session is reset (client_reset_session): give the connection back
+ * (or close it when it holds state) and forget the session state. */
 void mux_reset(struct client *c);
 
-/* A command answered here without a connection? Then its answer is queued
- * and the caller consumes the command. */
+/* A statement command (the command table's `stmt`) answered here without
+ * a connection? Then its answer is queued and the caller consumes it. */
 bool mux_local(struct client *c, const uint8_t *pl, uint32_t len);
-/* Before forwarding pl: note what it does to the session. */
+/* Before forwarding pl: note what it does to the session (the command
+ * table's `session` column). */
 void mux_note_command(struct client *c, const uint8_t *pl, uint32_t len);
 /* The command was appended to the connection's output at offset at:
  * statement ids (and parameter types) rewritten for this connection.

@@ -10,6 +10,7 @@
 
 #include "upstream/users.h"
 #include "core/client.h"
+#include "core/uplink.h"
 #include "config/config.h"
 #include "base/health.h"
 #include "upstream/ident.h"
@@ -216,14 +217,12 @@ static void queue_remove(struct pool *p, struct client *c)
 	if (p->wq_tail == c)
 		p->wq_tail = prev;
 	c->pq_next = NULL;
-	c->pq_queued = false;
 	ev_timer_stop(p->w->loop, &c->pool_timer);
 	uncount_waiting(c);
 }
 
 static void grant(struct pool *p, struct client *c)
 {
-	c->pq_granted = true;
 	c->pq_next = p->granted;
 	p->granted = c;
 	ev_idle_start(p->w->loop, &p->grant_w);
@@ -237,8 +236,9 @@ static void kick(struct pool *p)
 		struct upstream *u = find_idle(p, c);
 
 		if (!u && p->open >= p->limit && !p->idle)
-			return;
+			return; /* nothing to lend or open yet: the queue waits */
 		queue_remove(p, c);
+		client_set_state(c, CS_CONNECTING); /* out of the queue: a connection comes */
 		if (u) {
 			lend(p, c, u);
 			grant(p, c);
@@ -259,7 +259,6 @@ static void on_grant(struct ev_loop *loop, ev_idle *w, int revents)
 
 		p->granted = c->pq_next;
 		c->pq_next = NULL;
-		c->pq_granted = false;
 		if (c->up)
 			client_pool_ready(c);
 		else
@@ -306,7 +305,6 @@ enum pool_result pool_acquire(struct client *c)
 		return room_for(p, c) ? POOL_PENDING : POOL_NOMEM;
 	STAT_INC(upstream_waits);
 	count_waiting(c);
-	c->pq_queued = true;
 	c->pq_next = NULL;
 	if (p->wq_tail)
 		p->wq_tail->pq_next = c;
@@ -316,7 +314,7 @@ enum pool_result pool_acquire(struct client *c)
 	ev_timer_init(&c->pool_timer, on_wait_timeout, g_config.upstream_wait_timeout_ms / 1000.0, 0.);
 	c->pool_timer.data = c;
 	ev_timer_start(p->w->loop, &c->pool_timer);
-	return POOL_PENDING;
+	return POOL_QUEUED;
 }
 
 bool pool_exhausted(struct client *c)
@@ -390,18 +388,18 @@ void pool_discard(struct client *c)
 void pool_forget(struct client *c)
 {
 	struct pool *p = pool_of(c);
+	struct client **pp = &p->granted;
 
-	if (c->pq_queued)
-		queue_remove(p, c);
-	if (c->pq_granted) {
-		struct client **pp = &p->granted;
-
-		while (*pp && *pp != c)
-			pp = &(*pp)->pq_next;
-		if (*pp)
-			*pp = c->pq_next;
-		c->pq_granted = false;
-	}
+	/* (the pool's own bookkeeping, not the session's state, so that a
+	 * session ending in any state leaves nothing of it behind) */
+	if (ev_is_active(&c->pool_timer))
+		queue_remove(p, c); /* queued: the timer runs exactly then */
+	/* granted a connection in this loop iteration and not yet told
+	 * (on_grant): the list is short-lived and short */
+	while (*pp && *pp != c)
+		pp = &(*pp)->pq_next;
+	if (*pp)
+		*pp = c->pq_next;
 }
 
 /* Events of a connection: to its session, or the pool's own when idle. */

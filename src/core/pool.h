@@ -45,8 +45,13 @@ struct pool {
 
 enum pool_result {
 	POOL_GOT,        /* c->up is set and ready */
-	POOL_PENDING,    /* a connection is being opened for c, or c waits: the pool
-			  * reports through client_pool_ready / _failed / _timeout (client.h) */
+	POOL_PENDING,    /* a connection is being opened for c: the pool reports
+			  * through client_pool_ready / _failed (client.h); the caller
+			  * puts c in CS_CONNECTING */
+	POOL_QUEUED,     /* every connection is busy: c waits in the queue; the
+			  * caller puts it in CS_QUEUED. When one is free the pool
+			  * moves c to CS_CONNECTING and reports as for PENDING; the
+			  * wait timing out, through client_pool_timeout */
 	POOL_NOMEM,
 };
 
@@ -62,7 +67,8 @@ bool pool_borrow_now(struct client *c);
 void pool_release(struct client *c);
 /* Close c->up (broken, or its state is unknown). */
 void pool_discard(struct client *c);
-/* The session ends: leave the queue, give back or drop what it holds. */
+/* The session ends: leave the queue (CS_QUEUED) or the list of those
+ * granted a connection (CS_CONNECTING), so that no report reaches it. */
 void pool_forget(struct client *c);
 
 #endif

@@ -14,6 +14,8 @@
 
 #include "cache/registry.h"
 #include "core/client.h"
+#include "core/dispatch.h"
+#include "core/wait.h"
 #include "core/listener.h"
 #include "base/log.h"
 #include "base/stats.h"

@@ -21,6 +21,7 @@
 #include <mysql.h>
 
 #include "base/health.h"
+#include "config/config_parse.h"
 #include "base/log.h"
 
 #define PXADMIN_TIMEOUT_S 3   /* connect, read and write timeout of each admin connection */

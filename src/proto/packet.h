@@ -2,8 +2,9 @@
  * packet.h: MySQL packet framing and the wire encodings: 3-byte length +
  * sequence id headers, little-endian integers, length-encoded integers and
  * strings, and builders for the generic OK, ERR and EOF packets that the
- * node itself sends. Protocol constants (commands, capability and status
- * flags) live here too.
+ * node itself sends. Protocol constants (capability and status flags)
+ * live here too; the command bytes and what each command is are in
+ * command.h, included here for the files that build or read commands.
  */
 #ifndef SHOAL_PACKET_H
 #define SHOAL_PACKET_H
@@ -12,25 +13,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proto/command.h"
+
 #define PKT_HEADER_LEN 4
 #define PKT_MAX_PAYLOAD 0xffffffu /* a payload of this size continues in the next packet */
-
-/* commands */
-enum {
-	CMD_SLEEP = 0x00, CMD_QUIT = 0x01, CMD_INIT_DB = 0x02, CMD_QUERY = 0x03,
-	CMD_FIELD_LIST = 0x04, CMD_CREATE_DB = 0x05, CMD_DROP_DB = 0x06,
-	CMD_REFRESH = 0x07, CMD_SHUTDOWN = 0x08, CMD_STATISTICS = 0x09,
-	CMD_PROCESS_INFO = 0x0a, CMD_CONNECT = 0x0b, CMD_PROCESS_KILL = 0x0c,
-	CMD_DEBUG = 0x0d, CMD_PING = 0x0e, CMD_TIME = 0x0f,
-	CMD_DELAYED_INSERT = 0x10, CMD_CHANGE_USER = 0x11, CMD_BINLOG_DUMP = 0x12,
-	CMD_TABLE_DUMP = 0x13, CMD_CONNECT_OUT = 0x14, CMD_REGISTER_SLAVE = 0x15,
-	CMD_STMT_PREPARE = 0x16, CMD_STMT_EXECUTE = 0x17,
-	CMD_STMT_SEND_LONG_DATA = 0x18, CMD_STMT_CLOSE = 0x19,
-	CMD_STMT_RESET = 0x1a, CMD_SET_OPTION = 0x1b, CMD_STMT_FETCH = 0x1c,
-	CMD_DAEMON = 0x1d, CMD_BINLOG_DUMP_GTID = 0x1e, CMD_RESET_CONNECTION = 0x1f,
-	/* MariaDB: a prepared statement run once per row of parameters */
-	CMD_STMT_BULK_EXECUTE = 0xfa,
-};
 
 /* A statement id in an execute (and in the other statement commands) that
  * means the session's last successfully prepared statement (MariaDB: what

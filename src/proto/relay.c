@@ -9,29 +9,6 @@
 /* COM_STMT_EXECUTE flags: CURSOR_TYPE_READ_ONLY, _FOR_UPDATE, _SCROLLABLE */
 #define CURSOR_TYPE_MASK 0x07
 
-enum relay_kind relay_kind_of(uint8_t cmd)
-{
-	switch (cmd) {
-	case CMD_QUERY:
-	case CMD_STMT_EXECUTE:
-	case CMD_STMT_BULK_EXECUTE: /* OK, ERR, or the rows of a RETURNING */
-	case CMD_PROCESS_INFO:
-		return RK_RESULT;
-	case CMD_STMT_FETCH:
-		return RK_ROWS;
-	case CMD_STMT_PREPARE:
-		return RK_PREPARE;
-	case CMD_FIELD_LIST:
-		return RK_FIELDLIST;
-	case CMD_STMT_CLOSE:
-	case CMD_STMT_SEND_LONG_DATA:
-	case CMD_QUIT:
-		return RK_NONE;
-	default:
-		return RK_SINGLE;
-	}
-}
-
 void relay_start(struct relay *r, uint8_t cmd, uint32_t client_caps)
 {
 	static const enum relay_state first[] = {
@@ -44,7 +21,7 @@ void relay_start(struct relay *r, uint8_t cmd, uint32_t client_caps)
 	r->deprecate_eof = (client_caps & CAP_DEPRECATE_EOF) != 0;
 	r->strip_tracking = !(client_caps & CAP_SESSION_TRACK);
 	r->local_files = (client_caps & CAP_LOCAL_FILES) != 0;
-	r->st = first[relay_kind_of(cmd)];
+	r->st = first[command_of(cmd)->relay];
 }
 
 void relay_upstream(struct relay *r, bool progress)

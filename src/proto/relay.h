@@ -35,15 +35,6 @@ enum relay_state {
 	RL_DONE,
 };
 
-enum relay_kind {
-	RK_NONE,         /* no response expected */
-	RK_SINGLE,       /* one packet (OK, ERR, EOF or a string) */
-	RK_RESULT,       /* OK/ERR or result sets (CMD_QUERY, CMD_STMT_EXECUTE, _BULK_EXECUTE) */
-	RK_ROWS,         /* CMD_STMT_FETCH: rows then EOF */
-	RK_PREPARE,
-	RK_FIELDLIST,
-};
-
 struct relay {
 	enum relay_state st;
 	uint8_t cmd;
@@ -51,6 +42,8 @@ struct relay {
 	bool strip_tracking;  /* the client has no CLIENT_SESSION_TRACK */
 	bool local_files;     /* the client has CLIENT_LOCAL_FILES */
 	bool in_continuation; /* the previous packet had a 16 MiB - 1 payload */
+	bool infile_cont;     /* LOAD DATA LOCAL: the client's last file packet was a
+			       * full one (16 MiB - 1): an empty one next continues it */
 	uint8_t seq_shift;    /* packets dropped so far in this response */
 	uint64_t cols_left;
 	uint16_t params_left;
@@ -81,9 +74,8 @@ struct relay {
  * them now: after DDL an execute's answer has the new ones. */
 void relay_upstream(struct relay *r, bool progress);
 
-/* How a command's response is shaped. */
-enum relay_kind relay_kind_of(uint8_t cmd);
-/* Start tracking the response to cmd, for a client with capabilities caps. */
+/* Start tracking the response to cmd (shaped as the command table says,
+ * command.h), for a client with capabilities caps. */
 void relay_start(struct relay *r, uint8_t cmd, uint32_t client_caps);
 /* A COM_STMT_EXECUTE's flags byte, after relay_start(): a cursor is open
  * only when the execute asked for one and the server says it opened one

@@ -176,9 +176,6 @@ void stmts_note_command(struct stmt_table *t, const uint8_t *pl, uint32_t len)
 				s->cursor = false;
 		}
 		break;
-	case CMD_RESET_CONNECTION:
-		stmts_clear(t);
-		break;
 	default:
 		break;
 	}

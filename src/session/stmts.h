@@ -61,15 +61,16 @@ struct stmt_info *stmts_find(struct stmt_table *t, uint32_t id);
 struct stmt_info *stmts_add(struct stmt_table *t, uint32_t id, uint16_t nparams, uint64_t serial,
 			    const struct sess_state *ctx);
 void stmts_forget(struct stmt_table *t, uint32_t id);
-/* Forget every statement (COM_RESET_CONNECTION, COM_CHANGE_USER). */
+/* Forget every statement (the session is reset: client_reset_session). */
 void stmts_clear(struct stmt_table *t);
 void stmts_free(struct stmt_table *t);
 /* A statement has an open cursor or long data: the connection must stay. */
 bool stmts_hold_conn(const struct stmt_table *t);
-/* Note what a command (a whole payload, command byte first) does to the
- * table before it is answered or forwarded: the PREPARE text, CLOSE,
- * SEND_LONG_DATA, RESET, RESET_CONNECTION; an EXECUTE or a BULK_EXECUTE
- * becomes cur and its parameter types, when sent, are kept. */
+/* Note what a statement command (a whole payload, command byte first: a
+ * row of the command table with `stmt` flags) does to the table before it
+ * is answered or forwarded: the PREPARE text, CLOSE, SEND_LONG_DATA,
+ * RESET; an EXECUTE or a BULK_EXECUTE becomes cur and its parameter
+ * types, when sent, are kept. */
 void stmts_note_command(struct stmt_table *t, const uint8_t *pl, uint32_t len);
 
 #endif

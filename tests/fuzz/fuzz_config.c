@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "config/config.h"
+#include "config/config_parse.h"
 #include "fuzz_util.h"
 
 static struct shoal_config cfg, before;

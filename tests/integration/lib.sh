@@ -62,6 +62,9 @@ DATADIR="$SRCDIR/tests/data"
 export SRCDIR SHOAL_BIN MDB_PORT MDB_SOCK MDB_DIR SHOAL_FAKE_DIRECT SHOAL_QUICK \
   BUILD_TEST SHOAL_LOG_DIR PY TESTDIR TESTLIB DATADIR
 export PYTHONPATH="$TESTLIB${PYTHONPATH:+:$PYTHONPATH}"
+# Every node a test starts aborts on a session state move its state table
+# refuses (src/core/cstate.h), so that the test fails where it happened.
+export SHOAL_STRICT_STATES=1
 # The real ProxySQL (the *-proxysql* tests, 99-docker's compose flow): $PROXYSQL_BIN, a
 # ProxySQL 2.7 binary; where it is unset, the project's CI machine has one
 # at ../shared/peers/proxysql beside the checkout, used when it exists.

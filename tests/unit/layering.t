@@ -4,7 +4,7 @@
 The node's own graph must pass (no loop through src/cache/, none in admin/
 or ha/, no loop but the event core's). Then the check must fail when a loop
 comes back: the real graph with one dependency added (a cache module calling
-back into the core, a loop inside admin/, one inside ha/, an eighth module in
+back into the core, a loop inside admin/, one inside ha/, one module more in
 the core loop, two modules outside the core that call each other), and
 small C trees compiled here whose only loop is in the call graph (seen in the
 objects) or closed by an #include.
@@ -120,7 +120,7 @@ def inverted_fails(folder):
 
 inverted_fails("admin/")
 
-# an eighth module: one the core uses, made to call back into it (the first
+# one module more: one the core uses, made to call back into it (the first
 # that joins the core loop alone)
 grown = None
 for a, b in sorted({(a, b) for a, b, _ in edges if a in core and b not in core and b.startswith("src/")

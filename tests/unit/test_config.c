@@ -15,6 +15,7 @@
  * matter. stdout/stderr are captured by dup2() onto temporary files.
  */
 #include "config/config.h"
+#include "config/config_parse.h"
 #include "base/duration.h"
 #include "ops/healthcheck.h"
 #include "tap.h"

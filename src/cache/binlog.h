@@ -48,13 +48,6 @@ struct binlog_status {
 	char error[256];            /* the last error, "" if none */
 };
 
-/* Can the node follow the upstream's binlog? Connects with the binlog
- * login and checks log_bin, log_slave_updates on a replica, the privilege
- * (by opening a dump that ends at once) and that the server is MariaDB.
- * 0: yes. 1: no, why says so (the server's state or the login's grants).
- * -1: the upstream could not be reached (why says so). */
-int binlog_check(char *why, size_t cap);
-
 /* Start / stop the follower thread (binlog mode). */
 int binlog_start(void);
 void binlog_stop(void);
@@ -92,8 +85,6 @@ int binlog_resume_from(const char *pos, uint32_t server_id);
 void binlog_resume_release(void);
 enum binlog_resume binlog_resume_result(void);
 
-/* The server id the follower uses (binlog_server_id, or derived). */
-uint32_t binlog_server_id(void);
 
 /* Read-your-writes barrier. binlog_barrier() asks to be woken (through the
  * wake function, as the store's waiters are) once the follower has applied

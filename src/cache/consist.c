@@ -24,6 +24,7 @@
 
 #include "cache/binlog.h"
 #include "cache/catalog.h"
+#include "cache/match_build.h"
 #include "cache/registry.h"
 #include "sql/lexer.h"
 #include "sql/tables.h"
@@ -498,11 +499,16 @@ const struct reason *consist_read_deps(struct consist *s, const char *q, size_t 
 	if (s->ntemps && reads_temp(s, &t, schema))
 		return reason_of(WHY_READS_TEMPORARY);
 	out->epoch = inval_epoch();
+	out->cons.len = 0;
 	if (!catalog_resolve_reads(&t, schema, tables, INVAL_MAX_DEPS, &nt, &reason, retry))
 		return reason;
 	out->n = nt;
-	if (!inval_snapshot(tables, nt, out->d))
+	if (!inval_snapshot_t(tables, nt, out->d, out->tgen))
 		return reason_of(WHY_WRITTEN_MOMENTS_AGO);
+	/* row constraints (binlog mode: only its follower reads row images);
+	 * made now, with the definitions current at the snapshot */
+	if (inval_mode() == INVAL_BINLOG)
+		match_build(q, n, &t, schema, out);
 	return NULL;
 }
 

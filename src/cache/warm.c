@@ -505,7 +505,8 @@ static bool entry_deps_now(const struct snapshot_entry *e, struct fill_deps *dep
 	}
 	deps->epoch = inval_epoch();
 	deps->n = e->ndeps;
-	inval_snapshot(t, deps->n, deps->d);
+	deps->cons.len = 0;
+	inval_snapshot_t(t, deps->n, deps->d, deps->tgen);
 	return true;
 }
 

@@ -312,7 +312,7 @@ void consist_statement(struct consist *s, const char *q, size_t n, bool hidden, 
 
 void consist_hold_failed(void)
 {
-	inval_all(INVAL_SRC_FLUSH);
+	inval_all_why(INVAL_SRC_FLUSH, IW_A_WRITE);
 	catalog_changed();
 }
 
@@ -334,7 +334,7 @@ static bool opaque_written(enum inval_mode m)
 {
 	if (m == INVAL_BINLOG && registry_may_cache())
 		return true;
-	inval_all(INVAL_SRC_FLUSH);
+	inval_all_why(INVAL_SRC_FLUSH, IW_A_WRITE);
 	return false;
 }
 
@@ -348,6 +348,7 @@ static void bump_set(struct inval_table *const *set, unsigned n, int settle_ms)
 {
 	for (unsigned i = 0; i < n; i++)
 		inval_bump(set[i], INVAL_SRC_WRITE, settle_ms);
+	inval_count_why(IW_T_WRITE, n);
 }
 
 /* The writes the session kept back (in a transaction, under table locks)
@@ -361,7 +362,7 @@ static bool release_kept(struct consist *s, enum inval_mode m, bool can_hold)
 	if (m != INVAL_TTL) {
 		bump_set(s->txn, s->ntxn, 0);
 		if (s->txn_all || (s->txn_opaque && !can_hold))
-			inval_all(INVAL_SRC_FLUSH);
+			inval_all_why(INVAL_SRC_FLUSH, IW_A_WRITE);
 		if (s->txn_opaque && can_hold)
 			wait = opaque_written(m);
 	}
@@ -436,12 +437,12 @@ bool consist_done(struct consist *s, bool in_txn, bool ok)
 		if (m != INVAL_TTL) {
 			bump_set(s->cur, s->ncur, s->cur_delayed ? DELAYED_SETTLE_MS : 0);
 			if (s->cur_flush && ok)
-				inval_all(INVAL_SRC_FLUSH);
+				inval_all_why(INVAL_SRC_FLUSH, IW_A_WRITE);
 			if (in_txn) {
 				txn_add(s);
 				s->txn_opaque |= s->cur_opaque;
 				if (s->cur_opaque && m != INVAL_BINLOG)
-					inval_all(INVAL_SRC_FLUSH);
+					inval_all_why(INVAL_SRC_FLUSH, IW_A_WRITE);
 			} else if (s->cur_opaque) {
 				wait = opaque_written(m);
 			}

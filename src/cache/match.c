@@ -270,6 +270,77 @@ const uint8_t *match_value_at(const uint8_t *cond, unsigned j, size_t *len)
 	return p + 1;
 }
 
+/* One condition (at p, room bytes left in its record) checked: its
+ * postings if it is the indexed one into *posts; false when unsound. */
+static bool cond_valid(const uint8_t *p, size_t room, bool indexed, unsigned *posts)
+{
+	struct mc_cond c;
+	size_t at = sizeof(c);
+
+	if (room < sizeof(c))
+		return false;
+	c = match_cond_at(p);
+	if (c.len < sizeof(c) || c.len > room || (c.op != MOP_IN && c.op != MOP_NULL) ||
+	    (c.op == MOP_NULL && c.nvals))
+		return false;   /* a length or an op that is no condition's */
+	for (unsigned j = 0; j < c.nvals; j++) {
+		if (at >= c.len || at + 1 + p[at] > c.len)
+			return false;   /* a value past the condition */
+		at += 1 + (size_t)p[at];
+	}
+	if (indexed) {
+		unsigned n = c.op == MOP_NULL ? 1 : c.nvals;
+
+		if (n == 0 || n > MATCH_IN_MAX)
+			return false;   /* nothing to find it by, or too many */
+		*posts += n;
+	}
+	return at == c.len;
+}
+
+bool match_blob_valid(const uint8_t *blob, size_t len, unsigned ntab, unsigned npost, unsigned ndeps)
+{
+	size_t off = 0;
+	unsigned posts = 0;
+	uint32_t seen = 0;
+
+	for (unsigned i = 0; i < ntab; i++) {
+		struct mc_tab t;
+		size_t co = sizeof(t);
+
+		if (off + sizeof(t) > len)
+			return false;   /* a record past the blob */
+		t = match_tab_at(blob + off);
+		if (t.len < sizeof(t) || off + t.len > len || t.dep >= ndeps || t.dep >= 32 ||
+		    ((seen >> t.dep) & 1u) || t.nconds == 0 || (t.icond != MATCH_NO_COND && t.icond >= t.nconds))
+			return false;   /* a record that is no table's */
+		seen |= 1u << t.dep;
+		for (unsigned k = 0; k < t.nconds; k++) {
+			if (!cond_valid(blob + off + co, t.len - co, k == t.icond, &posts))
+				return false;
+			co += match_cond_at(blob + off + co).len;
+		}
+		if (co != t.len)
+			return false;   /* bytes after its conditions */
+		off += t.len;
+	}
+	return off == len && posts == npost;
+}
+
+uint32_t match_blob_mask(const uint8_t *blob, size_t len, unsigned ntab)
+{
+	uint32_t mask = 0;
+	size_t off = 0;
+
+	for (unsigned i = 0; i < ntab && off + sizeof(struct mc_tab) <= len; i++) {
+		struct mc_tab t = match_tab_at(blob + off);
+
+		mask |= 1u << (t.dep & 31);
+		off += t.len;
+	}
+	return mask;
+}
+
 static bool present(const struct match_img *img, unsigned col)
 {
 	return col < img->map->ncols && img->seen[col] == img->stamp;

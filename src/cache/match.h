@@ -159,6 +159,12 @@ size_t match_cond_off(const uint8_t *rec, unsigned k);
 /* Value j of the condition at cond (its header included). */
 const uint8_t *match_value_at(const uint8_t *cond, unsigned j, size_t *len);
 
+/* Is blob[0, len) a sound blob of ntab records and npost postings on
+ * deps below ndeps (read from a file: every length checked)? */
+bool match_blob_valid(const uint8_t *blob, size_t len, unsigned ntab, unsigned npost, unsigned ndeps);
+/* The deps a blob's records are on (bit per dep). */
+uint32_t match_blob_mask(const uint8_t *blob, size_t len, unsigned ntab);
+
 /* The blob as text, for the admin: "t: id IN (5) AND k IS NULL; u: ...",
  * each table's and column's name from name(arg, dep, col) (col -1: the
  * table's; NULL: "#dep" / "#col"). Returns the length it needed (as

@@ -437,21 +437,6 @@ static void set_times(struct cache_entry *e, int64_t now, int ttl_ms, int refres
 	e->refresh_at_ms = now + (refresh_ms > 0 && refresh_ms <= ttl_ms ? refresh_ms : ttl_ms / 2);
 }
 
-/* The deps an entry's constraints are on (the records' deps). */
-static uint32_t cons_mask(const struct cache_entry *e)
-{
-	uint32_t mask = 0;
-	size_t off = 0;
-
-	for (unsigned i = 0; i < e->ntab && off + sizeof(struct mc_tab) <= e->cons_len; i++) {
-		struct mc_tab t = match_tab_at(entry_cons(e) + off);
-
-		mask |= 1u << t.dep;
-		off += t.len;
-	}
-	return mask;
-}
-
 void store_entry_deps(const struct cache_entry *e, struct fill_deps *out)
 {
 	struct inval_table *t[INVAL_MAX_DEPS];
@@ -463,7 +448,7 @@ void store_entry_deps(const struct cache_entry *e, struct fill_deps *out)
 	out->cons.len = e->cons_len;
 	out->cons.ntab = e->ntab;
 	out->cons.npost = e->npost;
-	out->cons.mask = cons_mask(e);
+	out->cons.mask = match_blob_mask(entry_cons(e), e->cons_len, e->ntab);
 	memcpy(out->cons.buf, entry_cons(e), e->cons_len);
 	if (!inval_snapshot_t(t, out->n, out->d, out->tgen))
 		out->epoch = 0;   /* a fence or settle window: the refresh is not stored

@@ -143,7 +143,7 @@ static const char *cons_name(void *arg, unsigned dep, int col)
 	struct tcols *tc;
 
 	if (!t)
-		return NULL;
+		return NULL;   /* no such dep: shown by number */
 	if (col < 0) {
 		snprintf(l->name, sizeof(l->name), "%s.%s", inval_table_schema(t), inval_table_name(t));
 		return l->name;
@@ -174,7 +174,7 @@ static int collect_cons(const struct cache_entry *e, void *arg)
 		struct cons_row *a = l->n < CONS_ROWS_MAX ? realloc(l->rows, cap * sizeof(*a)) : NULL;
 
 		if (!a)
-			return 1;
+			return 1;   /* at the bound, or out of memory: the list so far */
 		l->rows = a;
 		l->cap = cap;
 	}

@@ -57,7 +57,7 @@ void trx_set_add(struct trx_set *s, struct inval_table *t, enum inval_why why)
 {
 	for (unsigned i = 0; i < s->n; i++)
 		if (s->t[i] == t)
-			return;
+			return;   /* in it already */
 	if (s->n == TRX_TABLES) {
 		trx_set_all(s, why);   /* more than it holds: everything */
 		return;
@@ -111,7 +111,7 @@ static void resolve(struct map_slot *m, uint64_t id, const MARIADB_STRING *db, c
 	unsigned loads = catalog_loads();   /* before the lookups: a newer read retires them */
 
 	if (m->used && m->table_id == id && m->loads == loads && same_names(m, db, tbl))
-		return;
+		return;   /* worked out under this catalog read already */
 	m->used = false;
 	m->base = NULL;
 	if (db->length + tbl->length > MAP_NAME_MAX)
@@ -191,7 +191,7 @@ static bool decoded_fit(struct decoded *d, unsigned ncols)
 	uint32_t *seen;
 
 	if (ncols <= d->cap)
-		return true;
+		return true;   /* room already */
 	v = realloc(d->v, ncols * sizeof(*v));
 	if (v)
 		d->v = v;

@@ -154,16 +154,23 @@ struct inval_table *inval_table_get(const char *schema, size_t slen, const char 
 	return t;
 }
 
+/* Fills of t that start within settle_ms from now are not stored. */
+static void settle(struct inval_table *t, int settle_ms)
+{
+	int64_t until;
+
+	if (settle_ms <= 0)
+		return;   /* no window (the default) */
+	until = mono_ms() + settle_ms;
+	/* only ever moves forward (concurrent bumps) */
+	for (int64_t cur = atomic_load(&t->settle_ms); cur < until &&
+	     !atomic_compare_exchange_weak(&t->settle_ms, &cur, until);)
+		;
+}
+
 void inval_bump(struct inval_table *t, enum inval_source src, int settle_ms)
 {
-	if (settle_ms > 0) {
-		int64_t until = mono_ms() + settle_ms;
-
-		/* only ever moves forward (concurrent bumps) */
-		for (int64_t cur = atomic_load(&t->settle_ms); cur < until &&
-		     !atomic_compare_exchange_weak(&t->settle_ms, &cur, until);)
-			;
-	}
+	settle(t, settle_ms);
 	/* tgen first: a snapshot that sees the new gen sees the new tgen */
 	atomic_fetch_add_explicit(&t->tgen, 1, memory_order_acq_rel);
 	atomic_fetch_add_explicit(&t->gen, 1, memory_order_acq_rel);
@@ -186,13 +193,7 @@ void inval_bump_fenced(struct inval_table *t, uint64_t fence, int settle_ms)
 void inval_row_fenced(struct inval_table *t, uint64_t fence, int settle_ms)
 {
 	store_max(&t->fence, fence);   /* before the generation (release below) */
-	if (settle_ms > 0) {
-		int64_t until = mono_ms() + settle_ms;
-
-		for (int64_t cur = atomic_load(&t->settle_ms); cur < until &&
-		     !atomic_compare_exchange_weak(&t->settle_ms, &cur, until);)
-			;
-	}
+	settle(t, settle_ms);
 	atomic_fetch_add_explicit(&t->gen, 1, memory_order_acq_rel);
 	atomic_fetch_add_explicit(&counts[INVAL_SRC_BINLOG], 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&why_counts[IW_T_ROWS], 1, memory_order_relaxed);

@@ -72,7 +72,7 @@ static enum mc_canon canon_string(const struct mc_class *k, const uint8_t *p, si
 		return MC_UNSURE;   /* too long to keep */
 	for (size_t i = 0; i < m; i++)
 		if (!canon_byte(k->coll, p[i], image, &out[i]))
-			return MC_UNSURE;
+			return MC_UNSURE;   /* a byte this collation is not compared by */
 	*len = m;
 	return MC_OK;
 }
@@ -110,7 +110,7 @@ enum mc_canon match_canon_value(const struct mc_class *k, const struct rowimg_va
 				size_t *len)
 {
 	if (v->kind == RV_NULL)
-		return MC_NULL;
+		return MC_NULL;   /* whatever the column */
 	switch (k->kind) {
 	case TK_INT:
 		if (v->kind == RV_INT || v->kind == RV_UINT) {
@@ -140,12 +140,12 @@ static bool digits_u64(const char *p, size_t n, uint64_t *out)
 	uint64_t v = 0;
 
 	if (n == 0)
-		return false;
+		return false;   /* no digit */
 	for (size_t i = 0; i < n; i++) {
 		unsigned d = (unsigned)(p[i] - '0');
 
 		if (d > 9 || v > (UINT64_MAX - d) / 10)
-			return false;
+			return false;   /* not a digit, or past 64 bits */
 		v = v * 10 + d;
 	}
 	*out = v;
@@ -183,7 +183,7 @@ static enum mc_canon canon_decimal_text(const char *p, size_t n, uint8_t *out, s
 			return MC_UNSURE;   /* an exponent, or no number */
 	for (size_t i = point + 1; i < n; i++)
 		if (p[i] < '0' || p[i] > '9')
-			return MC_UNSURE;
+			return MC_UNSURE;   /* a fraction that is no digits */
 	for (ib = at; ib < point && p[ib] == '0'; ib++)
 		;
 	ie = point;
@@ -192,7 +192,7 @@ static enum mc_canon canon_decimal_text(const char *p, size_t n, uint8_t *out, s
 	if (fe <= point + 1)
 		fe = point;   /* no fraction left */
 	if (ie - ib + (fe > point ? fe - point : 0) + 3 > MATCH_VAL_MAX)
-		return MC_UNSURE;
+		return MC_UNSURE;   /* too long to keep */
 	if (neg && (ib < ie || fe > point))
 		out[o++] = '-';
 	if (ib == ie)
@@ -278,7 +278,7 @@ static bool cond_valid(const uint8_t *p, size_t room, bool indexed, unsigned *po
 	size_t at = sizeof(c);
 
 	if (room < sizeof(c))
-		return false;
+		return false;   /* no room for its header */
 	c = match_cond_at(p);
 	if (c.len < sizeof(c) || c.len > room || (c.op != MOP_IN && c.op != MOP_NULL) ||
 	    (c.op == MOP_NULL && c.nvals))
@@ -317,7 +317,7 @@ bool match_blob_valid(const uint8_t *blob, size_t len, unsigned ntab, unsigned n
 		seen |= 1u << t.dep;
 		for (unsigned k = 0; k < t.nconds; k++) {
 			if (!cond_valid(blob + off + co, t.len - co, k == t.icond, &posts))
-				return false;
+				return false;   /* a condition that is unsound */
 			co += match_cond_at(blob + off + co).len;
 		}
 		if (co != t.len)

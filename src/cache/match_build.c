@@ -73,11 +73,11 @@ static bool add_literals(const struct sql_where *w, const struct sql_where_cond 
 			return false;   /* too long to keep */
 		r = match_canon_literal(&k, l->kind, text, tl, canon, &cl);
 		if (r == MC_UNSURE)
-			return false;
+			return false;   /* not compared exactly with the column */
 		if (r == MC_NEVER || has_value(o, canon, cl))
 			continue;       /* NULL in `=` or IN matches nothing */
 		if (o->c.nvals == UINT8_MAX || o->vlen + 1 + cl > sizeof(o->vals))
-			return false;
+			return false;   /* more values than a condition keeps */
 		o->vals[o->vlen++] = (uint8_t)cl;
 		memcpy(o->vals + o->vlen, canon, cl);
 		o->vlen += cl;
@@ -100,7 +100,7 @@ static bool class_agrees(const struct sql_where_class *k, const char *schema, co
 
 		tcols_put(tc);
 		if (!same)
-			return false;
+			return false;   /* a column of another type, or not known */
 	}
 	return true;
 }
@@ -153,7 +153,7 @@ static enum cond_result make_cond(const struct sql_where *w, const struct sql_wh
 static bool put_bytes(struct blob *b, const void *p, size_t n)
 {
 	if (b->out->len + n > MATCH_CONS_MAX)
-		return false;
+		return false;   /* more than an entry keeps */
 	memcpy(b->out->buf + b->out->len, p, n);
 	b->out->len = (uint16_t)(b->out->len + n);
 	return true;
@@ -165,7 +165,7 @@ static bool put_cond(struct blob *b, struct cond_out *o)
 
 	o->c.len = (uint16_t)(sizeof(o->c) + o->vlen);
 	if (!put_bytes(b, &o->c, sizeof(o->c)) || !put_bytes(b, o->vals, o->vlen))
-		return false;
+		return false;   /* the blob is full */
 	/* the index finds the entry by its condition of fewest values */
 	if (n > 0 && n <= MATCH_IN_MAX && (b->icond_vals == 0 || n < b->icond_vals)) {
 		b->tab.icond = b->tab.nconds;

@@ -68,7 +68,7 @@ static struct mgroup *group_for(struct inval_table *t, const struct mc_tab *tab,
 			return g;
 	g = calloc(1, sizeof(*g));
 	if (!g)
-		return NULL;
+		return NULL;   /* out of memory: the entry is not indexed on it */
 	g->buckets = calloc(INITIAL_BUCKETS, sizeof(*g->buckets));
 	if (!g->buckets) {
 		free(g);
@@ -107,7 +107,7 @@ static void maybe_grow(struct mgroup *g)
 	struct mpost **old = g->buckets, **b;
 
 	if (g->nposts <= 2 * g->nbuckets || !(b = calloc(n, sizeof(*b))))
-		return;
+		return;   /* short enough, or no memory: the chains stay */
 	g->buckets = b;
 	g->nbuckets = n;
 	for (size_t i = 0; i < n / 2; i++)
@@ -130,7 +130,7 @@ static void unlink_post(struct mpost *p)
 	p->g = NULL;
 	atomic_fetch_sub_explicit(&n_posts, 1, memory_order_relaxed);
 	if (--g->nposts > 0)
-		return;
+		return;   /* the group has other postings */
 	for (struct mgroup **q = &g->t->mgroups; *q; q = &(*q)->next)
 		if (*q == g) {
 			*q = g->next;
@@ -236,7 +236,7 @@ static bool row_key(const struct mgroup *g, const struct match_img *img, uint64_
 		return false;   /* absent, or another definition */
 	r = match_canon_value(&g->k, v, canon, &n);
 	if (r == MC_UNSURE)
-		return false;
+		return false;   /* not compared exactly */
 	*key = r == MC_NULL ? NULL_KEY : key_of(canon, n);
 	return true;
 }
@@ -253,7 +253,7 @@ static void try_post(const struct mpost *p, const struct match_img *img, uint64_
 	tab = match_tab_at(p->rec);
 	v = match_table(&tab, p->rec, img);
 	if (v == MV_NO)
-		return;
+		return;   /* the row cannot change its answer */
 	atomic_store_explicit(p->epoch, 0, memory_order_release);
 	(*(v == MV_YES ? matched : unsure))++;
 }

@@ -66,7 +66,7 @@ struct tcols *tcols_new(const char *schema, const char *table, unsigned ncols, s
 	char *at;
 
 	if (!c)
-		return NULL;
+		return NULL;   /* out of memory */
 	atomic_init(&c->refs, 1);
 	c->ncols = ncols;
 	at = (char *)&c->cols[ncols];
@@ -98,9 +98,9 @@ enum tcoll tcoll_of(const char *name)
 	bool known = false, nopad;
 
 	if (!name || !*name)
-		return TCOLL_NONE;
+		return TCOLL_NONE;   /* not a string column */
 	if (strcmp(name, "binary") == 0)
-		return TCOLL_BYTES;
+		return TCOLL_BYTES;   /* bytes: every one counts */
 	for (size_t i = 0; i < sizeof(charsets) / sizeof(charsets[0]); i++)
 		known |= strncmp(name, charsets[i], strlen(charsets[i])) == 0;
 	if (!known)

@@ -509,8 +509,27 @@ const struct reason *consist_read_deps(struct consist *s, const char *q, size_t 
 	/* row constraints (binlog mode: only its follower reads row images);
 	 * made now, with the definitions current at the snapshot */
 	if (inval_mode() == INVAL_BINLOG)
-		match_build(q, n, &t, schema, out);
+		match_build(q, n, &t, schema, s->has_params ? &s->params : NULL, out);
 	return NULL;
+}
+
+void consist_exec_params(struct consist *s, const struct stmt_info *st, const uint8_t *pl, uint32_t len)
+{
+	size_t nb, off = 10;   /* command, statement id, flags, iteration count */
+
+	s->has_params = false;
+	if (!st || st->nparams == 0)
+		return;   /* done, or nothing bound */
+	nb = ((size_t)st->nparams + 7) / 8;
+	if (len < off + nb + 1 || (pl[off + nb] && len < off + nb + 1 + 2u * st->nparams) ||
+	    (!pl[off + nb] && !st->have_types))
+		return;   /* cut short, or no types known: the placeholders stay unknown */
+	s->params.n = st->nparams;
+	s->params.nulls = pl + off;
+	s->params.types = pl[off + nb] ? pl + off + nb + 1 : st->types;
+	s->params.values = pl + off + nb + 1 + (pl[off + nb] ? 2u * st->nparams : 0);
+	s->params.end = pl + len;
+	s->has_params = true;
 }
 
 bool consist_txn_wrote_into_slow(const struct consist *s, const struct cache_entry *e)

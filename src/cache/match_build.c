@@ -4,6 +4,7 @@
  */
 #include "cache/match_build.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -38,6 +39,93 @@ static struct inval_table *base_of(const char *schema, const char *sch, size_t s
 	return catalog_base_table(sch, slen, name, nlen);
 }
 
+/* Binary protocol types (the protocol's field types). */
+enum { PT_DECIMAL = 0, PT_TINY = 1, PT_SHORT = 2, PT_LONG = 3, PT_FLOAT = 4, PT_DOUBLE = 5, PT_NULL = 6,
+       PT_LONGLONG = 8, PT_INT24 = 9, PT_YEAR = 13, PT_VARCHAR = 15, PT_NEWDECIMAL = 246,
+       PT_BLOB = 252, PT_VAR_STRING = 253, PT_STRING = 254 };
+
+/* A length-encoded integer at *p (before end): false when cut short or
+ * over 8 bytes of length. */
+static bool lenenc(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	unsigned n;
+
+	if (*p >= end)
+		return false;   /* cut short */
+	n = **p < 0xfb ? 0 : **p == 0xfc ? 2 : **p == 0xfd ? 3 : **p == 0xfe ? 8 : 9;
+	if (n == 9 || *p + 1 + n > end)
+		return false;   /* NULL or an error marker, or cut short */
+	*v = n ? 0 : **p;
+	for (unsigned i = 0; i < n; i++)
+		*v |= (uint64_t)(*p)[1 + i] << (8 * i);
+	*p += 1 + n;
+	return true;
+}
+
+/* The bytes of a parameter's value of type, at *p: advanced past it. */
+static bool param_bytes(unsigned type, const uint8_t **p, const uint8_t *end, const uint8_t **v, size_t *n)
+{
+	static const uint8_t fixed[16] = { [PT_TINY] = 1, [PT_SHORT] = 2, [PT_LONG] = 4, [PT_FLOAT] = 4,
+					   [PT_DOUBLE] = 8, [PT_LONGLONG] = 8, [PT_INT24] = 4, [PT_YEAR] = 2 };
+	uint64_t len;
+
+	if (type < 16 && fixed[type]) {
+		len = fixed[type];
+	} else if (!lenenc(p, end, &len)) {
+		return false;   /* temporal types and strings are length-prefixed: cut short */
+	}
+	if (len > (uint64_t)(end - *p))
+		return false;   /* past the packet */
+	*v = *p;
+	*n = (size_t)len;
+	*p += len;
+	return true;
+}
+
+/* Parameter i's value as a literal: 1 (kind and text set), 0 when NULL,
+ * -1 when it is not one compared here (its condition is dropped). */
+static int param_literal(const struct match_params *mp, unsigned i, unsigned *kind, char *text, size_t *len)
+{
+	const uint8_t *p, *v = NULL;
+	size_t n = 0;
+	unsigned type = 0;
+	bool uns = false;
+
+	if (i >= mp->n)
+		return -1;   /* no value bound here */
+	p = mp->values;
+	if ((mp->nulls[i / 8] >> (i % 8)) & 1)
+		return 0;
+	for (unsigned k = 0; k <= i; k++) {   /* NULLs take no bytes */
+		type = mp->types[2 * k];
+		uns = mp->types[2 * k + 1] & 0x80;
+		if (!((mp->nulls[k / 8] >> (k % 8)) & 1) && type != PT_NULL && !param_bytes(type, &p, mp->end, &v, &n))
+			return -1;   /* a value that cannot be walked */
+	}
+	switch (type) {
+	case PT_TINY: case PT_SHORT: case PT_LONG: case PT_INT24: case PT_LONGLONG: {
+		uint64_t u = 0;
+
+		for (size_t b = 0; b < n; b++)
+			u |= (uint64_t)v[b] << (8 * b);
+		if (!uns && n < 8 && (u >> (8 * n - 1)) & 1)
+			u |= ~0ull << (8 * n);   /* sign-extend */
+		*len = (size_t)snprintf(text, MATCH_VAL_MAX + 1, uns ? "%llu" : "%lld", (unsigned long long)u);
+		*kind = SQL_WL_INT;
+		return 1;
+	}
+	case PT_NEWDECIMAL: case PT_DECIMAL: case PT_STRING: case PT_VAR_STRING: case PT_VARCHAR: case PT_BLOB:
+		if (n > MATCH_VAL_MAX)
+			return -1;   /* too long to keep */
+		memcpy(text, v, n);
+		*len = n;
+		*kind = type == PT_NEWDECIMAL || type == PT_DECIMAL ? SQL_WL_DECIMAL : SQL_WL_STRING;
+		return 1;
+	default:
+		return -1;   /* FLOAT, DOUBLE, temporal types: not compared */
+	}
+}
+
 /* Has the value (canonical) been added to the condition already? */
 static bool has_value(const struct cond_out *o, const uint8_t *v, size_t n)
 {
@@ -51,9 +139,24 @@ static bool has_value(const struct cond_out *o, const uint8_t *v, size_t n)
 	return false;
 }
 
+/* A literal's kind and text (a placeholder's bound value): 1, 0 for a
+ * NULL placeholder, -1 when not compared (the condition is dropped). */
+static int literal_text(const struct sql_where_lit *l, const struct match_params *mp, unsigned *kind,
+			char *text, size_t *tl)
+{
+	if (l->kind == SQL_WL_PARAM)
+		return mp ? param_literal(mp, l->param, kind, text, tl) : -1;   /* -1: a text statement */
+	if (l->kind == SQL_WL_STRING && l->charset)
+		return -1;   /* an introducer: another character set's bytes */
+	*kind = l->kind;
+	*tl = sql_where_lit_text(l, text, MATCH_VAL_MAX + 1);
+	return *tl == (size_t)-1 ? -1 : 1;   /* -1: too long to keep */
+}
+
 /* The literals of an `=` or IN into o: false when one cannot be compared
  * exactly (the condition is dropped). */
-static bool add_literals(const struct sql_where *w, const struct sql_where_cond *wc, struct cond_out *o)
+static bool add_literals(const struct sql_where *w, const struct sql_where_cond *wc,
+			 const struct match_params *mp, struct cond_out *o)
 {
 	struct mc_class k = mc_class_of(&o->c);
 
@@ -61,17 +164,18 @@ static bool add_literals(const struct sql_where *w, const struct sql_where_cond 
 		const struct sql_where_lit *l = &w->lits[wc->lit + i];
 		char text[MATCH_VAL_MAX + 1];
 		uint8_t canon[MATCH_VAL_MAX + 1];
-		size_t tl, cl = 0;
+		size_t tl = 0, cl = 0;
+		unsigned kind = 0;
+		int got = literal_text(l, mp, &kind, text, &tl);
 		enum mc_canon r;
 
-		if (l->kind == SQL_WL_PARAM)
-			return false;   /* bound at execute: not known here */
-		if (l->kind == SQL_WL_STRING && l->charset)
-			return false;   /* an introducer: another character set's bytes */
-		tl = sql_where_lit_text(l, text, sizeof(text));
-		if (tl == (size_t)-1)
-			return false;   /* too long to keep */
-		r = match_canon_literal(&k, l->kind, text, tl, canon, &cl);
+		if (got < 0)
+			return false;   /* not known, or not compared */
+		if (got == 0 && (wc->flags & SQL_WC_NULL_SAFE) && wc->nlits == 1) {
+			o->c.op = MOP_NULL;   /* `<=> ?` with NULL bound: IS NULL */
+			return true;
+		}
+		r = got == 0 ? MC_NEVER : match_canon_literal(&k, kind, text, tl, canon, &cl);
 		if (r == MC_UNSURE)
 			return false;   /* not compared exactly with the column */
 		if (r == MC_NEVER || has_value(o, canon, cl))
@@ -111,7 +215,7 @@ enum cond_result { C_KEEP, C_DROP, C_NONE };
  * nothing this node can use), C_NONE (the table gets no constraint). */
 static enum cond_result make_cond(const struct sql_where *w, const struct sql_where_cond *wc,
 				  const struct tcols *tc, const char *schema, uint32_t gen,
-				  struct cond_out *o)
+				  const struct match_params *mp, struct cond_out *o)
 {
 	int at = tcols_find(tc, wc->col, wc->col_len);
 	const struct tcol *col;
@@ -146,7 +250,7 @@ static enum cond_result make_cond(const struct sql_where *w, const struct sql_wh
 		return C_KEEP;
 	}
 	o->c.op = MOP_IN;
-	return add_literals(w, wc, o) ? C_KEEP : C_DROP;
+	return add_literals(w, wc, mp, o) ? C_KEEP : C_DROP;
 }
 
 /* Append bytes to the blob; false when it is full. */
@@ -178,13 +282,13 @@ static bool put_cond(struct blob *b, struct cond_out *o)
 /* The conditions of one table; false when it gets no constraint (the
  * blob is then as before). */
 static bool table_conds(struct blob *b, const struct sql_where *w, const struct sql_where_table *wt,
-			const struct tcols *tc, const char *schema, uint32_t gen)
+			const struct tcols *tc, const char *schema, uint32_t gen, const struct match_params *mp)
 {
 	static __thread struct cond_out o;
 	bool never = false;
 
 	for (unsigned k = 0; k < wt->nconds; k++) {
-		enum cond_result r = make_cond(w, &w->conds[wt->cond + k], tc, schema, gen, &o);
+		enum cond_result r = make_cond(w, &w->conds[wt->cond + k], tc, schema, gen, mp, &o);
 
 		if (r == C_NONE || (r == C_KEEP && !put_cond(b, &o)))
 			return false;   /* a column it lacks, or the blob is full */
@@ -217,7 +321,7 @@ static const struct sql_where_table *where_table_of(const struct sql_where *w, s
 
 /* The constraints on dep i, appended; false when none. */
 static bool build_table(struct blob *b, const struct sql_where *w, const struct fill_deps *deps,
-			unsigned i, const char *schema, uint32_t gen)
+			unsigned i, const char *schema, uint32_t gen, const struct match_params *mp)
 {
 	const struct sql_where_table *wt = where_table_of(w, deps->d[i].t, schema);
 	struct tcols *tc = wt ? tcols_get(deps->d[i].t, gen) : NULL;
@@ -234,7 +338,7 @@ static bool build_table(struct blob *b, const struct sql_where *w, const struct 
 	b->icond_vals = 0;
 	b->tab_at = start;
 	ok = tc->ncols <= UINT16_MAX && put_bytes(b, &b->tab, sizeof(b->tab)) &&
-	     table_conds(b, w, wt, tc, schema, gen);
+	     table_conds(b, w, wt, tc, schema, gen, mp);
 	tcols_put(tc);
 	if (!ok) {
 		b->out->len = start;   /* none for this table */
@@ -258,7 +362,7 @@ static bool all_base_tables(const struct sql_tables *t, const char *schema)
 }
 
 void match_build(const char *q, size_t n, const struct sql_tables *t, const char *schema,
-		 struct fill_deps *deps)
+		 const struct match_params *params, struct fill_deps *deps)
 {
 	static __thread struct sql_where w;
 	struct blob b = { .out = &deps->cons };
@@ -271,7 +375,7 @@ void match_build(const char *q, size_t n, const struct sql_tables *t, const char
 	if (!w.ok || (w.flags & SQL_WHERE_DQUOTE))
 		return;   /* nothing proven, or ANSI_QUOTES may make a literal a name */
 	for (unsigned i = 0; i < deps->n && b.out->npost < 255 - MATCH_IN_MAX; i++)
-		if (build_table(&b, &w, deps, i, schema, gen)) {
+		if (build_table(&b, &w, deps, i, schema, gen, params)) {
 			deps->cons.ntab++;
 			deps->cons.mask |= 1u << i;
 		}

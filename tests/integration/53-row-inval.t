@@ -25,7 +25,7 @@ set -uo pipefail
 
 if fake_mode; then skip_all "row-precise invalidation: needs a node (SHOAL_FAKE_DIRECT=1)"; fi
 
-plan 42
+plan 44
 work="$BUILD_TEST/t53"
 rm -rf "$work"
 mkdir -p "$work"
@@ -182,6 +182,27 @@ bl -e "SET SESSION binlog_row_image = 'MINIMAL'; UPDATE mini SET k = 1 WHERE id 
 fresh "SELECT COUNT(*) FROM mini WHERE k = 1" "MINIMAL: an entry on a column the before image lacks is invalidated"
 fresh "SELECT v FROM mini WHERE id = 2" "  ... and the key's"
 cached "SELECT v FROM mini WHERE id = 3" "  ... another key, compared on the key, stays cached"
+
+# ---- a prepared statement: its placeholders' values are its constraints
+# pq ID: SELECT v FROM t WHERE id = ? executed through the node (binary protocol)
+pq() {
+  perl -MDBI -e 'my $d = DBI->connect("DBI:MariaDB:database=shoaltest;host=127.0.0.1;port=$ARGV[0];mariadb_server_prepare=1",
+    "app", "pw", { RaiseError => 1 }); my $s = $d->prepare("SELECT v FROM t WHERE id = ?");
+    $s->execute($ARGV[1]); print join(",", map { $_->[0] } @{ $s->fetchall_arrayref }), "\n"' "$nb_PORT" "$1" 2>&1
+}
+for i in 1 2 3; do pq 8 >/dev/null; pq 9 >/dev/null; done
+bl -e "UPDATE t SET v = v + 1 WHERE id = 8"
+want=$(d "SELECT v FROM t WHERE id = 8")
+for ((i = 0; i < 60; i++)); do got=$(pq 8); [ "$got" = "$want" ] && break; sleep 0.05; done
+is "$got" "$want" "a prepared statement's execute: the written key's answer is invalidated"
+h0=$(hits)
+got=$(pq 9)
+h1=$(hits)
+if [ "$got" = "$(d "SELECT v FROM t WHERE id = 9")" ] && [ "${h1:-0}" -gt "${h0:-0}" ]; then
+  ok "  ... another key's execute stays cached (its bound value is its constraint)"
+else
+  not_ok "  ... another key's execute stays cached"; diag "got $got, hits $h0 -> $h1"
+fi
 
 # ---- seen from outside
 m=$(curl -s "http://127.0.0.1:$METRICS_P/metrics")

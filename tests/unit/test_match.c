@@ -199,8 +199,10 @@ static void setup(void)
 	map.cols = map_cols;
 }
 
-/* The constraints of sql on (t, u), as the admin shows them. */
+/* The constraints of sql on (t, u), as the admin shows them (with
+ * build_params: an execute's parameters). */
 static struct fill_deps deps;
+static const struct match_params *build_params;
 
 static const char *names(void *arg, unsigned dep, int col)
 {
@@ -222,7 +224,7 @@ static const char *build(const char *sql)
 	deps.d[0].t = T;
 	deps.d[1].t = U;
 	sql_tables(sql, strlen(sql), &t);
-	match_build(sql, strlen(sql), &t, "db", &deps);
+	match_build(sql, strlen(sql), &t, "db", build_params, &deps);
 	if (!deps.cons.len)
 		return "none";
 	match_format(deps.cons.buf, deps.cons.len, deps.cons.ntab, names, NULL, out, sizeof(out));
@@ -355,6 +357,46 @@ static void test_rows(void)
 	}
 }
 
+/* ---- an execute's parameters ------------------------------------------------ */
+
+static void test_params(void)
+{
+	/* id = ? AND name = ?: LONG 5, VAR_STRING 'abc' */
+	static const uint8_t nulls0[1] = { 0 }, types0[4] = { 3, 0, 253, 0 };
+	static const uint8_t vals0[] = { 5, 0, 0, 0, 3, 'a', 'b', 'c' };
+	/* id = ? with NULL; k = ? TINY -1 (signed) and UNSIGNED 255 */
+	static const uint8_t nulls1[1] = { 1 }, types1[4] = { 3, 0, 1, 0 }, vals1[] = { 0xff };
+	static const uint8_t types2[2] = { 1, 0x80 }, vals2[] = { 0xff };
+	static const uint8_t types3[2] = { 5, 0 }, vals3[8] = { 0 };
+	static const uint8_t types4[2] = { 246, 0 }, vals4[] = { 4, '1', '.', '5', '0' };
+	struct match_params p0 = { 2, nulls0, types0, vals0, vals0 + sizeof(vals0) };
+	struct match_params p1 = { 2, nulls1, types1, vals1, vals1 + sizeof(vals1) };
+	struct match_params p2 = { 1, nulls0, types2, vals2, vals2 + sizeof(vals2) };
+	struct match_params p3 = { 1, nulls0, types3, vals3, vals3 + sizeof(vals3) };
+	struct match_params p4 = { 1, nulls0, types4, vals4, vals4 + sizeof(vals4) };
+	struct match_params cut = { 2, nulls0, types0, vals0, vals0 + 6 };
+
+	build_params = &p0;
+	ok(strcmp(build("SELECT * FROM t WHERE id = ? AND name = ?"), "t: id IN (5) AND name IN ('ABC') [ci]") == 0,
+	   "an execute: its placeholders take their bound values (%s)", build("SELECT * FROM t WHERE id = ? AND name = ?"));
+	build_params = &p1;
+	ok(strcmp(build("SELECT * FROM t WHERE id = ? AND k = ?"), "t: id IN () AND k IN (-1) (never true)") == 0,
+	   "  ... NULL in `=`: never true; a signed TINY -1 (%s)", build("SELECT * FROM t WHERE id = ? AND k = ?"));
+	ok(strcmp(build("SELECT * FROM t WHERE id <=> ? AND k = ?"), "t: id IS NULL AND k IN (-1)") == 0,
+	   "  ... NULL in `<=>`: IS NULL (%s)", build("SELECT * FROM t WHERE id <=> ? AND k = ?"));
+	build_params = &p2;
+	ok(strcmp(build("SELECT * FROM t WHERE id = ?"), "t: id IN (255)") == 0, "  ... an unsigned TINY 255");
+	build_params = &p3;
+	ok(strcmp(build("SELECT * FROM t WHERE id = ?"), "none") == 0, "  ... a DOUBLE: not compared, no constraint");
+	build_params = &p4;
+	ok(strcmp(build("SELECT * FROM t WHERE d = ?"), "t: d IN (1.5)") == 0, "  ... a DECIMAL '1.50'");
+	build_params = &cut;
+	ok(strcmp(build("SELECT * FROM t WHERE id = ? AND name = ?"), "t: id IN (5)") == 0,
+	   "  ... a value cut short: its condition dropped");
+	build_params = NULL;
+	ok(strcmp(build("SELECT * FROM t WHERE id = ?"), "none") == 0, "a text statement's `?`: no constraint");
+}
+
 /* ---- the index ---------------------------------------------------------------- */
 
 struct fake {
@@ -431,6 +473,7 @@ int main(void)
 	test_canon();
 	setup();
 	test_rows();
+	test_params();
 	test_index();
 	return done_testing();
 }

@@ -2,11 +2,13 @@
  * binlog.h: the binlog follower. A thread of its own reads the binlog of
  * the node's upstream with MariaDB Connector/C's replication API
  * (mariadb_rpl_*), as a replica would, and turns each committed transaction
- * into invalidations of the tables it changed: tables of its row events
- * (TABLE_MAP), tables written by its statements (DDL, statement-format
- * writes, read with sql/tables.c), and what writes to those also change
- * (cascading foreign keys, which row-format binlogs do not log; see
- * cache/catalog.h).
+ * into invalidations: of the entries each of its changed rows can change
+ * (row events, matched by binlog_rows.h against the entries' constraints),
+ * and of whole tables: those written by its statements (DDL,
+ * statement-format writes, read with sql/tables.c), what writes to those
+ * also change, and the children of cascading foreign keys of the tables
+ * whose rows it updated or deleted (row-format binlogs do not log a
+ * cascade; see cache/catalog.h).
  *
  * It remembers the last GTID it processed in each replication domain and
  * resumes from there after a disconnect (@slave_connect_state). While the

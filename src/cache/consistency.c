@@ -397,7 +397,7 @@ static int row_metrics(struct pbuf *out)
 			 "(a value that cannot be compared exactly, counted as a match).",
 			 IW_ROW_MATCH, IW_FIRST_TABLE);
 	rc |= why_family(out, "shoal_invalidations_by_table_total",
-			 "Tables invalidated whole, by reason: row_change (a changed row: the entries "
+			 "Tables invalidated whole, by reason: row_change (a rows event: the entries "
 			 "without constraints on the table), own_write, statement_event, cascade, "
 			 "unknown_table, unreadable_event, definition_changed, index_full.",
 			 IW_FIRST_TABLE, IW_FIRST_ALL);

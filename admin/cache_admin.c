@@ -14,9 +14,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "admin.h"
 #include "cache/commands.h"
+#include "cache/match.h"
+#include "cache/store.h"
+#include "cache/tcols.h"
+#include "cache/vcols.h"
 #include "cache/registry.h"
 #include "cache/rules.h"
 #include "config/config.h"
@@ -110,6 +115,100 @@ static int fill_caches(sqlite3 *db, const char *table, bool reset)
 		rc = admin_insert_row(db, table, 8, v);
 	}
 	free(defs);
+	return rc;
+}
+
+/* ---- stats_shoal_entry_constraints: each entry's row constraints ---- */
+
+#define CONS_ROWS_MAX 10000   /* entries listed at most */
+#define KEY_TEXT_AT 10        /* a key's text after its kind, capabilities, settings and user */
+
+struct cons_row {
+	char query[200], tables[200], cons[600];
+	uint64_t hits;
+};
+
+struct cons_list {
+	struct cons_row *rows;
+	size_t n, cap;
+	const struct cache_entry *e;   /* the entry being named */
+	char name[200];
+};
+
+/* A table's ("schema.table") or a column's name for match_format. */
+static const char *cons_name(void *arg, unsigned dep, int col)
+{
+	struct cons_list *l = arg;
+	struct inval_table *t = dep < l->e->ndeps ? entry_deps(l->e)[dep].t : NULL;
+	struct tcols *tc;
+
+	if (!t)
+		return NULL;   /* no such dep: shown by number */
+	if (col < 0) {
+		snprintf(l->name, sizeof(l->name), "%s.%s", inval_table_schema(t), inval_table_name(t));
+		return l->name;
+	}
+	tc = tcols_get(t, vcols_generation());
+	if (tc && (unsigned)col < tc->ncols)
+		snprintf(l->name, sizeof(l->name), "%s", tc->cols[col].name);
+	else
+		snprintf(l->name, sizeof(l->name), "#%d", col);   /* its definition is not current */
+	tcols_put(tc);
+	return l->name;
+}
+
+/* One entry with constraints into the list (copied: the store's shard
+ * lock is held). 1 stops the walk at the bound or out of memory. */
+static int collect_cons(const struct cache_entry *e, void *arg)
+{
+	struct cons_list *l = arg;
+	struct cons_row *r;
+	size_t o = 0;
+	const uint8_t *k = entry_key(e);
+	size_t klen = e->key_len > KEY_TEXT_AT ? e->key_len - KEY_TEXT_AT : 0;
+
+	if (!e->cons_len)
+		return 0;   /* no constraint: any change to its tables invalidates it */
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		struct cons_row *a = l->n < CONS_ROWS_MAX ? realloc(l->rows, cap * sizeof(*a)) : NULL;
+
+		if (!a)
+			return 1;   /* at the bound, or out of memory: the list so far */
+		l->rows = a;
+		l->cap = cap;
+	}
+	r = &l->rows[l->n++];
+	snprintf(r->query, sizeof(r->query), "%.*s", (int)strnlen((const char *)k + KEY_TEXT_AT, klen),
+		 klen ? (const char *)k + KEY_TEXT_AT : "");
+	r->tables[0] = 0;
+	for (unsigned i = 0; i < e->ndeps && o < sizeof(r->tables); i++)
+		o += (size_t)snprintf(r->tables + o, sizeof(r->tables) - o, "%s%s.%s%s", i ? ", " : "",
+				      inval_table_schema(entry_deps(e)[i].t), inval_table_name(entry_deps(e)[i].t),
+				      (e->rowmask >> i) & 1u ? " (by row)" : "");
+	l->e = e;
+	match_format(entry_cons(e), e->cons_len, e->ntab, cons_name, l, r->cons, sizeof(r->cons));
+	r->hits = atomic_load_explicit(&((struct cache_entry *)e)->hits, memory_order_relaxed);
+	return 0;
+}
+
+static int fill_constraints(sqlite3 *db, const char *table, bool reset)
+{
+	struct cons_list l = { 0 };
+	struct timespec ts;
+	int rc = 0;
+
+	(void)reset;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	store_each((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000, collect_cons, &l);
+	for (size_t i = 0; i < l.n && rc == 0; i++) {
+		char hits[24];
+		const char *v[4] = { l.rows[i].query, l.rows[i].tables, l.rows[i].cons, hits };
+
+		snprintf(hits, sizeof(hits), "%" PRIu64, l.rows[i].hits);
+		rc = admin_insert_row(db, table, 4, v);
+	}
+	free(l.rows);
 	return rc;
 }
 
@@ -492,4 +591,5 @@ void cache_admin_register(void)
 	admin_register_module("QUERY RULES", load_rules, save_rules);
 	admin_register_stats_provider("stats_shoal_query_digest", fill_digest);
 	admin_register_stats_provider("stats_shoal_caches", fill_caches);
+	admin_register_stats_provider("stats_shoal_entry_constraints", fill_constraints);
 }

@@ -92,6 +92,10 @@ const struct admin_table admin_tables[] = {
 	  "hits INTEGER NOT NULL DEFAULT 0, misses INTEGER NOT NULL DEFAULT 0, "
 	  "refreshes INTEGER NOT NULL DEFAULT 0, coalesced_waits INTEGER NOT NULL DEFAULT 0",
 	  "query_id, name, entries, bytes, hits, misses, refreshes, coalesced_waits", IN_STATS, NULL },
+	{ "stats_shoal_entry_constraints",
+	  "query VARCHAR NOT NULL, tables VARCHAR NOT NULL, constraints VARCHAR NOT NULL, "
+	  "hits INTEGER NOT NULL DEFAULT 0",
+	  "query, tables, constraints, hits", IN_STATS, NULL },
 	{ "stats_shoal_connection_pool",
 	  "srv_host VARCHAR NOT NULL, srv_port INT NOT NULL, status VARCHAR NOT NULL, "
 	  "used INT NOT NULL, free INT NOT NULL, errors INT NOT NULL, "

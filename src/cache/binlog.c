@@ -4,11 +4,14 @@
  * position, the serving state.
  *
  * Per transaction (GTID event .. XID / COMMIT, or one statement for a
- * standalone GTID) the follower collects the tables named by TABLE_MAP
- * events (every table with row changes) and those written by QUERY events,
- * and invalidates them, with what writes to them also change, when the
- * transaction ends; then the transaction's GTID becomes the position.
- * A statement whose tables cannot be determined invalidates everything.
+ * standalone GTID) the follower hands each TABLE_MAP and rows event to
+ * binlog_rows.c, which invalidates the entries each changed row can change
+ * (row-precise invalidation) and names the tables that go whole; it
+ * collects those, and the tables written by QUERY events (statement
+ * format, DDL), and invalidates them, with what writes to them also
+ * change, when the transaction ends; then the transaction's GTID becomes
+ * the position. A statement whose tables cannot be determined invalidates
+ * everything.
  *
  * The thread blocks in mariadb_rpl_fetch(); the server sends a heartbeat
  * every BINLOG_HEARTBEAT_NS while there is nothing else, and a read timeout
@@ -31,6 +34,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cache/binlog_conn.h"
+#include "cache/binlog_rows.h"
 #include "cache/binlog_start.h"
 #include "cache/catalog.h"
 #include "cache/fence.h"
@@ -44,13 +49,8 @@
 #include "sql/tables.h"
 #include "upstream/upstream.h"
 
-#define BINLOG_HEARTBEAT_NS "500000000"   /* 0.5 s */
-#define READ_TIMEOUT_S 5
 #define MAX_DOMAINS START_MAX_DOMAINS   /* GTIDs of a position (binlog_start.h) */
-#define TRX_TABLES 256
 #define CLOSURE_MAX 64        /* tables a written table's closure may name */
-#define MAP_SLOTS 64          /* remembered table maps (by table id) */
-#define MAP_NAME_MAX 256
 #define REPLAY_CATALOG_WAIT_MS 10000
 #define RESUME_GATE_MS 60000     /* the longest wait for the snapshot's entries */
 
@@ -67,28 +67,12 @@ struct follower {
 	/* the transaction being read */
 	bool in_trx, standalone;
 	struct gtid trx;
-	struct inval_table *tables[TRX_TABLES];
-	unsigned ntables;
-	bool trx_all;
+	struct trx_set set;                /* the tables it invalidates whole */
 	uint32_t ev_end;                   /* where the last event read ends in its file */
 	unsigned checksum_len;             /* bytes of checksum after each event (4: CRC32) */
 };
 
-/* A table map's closure, remembered by the server's table id (checked
- * against the names, so a reused id is harmless) until the catalog is read
- * again: row events map the same few tables over and over. */
-struct map_slot {
-	uint64_t table_id;
-	unsigned loads;               /* catalog_loads() it was worked out under */
-	bool used;
-	uint16_t slen, nlen;
-	char names[MAP_NAME_MAX];     /* schema then name, as in the event */
-	struct inval_table *closure[CLOSURE_MAX];
-	unsigned n;
-};
-
 static struct follower F;
-static struct map_slot map_slots[MAP_SLOTS];
 static pthread_t thread;
 static bool started;
 static atomic_bool stopping;
@@ -245,27 +229,16 @@ static bool covers(const struct gtid *target, unsigned n)
 
 /* ---- the transaction's tables ------------------------------------------------- */
 
-static void trx_add(struct inval_table *t)
-{
-	for (unsigned i = 0; i < F.ntables; i++)
-		if (F.tables[i] == t)
-			return;
-	if (F.ntables == TRX_TABLES)
-		F.trx_all = true;
-	else
-		F.tables[F.ntables++] = t;
-}
-
-/* A written table and what writes to it also change. */
+/* A written table and what writes to it also change (a statement). */
 static void trx_add_closure(struct inval_table *const *also, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++)
-		trx_add(also[i]);
+		trx_set_add(&F.set, also[i], IW_T_STATEMENT);
 	if (n == 0)
-		F.trx_all = true;  /* not even the table itself could be named */
+		trx_set_all(&F.set, IW_A_UNKNOWN);  /* not even the table itself could be named */
 	else if (!catalog_ready())
-		F.trx_all = true;  /* a DDL since the catalog's last read may have added a
-				    * cascading key, whose changes a row binlog does not log */
+		trx_set_all(&F.set, IW_A_UNKNOWN);  /* a DDL since the catalog's last read may
+						     * have added a cascading key or a trigger */
 }
 
 /* Catching up (nothing is served meanwhile), a write waits for the catalog
@@ -291,48 +264,14 @@ static void trx_add_written(const char *schema, size_t slen, const char *name, s
 	trx_add_closure(also, n);
 }
 
-/* A table map's table: its closure from map_slots, worked out once per
- * table id and catalog read. */
-static void trx_add_mapped(uint64_t id, const MARIADB_STRING *db, const MARIADB_STRING *tbl)
-{
-	struct map_slot *m = &map_slots[id % MAP_SLOTS];
-	unsigned loads;
-	bool opaque = false;
-
-	replay_await_catalog();
-	loads = catalog_loads();   /* before the closure: a newer read retires it */
-
-	if (m->used && m->table_id == id && m->loads == loads && m->slen == db->length &&
-	    m->nlen == tbl->length && memcmp(m->names, db->str, db->length) == 0 &&
-	    memcmp(m->names + db->length, tbl->str, tbl->length) == 0) {
-		trx_add_closure(m->closure, m->n);
-		return;
-	}
-	if (db->length + tbl->length > MAP_NAME_MAX) {
-		trx_add_written(db->str, db->length, tbl->str, tbl->length);
-		return;
-	}
-	m->used = false;
-	m->n = 0;
-	catalog_write_closure(db->str, db->length, tbl->str, tbl->length, m->closure, CLOSURE_MAX,
-			      &m->n, &opaque);
-	trx_add_closure(m->closure, m->n);
-	m->table_id = id;
-	m->loads = loads;
-	m->slen = (uint16_t)db->length;
-	m->nlen = (uint16_t)tbl->length;
-	memcpy(m->names, db->str, db->length);
-	memcpy(m->names + db->length, tbl->str, tbl->length);
-	m->used = true;
-}
-
 static void trx_begin(const struct gtid *g, bool standalone)
 {
 	F.in_trx = true;
 	F.standalone = standalone;
 	F.trx = *g;
-	F.ntables = 0;
-	F.trx_all = false;
+	F.set.n = 0;
+	F.set.all = false;
+	F.set.seq++;
 }
 
 static int64_t mono_ms(void)
@@ -373,17 +312,20 @@ static void trx_end(void)
 	int settle = __atomic_load_n(&g_config.binlog_settle_ms, __ATOMIC_RELAXED);
 	uint64_t fence = fence_note_trx_end(F.ev_end, mono_ms());
 
-	for (unsigned i = 0; i < F.ntables; i++)
-		inval_bump_fenced(F.tables[i], fence, settle);
-	if (F.trx_all)
+	for (unsigned i = 0; i < F.set.n; i++)
+		inval_bump_why(F.set.t[i], fence, settle, (enum inval_why)F.set.why[i]);
+	if (F.set.all) {
 		inval_all_fenced(fence);
+		inval_count_why((enum inval_why)F.set.all_why, 1);
+	}
 	if (F.in_trx && F.locating && start_cover_group(&F.start, &F.trx))
 		start_covered(fence);
 	if (F.in_trx)
 		pos_set(F.pos, &F.npos, &F.trx);
 	F.in_trx = false;
-	F.ntables = 0;
-	F.trx_all = false;
+	F.set.n = 0;
+	F.set.all = false;
+	F.set.seq++;
 	atomic_fetch_add_explicit(&n_transactions, 1, memory_order_relaxed);
 	publish_pos();
 }
@@ -395,11 +337,12 @@ static void on_table_map(const MARIADB_RPL_EVENT *ev)
 	const struct st_mariadb_rpl_table_map_event *tm = &ev->event.table_map;
 
 	/* a table map precedes the row events of each table the transaction
-	 * changed: its tables are the transaction's (the row events add none) */
+	 * changed: binlog_rows.c reads it, and the row events against it */
 	if (grants_table_is_privileges(tm->database.str, tm->database.length, tm->table.str,
 				       tm->table.length))
 		grants_invalidate("a write to a privilege table in the binlog");
-	trx_add_mapped(tm->table_id, &tm->database, &tm->table);
+	replay_await_catalog();
+	rows_table_map(&F.set, ev, F.checksum_len);
 }
 
 static bool word_is(const MARIADB_STRING *s, const char *w)
@@ -415,7 +358,8 @@ static void query_tables(const struct sql_tables *t, const char *schema, size_t 
 {
 	if ((t->flags & SQL_TABLES_UNKNOWN) || t->kind == SQL_STMT_OPAQUE ||
 	    (stmt->length >= 9 && strncasecmp(stmt->str, "XA COMMIT", 9) == 0)) {
-		F.trx_all = true;  /* (an XA transaction's row events came before XA PREPARE) */
+		/* (an XA transaction's row events came before XA PREPARE) */
+		trx_set_all(&F.set, IW_A_UNKNOWN);
 		return;
 	}
 	if (t->kind != SQL_STMT_WRITE && t->kind != SQL_STMT_DDL)
@@ -430,7 +374,7 @@ static void query_tables(const struct sql_tables *t, const char *schema, size_t 
 		else if (slen)
 			trx_add_written(schema, slen, r->name, r->name_len);
 		else
-			F.trx_all = true;
+			trx_set_all(&F.set, IW_A_UNKNOWN);
 	}
 }
 
@@ -548,193 +492,11 @@ static void on_event(const MARIADB_RPL_EVENT *ev)
 		trx_end();
 		break;
 	default:
-		break;  /* rows (their tables came with TABLE_MAP), rotate, heartbeat, ... */
+		if (rows_is_rows_event(ev->event_type))
+			rows_event(&F.set, ev, F.checksum_len, F.ev_end,
+				   __atomic_load_n(&g_config.binlog_settle_ms, __ATOMIC_RELAXED));
+		break;  /* (rotate, heartbeat, ...) */
 	}
-}
-
-/* ---- connection ----------------------------------------------------------------- */
-
-static const char *login_user(void)
-{
-	return g_config.binlog_user[0] ? g_config.binlog_user : g_config.upstream_user.name;
-}
-
-static const char *login_password(void)
-{
-	return g_config.binlog_user[0] ? g_config.binlog_password : g_config.upstream_user.password;
-}
-
-uint32_t binlog_server_id(void)
-{
-	char host[256] = "";
-	uint64_t h;
-
-	if (g_config.binlog_server_id > 0)
-		return (uint32_t)g_config.binlog_server_id;
-	gethostname(host, sizeof(host) - 1);
-	h = spooky_hash64(host, strlen(host), g_config.n_listen ? g_config.listen[0].port : 3307);
-	return 0x40000000u + (uint32_t)(h % 0x3fffffffu);
-}
-
-static MYSQL *connect_login(char *err, size_t cap)
-{
-	MYSQL *m = mysql_init(NULL);
-	unsigned timeout = READ_TIMEOUT_S;
-
-	if (!m) {
-		snprintf(err, cap, "out of memory");
-		return NULL;
-	}
-	upstream_set_common_options(m);
-	mysql_options(m, MYSQL_OPT_READ_TIMEOUT, &timeout);
-	mysql_options(m, MYSQL_OPT_WRITE_TIMEOUT, &timeout);
-	if (!mysql_real_connect(m, g_config.upstream_host, login_user(), login_password(), NULL,
-				g_config.upstream_port, NULL, 0)) {
-		snprintf(err, cap, "%s", mysql_error(m));
-		mysql_close(m);
-		return NULL;
-	}
-	return m;
-}
-
-/* One-row, one-column query into out. */
-static int query_value(MYSQL *m, const char *sql, char *out, size_t cap)
-{
-	MYSQL_RES *res;
-	MYSQL_ROW r;
-
-	out[0] = 0;
-	if (mysql_query(m, sql) || !(res = mysql_store_result(m)))
-		return -1;
-	if ((r = mysql_fetch_row(res)) && r[0])
-		snprintf(out, cap, "%s", r[0]);
-	mysql_free_result(res);
-	return 0;
-}
-
-/* The session variables a MariaDB replica sets before COM_BINLOG_DUMP. */
-static int prepare_dump(MYSQL *m, const char *pos, char *err, size_t cap)
-{
-	char sql[512];
-	const char *stmts[] = {
-		"SET @master_binlog_checksum = @@global.binlog_checksum",
-		"SET @mariadb_slave_capability = 4",
-		"SET @master_heartbeat_period = " BINLOG_HEARTBEAT_NS,
-		"SET @slave_gtid_strict_mode = 0",
-		"SET @slave_gtid_ignore_duplicates = 0",
-		sql,
-	};
-
-	snprintf(sql, sizeof(sql), "SET @slave_connect_state = '%s'", pos);
-	for (size_t i = 0; i < sizeof(stmts) / sizeof(stmts[0]); i++)
-		if (mysql_query(m, stmts[i])) {
-			snprintf(err, cap, "%s: %s", stmts[i], mysql_error(m));
-			return -1;
-		}
-	return 0;
-}
-
-static MARIADB_RPL *open_dump(MYSQL *m, unsigned flags, char *err, size_t cap)
-{
-	MARIADB_RPL *rpl = mariadb_rpl_init(m);
-
-	if (!rpl) {
-		snprintf(err, cap, "mariadb_rpl_init: %s", mysql_error(m));
-		return NULL;
-	}
-	mariadb_rpl_optionsv(rpl, MARIADB_RPL_SERVER_ID, binlog_server_id());
-	mariadb_rpl_optionsv(rpl, MARIADB_RPL_FLAGS, flags);
-	mariadb_rpl_optionsv(rpl, MARIADB_RPL_FILENAME, "", (size_t)0);
-	mariadb_rpl_optionsv(rpl, MARIADB_RPL_START, (unsigned long)4);
-	if (mariadb_rpl_open(rpl)) {
-		snprintf(err, cap, "%s", mysql_error(m));
-		mariadb_rpl_close(rpl);
-		return NULL;
-	}
-	return rpl;
-}
-
-/* ---- the start-up check ------------------------------------------------------------ */
-
-/* Is the upstream a replica (a replica needs log_slave_updates)? -1: the
- * login may not ask. */
-static int is_replica(MYSQL *m)
-{
-	MYSQL_RES *res;
-	int rows;
-
-	if (mysql_query(m, "SHOW ALL SLAVES STATUS") || !(res = mysql_store_result(m)))
-		return -1;
-	rows = (int)mysql_num_rows(res);
-	mysql_free_result(res);
-	return rows > 0;
-}
-
-/* Open a dump at the server's current position that ends at once: proves
- * the privilege and that the position can be read from. */
-static int try_dump(MYSQL *m, char *why, size_t cap)
-{
-	char pos[1024], err[512];
-	MARIADB_RPL *rpl;
-	MARIADB_RPL_EVENT *ev;
-
-	if (query_value(m, "SELECT @@gtid_binlog_pos", pos, sizeof(pos)) < 0 ||
-	    prepare_dump(m, pos, err, sizeof(err)) < 0) {
-		snprintf(why, cap, "cannot prepare a binlog dump: %s", mysql_error(m));
-		return 1;
-	}
-	rpl = open_dump(m, MARIADB_RPL_BINLOG_DUMP_NON_BLOCK, err, sizeof(err));
-	if (!rpl) {
-		snprintf(why, cap, "cannot read the binlog: %s", err);
-		return 1;
-	}
-	while ((ev = mariadb_rpl_fetch(rpl, NULL)))
-		mariadb_free_rpl_event(ev);
-	if (mysql_errno(m)) {
-		snprintf(why, cap, "cannot read the binlog as '%s': %s%s", login_user(), mysql_error(m),
-			 mysql_errno(m) == ER_SPECIFIC_ACCESS_DENIED_ERROR ||
-			 mysql_errno(m) == ER_ACCESS_DENIED_ERROR ?
-			 " (the login needs REPLICATION SLAVE: GRANT REPLICATION SLAVE ON *.* TO ...)" : "");
-		mariadb_rpl_close(rpl);
-		return 1;
-	}
-	mariadb_rpl_close(rpl);
-	return 0;
-}
-
-int binlog_check(char *why, size_t cap)
-{
-	char err[512], v[256];
-	MYSQL *m = connect_login(err, sizeof(err));
-	int rc = 0, replica;
-
-	if (!m) {
-		snprintf(why, cap, "cannot connect as '%s': %s", login_user(), err);
-		return -1;
-	}
-	if (!strstr(mysql_get_server_info(m), "MariaDB")) {
-		snprintf(why, cap, "the upstream is not MariaDB (binlog invalidation resumes by "
-			 "MariaDB GTID)");
-		rc = 1;
-	} else if (query_value(m, "SELECT @@log_bin", v, sizeof(v)) < 0 || strcmp(v, "1") != 0) {
-		snprintf(why, cap, "the upstream's binlog is off (log_bin = OFF): start it with "
-			 "--log-bin");
-		rc = 1;
-	} else if ((replica = is_replica(m)) > 0 &&
-		   (query_value(m, "SELECT @@log_slave_updates", v, sizeof(v)) < 0 || strcmp(v, "1") != 0)) {
-		snprintf(why, cap, "the upstream is a replica with log_slave_updates = OFF: what it "
-			 "replicates is not in its binlog (set log_slave_updates = ON)");
-		rc = 1;
-	} else {
-		rc = try_dump(m, why, cap);
-		if (rc == 0 && replica < 0)
-			snprintf(why, cap, "binlog readable (whether the upstream is a replica could not "
-				 "be checked: the login lacks SLAVE MONITOR)");
-		else if (rc == 0)
-			snprintf(why, cap, "the upstream's binlog is on and '%s' may read it", login_user());
-	}
-	mysql_close(m);
-	return rc;
 }
 
 /* ---- read-your-writes barrier ------------------------------------------------------ */
@@ -837,8 +599,8 @@ static void *barrier_main(void *arg)
 		if (n == 0)
 			continue;
 		if (!m)
-			m = connect_login(err, sizeof(err));
-		if (!m || query_value(m, "SELECT @@gtid_binlog_pos", pos, sizeof(pos)) < 0 ||
+			m = binlog_connect(err, sizeof(err));
+		if (!m || binlog_query_value(m, "SELECT @@gtid_binlog_pos", pos, sizeof(pos)) < 0 ||
 		    (nt = parse_pos(pos, target, MAX_DOMAINS)) < 0) {
 			if (m)
 				mysql_close(m);
@@ -885,8 +647,9 @@ static void close_conn(void)
 		F.m = NULL;
 	}
 	F.in_trx = false;
-	F.ntables = 0;
-	F.trx_all = false;
+	F.set.n = 0;
+	F.set.all = false;
+	F.set.seq++;
 }
 
 /* Replaying from a snapshot's position: is this the server it was written
@@ -900,7 +663,7 @@ static void resume_check_server(const char *id)
 	log_warn("binlog: the cache snapshot was written against server id %u, the upstream is %s%s: "
 		 "its entries are dropped and the follower starts at the server's position",
 		 resume_server_id, id[0] ? "server id " : "a server whose id cannot be read", id);
-	inval_all(INVAL_SRC_FLUSH);
+	inval_all_why(INVAL_SRC_FLUSH, IW_A_FLUSH);
 	F.fresh = true;
 	resume_settle(BINLOG_RESUME_REPLAYING, BINLOG_RESUME_FOREIGN);
 }
@@ -911,19 +674,19 @@ static int start_stream(char *err, size_t cap)
 	char target[1024], pos[1024], id[24];
 	int n;
 
-	F.m = connect_login(err, cap);
+	F.m = binlog_connect(err, cap);
 	if (!F.m)
 		return -1;
 	pthread_mutex_lock(&sock_lock);
 	atomic_store(&sock_fd, mysql_get_socket(F.m));
 	pthread_mutex_unlock(&sock_lock);
-	if (query_value(F.m, "SELECT @@gtid_binlog_pos", target, sizeof(target)) < 0 ||
+	if (binlog_query_value(F.m, "SELECT @@gtid_binlog_pos", target, sizeof(target)) < 0 ||
 	    (n = parse_pos(target, F.target, MAX_DOMAINS)) < 0) {
 		snprintf(err, cap, "cannot read the server's GTID position: %s", mysql_error(F.m));
 		return -1;
 	}
 	F.ntarget = (unsigned)n;
-	if (query_value(F.m, "SELECT @@server_id", id, sizeof(id)) == 0) {
+	if (binlog_query_value(F.m, "SELECT @@server_id", id, sizeof(id)) == 0) {
 		pthread_mutex_lock(&pos_lock);
 		upstream_server_id = (uint32_t)strtoul(id, NULL, 10);
 		pthread_mutex_unlock(&pos_lock);
@@ -943,12 +706,12 @@ static int start_stream(char *err, size_t cap)
 			start_found();   /* nothing the server could skip */
 	}
 	format_pos(F.pos, F.npos, pos, sizeof(pos));
-	if (prepare_dump(F.m, pos, err, cap) < 0)
+	if (binlog_prepare_dump(F.m, pos, err, cap) < 0)
 		return -1;
 	/* the dump's events carry the checksum the session asked for */
-	F.checksum_len = query_value(F.m, "SELECT @@global.binlog_checksum", id, sizeof(id)) == 0 &&
+	F.checksum_len = binlog_query_value(F.m, "SELECT @@global.binlog_checksum", id, sizeof(id)) == 0 &&
 			 strcasecmp(id, "NONE") != 0 ? 4 : 0;
-	F.rpl = open_dump(F.m, 0, err, cap);
+	F.rpl = binlog_open_dump(F.m, 0, err, cap);
 	if (!F.rpl)
 		return -1;
 	log_info("binlog: following %s:%u from GTID position '%s' as server id %u",
@@ -1052,7 +815,7 @@ static enum stream_end stream(char *err, size_t cap)
  * transaction it could not read, or from the server's current position. */
 static void skip_ahead(enum stream_end end)
 {
-	inval_all(INVAL_SRC_FLUSH);
+	inval_all_why(INVAL_SRC_FLUSH, IW_A_FLUSH);
 	/* what is skipped is never received: the new start must be proven */
 	fence_start_close();
 	F.locating = true;
@@ -1065,8 +828,9 @@ static void skip_ahead(enum stream_end end)
 		F.fresh = true;
 	}
 	F.in_trx = false;
-	F.ntables = 0;
-	F.trx_all = false;
+	F.set.n = 0;
+	F.set.all = false;
+	F.set.seq++;
 }
 
 static const char *end_reason(enum stream_end end)
@@ -1204,7 +968,7 @@ int binlog_start(void)
 	if ((errno = pthread_create(&thread, NULL, follower_main, NULL)) != 0)
 		return -1;
 	started = true;
-	if (fence_probe_start(connect_login) < 0)
+	if (fence_probe_start(binlog_connect) < 0)
 		log_error("cannot start the visibility probe (thread: %s): results of tables the "
 			  "binlog invalidates are not stored", strerror(errno));
 	if (pthread_create(&bar_thread, NULL, barrier_main, NULL) != 0)

@@ -2,11 +2,13 @@
  * binlog.h: the binlog follower. A thread of its own reads the binlog of
  * the node's upstream with MariaDB Connector/C's replication API
  * (mariadb_rpl_*), as a replica would, and turns each committed transaction
- * into invalidations of the tables it changed: tables of its row events
- * (TABLE_MAP), tables written by its statements (DDL, statement-format
- * writes, read with sql/tables.c), and what writes to those also change
- * (cascading foreign keys, which row-format binlogs do not log; see
- * cache/catalog.h).
+ * into invalidations: of the entries each of its changed rows can change
+ * (row events, matched by binlog_rows.h against the entries' constraints),
+ * and of whole tables: those written by its statements (DDL,
+ * statement-format writes, read with sql/tables.c), what writes to those
+ * also change, and the children of cascading foreign keys of the tables
+ * whose rows it updated or deleted (row-format binlogs do not log a
+ * cascade; see cache/catalog.h).
  *
  * It remembers the last GTID it processed in each replication domain and
  * resumes from there after a disconnect (@slave_connect_state). While the
@@ -48,13 +50,6 @@ struct binlog_status {
 	char error[256];            /* the last error, "" if none */
 };
 
-/* Can the node follow the upstream's binlog? Connects with the binlog
- * login and checks log_bin, log_slave_updates on a replica, the privilege
- * (by opening a dump that ends at once) and that the server is MariaDB.
- * 0: yes. 1: no, why says so (the server's state or the login's grants).
- * -1: the upstream could not be reached (why says so). */
-int binlog_check(char *why, size_t cap);
-
 /* Start / stop the follower thread (binlog mode). */
 int binlog_start(void);
 void binlog_stop(void);
@@ -92,8 +87,6 @@ int binlog_resume_from(const char *pos, uint32_t server_id);
 void binlog_resume_release(void);
 enum binlog_resume binlog_resume_result(void);
 
-/* The server id the follower uses (binlog_server_id, or derived). */
-uint32_t binlog_server_id(void);
 
 /* Read-your-writes barrier. binlog_barrier() asks to be woken (through the
  * wake function, as the store's waiters are) once the follower has applied

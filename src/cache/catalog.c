@@ -56,6 +56,7 @@ struct edge {
 	struct edge *next;
 	struct cat_obj *obj;      /* the table written, when the catalog knows it */
 	struct inval_table *t;
+	bool fk;                  /* a cascading foreign key (a trigger's write: false) */
 };
 
 struct cat_obj {
@@ -322,12 +323,13 @@ static void expand_view(struct snapshot *s, struct cat_obj *v, int depth)
 
 /* ---- writes: foreign keys and triggers ------------------------------------ */
 
-static bool add_edge(struct cat_obj *from, struct cat_obj *to, struct inval_table *t)
+static bool add_edge(struct cat_obj *from, struct cat_obj *to, struct inval_table *t, bool fk)
 {
 	struct edge *e = calloc(1, sizeof(*e));
 
 	if (!e)
 		return false;
+	e->fk = fk;
 	e->obj = to;
 	e->t = to ? to->self : t;
 	e->next = from->edges;
@@ -351,7 +353,7 @@ static void add_fk(struct snapshot *s, const struct catalog_row *r)
 	parent = snap_find(s, r->a, strlen(r->a), r->b, strlen(r->b));
 	child = snap_find(s, r->schema, strlen(r->schema), r->name, strlen(r->name));
 	if (parent && child && parent->kind == CAT_TABLE)
-		add_edge(parent, child, NULL);
+		add_edge(parent, child, NULL, true);
 }
 
 /* One statement of a trigger body, starting at a DML keyword. */
@@ -376,7 +378,7 @@ static void trigger_statement(struct snapshot *s, struct cat_obj *tbl, const cha
 			continue;
 		o = snap_find(s, schema, slen, ref->name, ref->name_len);
 		it = o ? NULL : inval_table_get(schema, slen, ref->name, ref->name_len);
-		if ((!o && !it) || !add_edge(tbl, o, it))
+		if ((!o && !it) || !add_edge(tbl, o, it, false))
 			tbl->opaque = true;
 	}
 }
@@ -780,8 +782,7 @@ bool catalog_resolve_reads(const struct sql_tables *t, const char *schema,
 
 /* Two lists under one lock: sessions waiting for a read of the catalog,
  * and for the generated columns' checks (vcol_waiters). */
-static pthread_mutex_t waiters_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct store_waiter *waiters, *vcol_waiters;
+static struct store_waitlist waiters = STORE_WAITLIST_INIT, vcol_waiters = STORE_WAITLIST_INIT;
 static store_wake_fn wake_fn;
 
 void catalog_set_wake(store_wake_fn wake)
@@ -789,71 +790,39 @@ void catalog_set_wake(store_wake_fn wake)
 	wake_fn = wake;
 }
 
-static void waiter_add(struct store_waiter **list, struct store_waiter *w)
-{
-	pthread_mutex_lock(&waiters_lock);
-	w->next = *list;
-	*list = w;
-	pthread_mutex_unlock(&waiters_lock);
-}
-
-static void waiter_remove(struct store_waiter **list, struct store_waiter *w)
-{
-	pthread_mutex_lock(&waiters_lock);
-	for (struct store_waiter **p = list; *p; p = &(*p)->next)
-		if (*p == w) {
-			*p = w->next;
-			break;
-		}
-	pthread_mutex_unlock(&waiters_lock);
-}
-
-/* Wake everyone on a list. */
-static void waiters_wake(struct store_waiter **list)
-{
-	pthread_mutex_lock(&waiters_lock);
-	for (struct store_waiter *w = *list, *next; w; w = next) {
-		next = w->next;
-		if (wake_fn)
-			wake_fn(w->w, w->client_id, w->gen);
-	}
-	*list = NULL;
-	pthread_mutex_unlock(&waiters_lock);
-}
-
 void catalog_wait(struct store_waiter *w)
 {
-	waiter_add(&waiters, w);
+	store_waitlist_add(&waiters, w);
 	atomic_store(&hinted, true);
 	wake_reader();
 }
 
 void catalog_cancel_wait(struct store_waiter *w)
 {
-	waiter_remove(&waiters, w);
+	store_waitlist_remove(&waiters, w);
 }
 
 void catalog_wait_vcols(struct store_waiter *w)
 {
-	waiter_add(&vcol_waiters, w);
+	store_waitlist_add(&vcol_waiters, w);
 }
 
 void catalog_cancel_vcols_wait(struct store_waiter *w)
 {
-	waiter_remove(&vcol_waiters, w);
+	store_waitlist_remove(&vcol_waiters, w);
 }
 
 /* After a read of the catalog (done or failed): wake everyone waiting. */
 static void wake_waiters(void)
 {
-	waiters_wake(&waiters);
+	store_waitlist_wake(&waiters, wake_fn);
 }
 
 /* The reader checked the queued tables' generated columns (or gave up). */
 static void run_vcols(MYSQL *m, int *rc)
 {
 	*rc = m ? vcols_run_queue(m) : -1;
-	waiters_wake(&vcol_waiters);
+	store_waitlist_wake(&vcol_waiters, wake_fn);
 }
 
 /* Add one written table and what a write to it also changes. Snapshot read-locked. */
@@ -920,6 +889,46 @@ void catalog_write_closure(const char *schema, size_t slen, const char *name, si
 	pthread_rwlock_rdlock(&snap_lock);
 	write_one(schema, slen, name, nlen, out, cap, n, opaque);
 	pthread_rwlock_unlock(&snap_lock);
+}
+
+struct inval_table *catalog_base_table(const char *schema, size_t slen, const char *name, size_t nlen)
+{
+	struct cat_obj *o;
+	struct inval_table *t = NULL;
+
+	pthread_rwlock_rdlock(&snap_lock);
+	if (current && catalog_ready() && (o = snap_find(current, schema, slen, name, nlen)) &&
+	    o->kind == CAT_TABLE && !o->reason)
+		t = o->self;
+	pthread_rwlock_unlock(&snap_lock);
+	return t;
+}
+
+bool catalog_cascade_closure(struct inval_table *t, struct inval_table **out, unsigned cap, unsigned *n)
+{
+	struct cat_obj *queue[MAX_ALSO + 1], *o;
+	unsigned qh = 0, qt = 0;
+	bool ok;
+
+	*n = 0;
+	pthread_rwlock_rdlock(&snap_lock);
+	o = current && catalog_ready() ? snap_find(current, inval_table_schema(t), t->schema_len,
+						   inval_table_name(t), t->name_len) : NULL;
+	ok = o && o->kind == CAT_TABLE;
+	if (ok)
+		queue[qt++] = o;
+	while (ok && qh < qt)   /* breadth first over the cascading keys only */
+		for (struct edge *e = queue[qh++]->edges; e && ok; e = e->next) {
+			unsigned before = *n;
+
+			if (!e->fk || e->t == t)
+				continue;
+			ok = push_dep(out, cap, n, e->t);
+			if (ok && *n > before && e->obj && qt <= MAX_ALSO)
+				queue[qt++] = e->obj;
+		}
+	pthread_rwlock_unlock(&snap_lock);
+	return ok;
 }
 
 unsigned catalog_ddl_seen(void)

@@ -75,6 +75,16 @@ void catalog_resolve_writes(const struct sql_tables *t, const char *schema,
 void catalog_write_closure(const char *schema, size_t slen, const char *name, size_t nlen,
 			   struct inval_table **out, unsigned cap, unsigned *n, bool *opaque);
 
+/* The base table schema.name as the catalog knows it (not a view, nor a
+ * sequence), or NULL (unknown, or the catalog is not ready). */
+struct inval_table *catalog_base_table(const char *schema, size_t slen, const char *name, size_t nlen);
+/* The tables a change to t's rows also changes through cascading foreign
+ * keys, transitively (not t; a trigger's writes are not among them: a
+ * row-format binlog logs them as rows of their own, while a cascade's are
+ * not logged). False when it is not known: t is no table of the catalog,
+ * the catalog is not ready, or there are more than cap. */
+bool catalog_cascade_closure(struct inval_table *t, struct inval_table **out, unsigned cap, unsigned *n);
+
 /* May a write to the tables t writes create temporary tables in the
  * writing session: a trigger of theirs (or of what a write to them also
  * changes) creates one, or calls a routine that may? */

@@ -24,6 +24,7 @@
 
 #include "cache/binlog.h"
 #include "cache/catalog.h"
+#include "cache/match_build.h"
 #include "cache/registry.h"
 #include "sql/lexer.h"
 #include "sql/tables.h"
@@ -311,7 +312,7 @@ void consist_statement(struct consist *s, const char *q, size_t n, bool hidden, 
 
 void consist_hold_failed(void)
 {
-	inval_all(INVAL_SRC_FLUSH);
+	inval_all_why(INVAL_SRC_FLUSH, IW_A_WRITE);
 	catalog_changed();
 }
 
@@ -333,7 +334,7 @@ static bool opaque_written(enum inval_mode m)
 {
 	if (m == INVAL_BINLOG && registry_may_cache())
 		return true;
-	inval_all(INVAL_SRC_FLUSH);
+	inval_all_why(INVAL_SRC_FLUSH, IW_A_WRITE);
 	return false;
 }
 
@@ -347,6 +348,7 @@ static void bump_set(struct inval_table *const *set, unsigned n, int settle_ms)
 {
 	for (unsigned i = 0; i < n; i++)
 		inval_bump(set[i], INVAL_SRC_WRITE, settle_ms);
+	inval_count_why(IW_T_WRITE, n);
 }
 
 /* The writes the session kept back (in a transaction, under table locks)
@@ -360,7 +362,7 @@ static bool release_kept(struct consist *s, enum inval_mode m, bool can_hold)
 	if (m != INVAL_TTL) {
 		bump_set(s->txn, s->ntxn, 0);
 		if (s->txn_all || (s->txn_opaque && !can_hold))
-			inval_all(INVAL_SRC_FLUSH);
+			inval_all_why(INVAL_SRC_FLUSH, IW_A_WRITE);
 		if (s->txn_opaque && can_hold)
 			wait = opaque_written(m);
 	}
@@ -435,12 +437,12 @@ bool consist_done(struct consist *s, bool in_txn, bool ok)
 		if (m != INVAL_TTL) {
 			bump_set(s->cur, s->ncur, s->cur_delayed ? DELAYED_SETTLE_MS : 0);
 			if (s->cur_flush && ok)
-				inval_all(INVAL_SRC_FLUSH);
+				inval_all_why(INVAL_SRC_FLUSH, IW_A_WRITE);
 			if (in_txn) {
 				txn_add(s);
 				s->txn_opaque |= s->cur_opaque;
 				if (s->cur_opaque && m != INVAL_BINLOG)
-					inval_all(INVAL_SRC_FLUSH);
+					inval_all_why(INVAL_SRC_FLUSH, IW_A_WRITE);
 			} else if (s->cur_opaque) {
 				wait = opaque_written(m);
 			}
@@ -498,12 +500,36 @@ const struct reason *consist_read_deps(struct consist *s, const char *q, size_t 
 	if (s->ntemps && reads_temp(s, &t, schema))
 		return reason_of(WHY_READS_TEMPORARY);
 	out->epoch = inval_epoch();
+	out->cons.len = 0;
 	if (!catalog_resolve_reads(&t, schema, tables, INVAL_MAX_DEPS, &nt, &reason, retry))
 		return reason;
 	out->n = nt;
-	if (!inval_snapshot(tables, nt, out->d))
+	if (!inval_snapshot_t(tables, nt, out->d, out->tgen))
 		return reason_of(WHY_WRITTEN_MOMENTS_AGO);
+	/* row constraints (binlog mode: only its follower reads row images);
+	 * made now, with the definitions current at the snapshot */
+	if (inval_mode() == INVAL_BINLOG)
+		match_build(q, n, &t, schema, s->has_params ? &s->params : NULL, out);
 	return NULL;
+}
+
+void consist_exec_params(struct consist *s, const struct stmt_info *st, const uint8_t *pl, uint32_t len)
+{
+	size_t nb, off = 10;   /* command, statement id, flags, iteration count */
+
+	s->has_params = false;
+	if (!st || st->nparams == 0)
+		return;   /* done, or nothing bound */
+	nb = ((size_t)st->nparams + 7) / 8;
+	if (len < off + nb + 1 || (pl[off + nb] && len < off + nb + 1 + 2u * st->nparams) ||
+	    (!pl[off + nb] && !st->have_types))
+		return;   /* cut short, or no types known: the placeholders stay unknown */
+	s->params.n = st->nparams;
+	s->params.nulls = pl + off;
+	s->params.types = pl[off + nb] ? pl + off + nb + 1 : st->types;
+	s->params.values = pl + off + nb + 1 + (pl[off + nb] ? 2u * st->nparams : 0);
+	s->params.end = pl + len;
+	s->has_params = true;
 }
 
 bool consist_txn_wrote_into_slow(const struct consist *s, const struct cache_entry *e)

@@ -16,7 +16,9 @@
 #include <stddef.h>
 
 #include "cache/inval.h"
+#include "cache/match_build.h"
 #include "cache/store.h"
+#include "session/stmts.h"
 #include "sql/facts.h"
 
 #define CONSIST_MAX_WRITES 32
@@ -61,6 +63,11 @@ struct consist {
 	unsigned ntxn;
 	bool txn_all;
 	bool txn_opaque;          /* it ran a statement whose writes are unknown (binlog mode) */
+
+	/* the parameters of the COM_STMT_EXECUTE being looked up (for its row
+	 * constraints: match_build.h), while has_params */
+	bool has_params;
+	struct match_params params;
 };
 
 void consist_init(struct consist *s);
@@ -125,6 +132,12 @@ static inline bool consist_has_temps(const struct consist *s)
  * the next read of the catalog may change the answer. */
 const struct reason *consist_read_deps(struct consist *s, const char *q, size_t n,
 				       const char *schema, struct fill_deps *out, bool *retry);
+
+/* The COM_STMT_EXECUTE pl[0, len) of st is about to be looked up: its
+ * parameters give its placeholders' values to the fill's row constraints
+ * (consist_read_deps), until called again with st NULL (after the
+ * lookup: they point into pl). */
+void consist_exec_params(struct consist *s, const struct stmt_info *st, const uint8_t *pl, uint32_t len);
 
 /* Is what a PREPARE of q answers decided by tables the catalog knows: a
  * read whose every name resolves to base tables or cacheable views of the

@@ -5,9 +5,12 @@
 #include "cache/consistency.h"
 
 #include "cache/binlog.h"
+#include "cache/binlog_conn.h"
+#include "cache/binlog_rows.h"
 #include "cache/catalog.h"
 #include "cache/fence.h"
 #include "cache/inval.h"
+#include "cache/match_index.h"
 #include "cache/registry.h"
 #include "config/config.h"
 #include "base/log.h"
@@ -17,6 +20,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 /* Binlog invalidation keeps entries current: the TTL is a safety net and
  * refreshes would only re-read unchanged data. Unless set, an hour and no
@@ -162,6 +166,43 @@ static size_t fence_figures(struct consist_figure *out)
 	return n;
 }
 
+/* "N (reason n, ...)" of the why counters in [from, to). */
+static void why_figure(struct consist_figure *f, const char *title, const char *name, enum inval_why from,
+		       enum inval_why to)
+{
+	char list[200] = "";
+	uint64_t total = 0;
+	size_t o = 0;
+
+	for (enum inval_why w = from; w < to; w++) {
+		uint64_t v = inval_why_count(w);
+
+		total += v;
+		if (v && o < sizeof(list))
+			o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s %llu", o ? ", " : "",
+					      inval_why_name(w), (unsigned long long)v);
+	}
+	if (o)
+		fig(f, title, name, "%llu (%s)", (unsigned long long)total, list);
+	else
+		fig(f, title, name, "%llu", (unsigned long long)total);
+}
+
+/* Row-precise invalidation: what went, by row, by table and everything,
+ * and the index. */
+static size_t row_figures(struct consist_figure *out)
+{
+	size_t n = 0;
+
+	why_figure(&out[n++], "Invalidations By Row", "Invalidations_by_row", IW_ROW_MATCH, IW_FIRST_TABLE);
+	why_figure(&out[n++], "Invalidations By Table", "Invalidations_by_table", IW_FIRST_TABLE, IW_FIRST_ALL);
+	why_figure(&out[n++], "Invalidations Everything", "Invalidations_everything", IW_FIRST_ALL, IW_N);
+	fig(&out[n++], "Row Index", "Row_index", "%llu postings, %llu groups, %llu bytes, %llu tables not indexed",
+	    (unsigned long long)match_index_postings(), (unsigned long long)match_index_groups(),
+	    (unsigned long long)match_index_bytes(), (unsigned long long)match_index_refused());
+	return n;
+}
+
 size_t consistency_figures(struct consist_figure out[CONSIST_FIGURES])
 {
 	struct binlog_status b;
@@ -188,6 +229,7 @@ size_t consistency_figures(struct consist_figure out[CONSIST_FIGURES])
 	fig(&out[n++], "Fills Discarded", "Cache_fills_discarded", "%llu",
 	    (unsigned long long)store_fills_discarded());
 	n += fence_figures(out + n);
+	n += row_figures(out + n);
 	return n + warm_figures(out + n);
 }
 
@@ -320,6 +362,60 @@ static int fence_metrics(struct pbuf *out)
 	return rc;
 }
 
+/* One family of the why counters in [from, to), labelled by reason. */
+static int why_family(struct pbuf *out, const char *family, const char *help, enum inval_why from,
+		      enum inval_why to)
+{
+	int rc = metrics_family(out, family, "counter", help);
+
+	for (enum inval_why w = from; w < to; w++) {
+		struct metrics_label l = { "reason", inval_why_name(w) };
+
+		rc |= metrics_sample_u64(out, family, &l, 1, inval_why_count(w));
+	}
+	return rc;
+}
+
+/* shoal_invalidations_by_*: row-precise invalidation (cache/match.h). */
+static int row_metrics(struct pbuf *out)
+{
+	struct rows_stats r;
+	int rc = 0;
+
+	rows_get_stats(&r);
+	rc |= counter(out, "shoal_binlog_row_events_total",
+		      "Rows events of the binlog whose rows were matched against the entries' constraints.",
+		      r.events);
+	rc |= counter(out, "shoal_binlog_row_images_total",
+		      "Row images (before and after) matched against the entries' constraints.", r.images);
+	rc |= counter(out, "shoal_binlog_row_events_unreadable_total",
+		      "Rows events that could not be read: their table was invalidated whole.", r.table_wide);
+
+	rc |= why_family(out, "shoal_invalidations_by_row_total",
+			 "Entries invalidated one by one by a changed row of the binlog: row_matched (its "
+			 "before or after image satisfies the entry's constraints), value_not_comparable "
+			 "(a value that cannot be compared exactly, counted as a match).",
+			 IW_ROW_MATCH, IW_FIRST_TABLE);
+	rc |= why_family(out, "shoal_invalidations_by_table_total",
+			 "Tables invalidated whole, by reason: row_change (a rows event: the entries "
+			 "without constraints on the table), own_write, statement_event, cascade, "
+			 "unknown_table, unreadable_event, definition_changed, index_full.",
+			 IW_FIRST_TABLE, IW_FIRST_ALL);
+	rc |= why_family(out, "shoal_invalidations_everything_total",
+			 "Whole-cache invalidations, by reason: stream_gap, tables_unknown, "
+			 "own_write_unknown.", IW_FIRST_ALL, IW_N);
+	rc |= gauge(out, "shoal_row_index_postings",
+		    "Postings in the row-precise invalidation index (one per value of each entry's "
+		    "indexed condition).", (double)match_index_postings());
+	rc |= gauge(out, "shoal_row_index_bytes",
+		    "Bytes of the index's groups and buckets (its postings are counted in the entries).",
+		    (double)match_index_bytes());
+	rc |= counter(out, "shoal_row_index_refused_total",
+		      "Constraints on a table left out of the index (its bound, or out of memory): that "
+		      "table is checked whole for the entry.", match_index_refused());
+	return rc;
+}
+
 int consistency_metrics_render(struct pbuf *out)
 {
 	static const enum inval_source src[] = { INVAL_SRC_WRITE, INVAL_SRC_BINLOG, INVAL_SRC_FLUSH };
@@ -364,6 +460,7 @@ int consistency_metrics_render(struct pbuf *out)
 		      "Times the binlog could not be resumed from the follower's GTID position, or "
 		      "held an event that cannot be read (the cache was flushed).", b.resume_failures);
 	rc |= fence_metrics(out);
+	rc |= row_metrics(out);
 	rc |= warm_metrics(out);
 	return rc ? -1 : 0;
 }

@@ -25,7 +25,7 @@ struct consist_figure {
 	const char *name;
 	char value[280];
 };
-#define CONSIST_FIGURES 30
+#define CONSIST_FIGURES 34
 size_t consistency_figures(struct consist_figure out[CONSIST_FIGURES]);
 
 /* The /metrics provider: shoal_invalidations_total{source},

@@ -170,6 +170,17 @@ uint64_t fence_note_trx_end(uint32_t end, int64_t now_ms)
 	return pos;
 }
 
+uint64_t fence_pos_here(uint32_t end)
+{
+	uint64_t pos = UINT64_MAX;
+
+	pthread_mutex_lock(&lock);
+	if (files[cur_file].rank)
+		pos = (uint64_t)files[cur_file].rank << 32 | end;
+	pthread_mutex_unlock(&lock);
+	return pos;
+}
+
 uint64_t fence_note_skipped_end(uint32_t end)
 {
 	uint64_t pos;

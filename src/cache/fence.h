@@ -98,6 +98,13 @@ void fence_note_file(const char *name, size_t len);
  * (inval_bump_fenced); UINT64_MAX when no file is known (never passed). */
 uint64_t fence_note_trx_end(uint32_t end, int64_t now_ms);
 
+/* The position of offset end of the current file, not appended (a row
+ * event's end, inside a transaction not yet received whole: no other
+ * transaction ends between it and its transaction's end, so a reading
+ * proves it exactly when it proves that transaction). UINT64_MAX when no
+ * file is known. */
+uint64_t fence_pos_here(uint32_t end);
+
 /* A group the dump skipped (before the follower's start position) ends at
  * offset end of the current file: its position, known like a transaction
  * received (UINT64_MAX when no file is known). */

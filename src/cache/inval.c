@@ -26,7 +26,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct inval_table **buckets;
 static size_t nbuckets, ntables;
 static _Atomic int mode = INVAL_TTL;
-static atomic_uint_fast64_t counts[INVAL_SRC_N], dropped;
+static atomic_uint_fast64_t counts[INVAL_SRC_N], dropped, why_counts[IW_N];
 static const struct reason *_Atomic not_serving = &reason_table[WHY_BINLOG_NOT_STARTED];
 
 static int64_t mono_ms(void)
@@ -143,6 +143,7 @@ struct inval_table *inval_table_get(const char *schema, size_t slen, const char 
 		t->name_len = (uint16_t)nlen;
 		memcpy(t->key, key, klen);
 		atomic_init(&t->gen, 1);
+		atomic_init(&t->tgen, 1);
 		if (ntables + 1 > nbuckets)
 			grow();
 		t->next = buckets[h & (nbuckets - 1)];
@@ -153,16 +154,25 @@ struct inval_table *inval_table_get(const char *schema, size_t slen, const char 
 	return t;
 }
 
+/* Fills of t that start within settle_ms from now are not stored. */
+static void settle(struct inval_table *t, int settle_ms)
+{
+	int64_t until;
+
+	if (settle_ms <= 0)
+		return;   /* no window (the default) */
+	until = mono_ms() + settle_ms;
+	/* only ever moves forward (concurrent bumps) */
+	for (int64_t cur = atomic_load(&t->settle_ms); cur < until &&
+	     !atomic_compare_exchange_weak(&t->settle_ms, &cur, until);)
+		;
+}
+
 void inval_bump(struct inval_table *t, enum inval_source src, int settle_ms)
 {
-	if (settle_ms > 0) {
-		int64_t until = mono_ms() + settle_ms;
-
-		/* only ever moves forward (concurrent bumps) */
-		for (int64_t cur = atomic_load(&t->settle_ms); cur < until &&
-		     !atomic_compare_exchange_weak(&t->settle_ms, &cur, until);)
-			;
-	}
+	settle(t, settle_ms);
+	/* tgen first: a snapshot that sees the new gen sees the new tgen */
+	atomic_fetch_add_explicit(&t->tgen, 1, memory_order_acq_rel);
 	atomic_fetch_add_explicit(&t->gen, 1, memory_order_acq_rel);
 	atomic_fetch_add_explicit(&counts[src], 1, memory_order_relaxed);
 }
@@ -178,6 +188,53 @@ void inval_bump_fenced(struct inval_table *t, uint64_t fence, int settle_ms)
 {
 	store_max(&t->fence, fence);   /* before the generation (release in the bump) */
 	inval_bump(t, INVAL_SRC_BINLOG, settle_ms);
+}
+
+void inval_row_fenced(struct inval_table *t, uint64_t fence, int settle_ms)
+{
+	store_max(&t->fence, fence);   /* before the generation (release below) */
+	settle(t, settle_ms);
+	atomic_fetch_add_explicit(&t->gen, 1, memory_order_acq_rel);
+	atomic_fetch_add_explicit(&counts[INVAL_SRC_BINLOG], 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&why_counts[IW_T_ROWS], 1, memory_order_relaxed);
+}
+
+void inval_bump_why(struct inval_table *t, uint64_t fence, int settle_ms, enum inval_why why)
+{
+	inval_bump_fenced(t, fence, settle_ms);
+	inval_count_why(why, 1);
+}
+
+void inval_all_why(enum inval_source src, enum inval_why why)
+{
+	inval_all(src);
+	inval_count_why(why, 1);
+}
+
+void inval_count_why(enum inval_why why, uint64_t n)
+{
+	if (why < IW_N)
+		atomic_fetch_add_explicit(&why_counts[why], n, memory_order_relaxed);
+}
+
+uint64_t inval_why_count(enum inval_why why)
+{
+	return why < IW_N ? atomic_load_explicit(&why_counts[why], memory_order_relaxed) : 0;
+}
+
+const char *inval_why_name(enum inval_why why)
+{
+	static const char *const names[IW_N] = {
+		[IW_ROW_MATCH] = "row_matched", [IW_ROW_UNSURE] = "value_not_comparable",
+		[IW_T_ROWS] = "row_change", [IW_T_WRITE] = "own_write",
+		[IW_T_STATEMENT] = "statement_event", [IW_T_CASCADE] = "cascade",
+		[IW_T_UNKNOWN] = "unknown_table", [IW_T_UNREADABLE] = "unreadable_event",
+		[IW_T_DEFINITION] = "definition_changed", [IW_T_NOTINDEXED] = "index_full",
+		[IW_A_FLUSH] = "stream_gap", [IW_A_UNKNOWN] = "tables_unknown",
+		[IW_A_WRITE] = "own_write_unknown",
+	};
+
+	return why < IW_N && names[why] ? names[why] : "?";
 }
 
 void inval_all_fenced(uint64_t fence)
@@ -241,6 +298,12 @@ const struct reason *inval_not_serving_reason(void)
 
 bool inval_snapshot(struct inval_table *const *tables, unsigned n, struct inval_dep *deps)
 {
+	return inval_snapshot_t(tables, n, deps, NULL);
+}
+
+bool inval_snapshot_t(struct inval_table *const *tables, unsigned n, struct inval_dep *deps,
+		      uint64_t *tgen)
+{
 	int64_t now = -1;
 	bool settled = true;
 	uint64_t fence = atomic_load_explicit(&all_fence, memory_order_acquire);
@@ -254,6 +317,8 @@ bool inval_snapshot(struct inval_table *const *tables, unsigned n, struct inval_
 		 * them */
 		deps[i].t = tables[i];
 		deps[i].gen = atomic_load_explicit(&tables[i]->gen, memory_order_acquire);
+		if (tgen)
+			tgen[i] = atomic_load_explicit(&tables[i]->tgen, memory_order_acquire);
 		settle = atomic_load_explicit(&tables[i]->settle_ms, memory_order_acquire);
 		f = atomic_load_explicit(&tables[i]->fence, memory_order_acquire);
 		if (f > fence)

@@ -10,6 +10,16 @@
  * generation, so an entry filled before it, or a fill that raced it, is
  * never served afterwards. Bumping the epoch retires every entry at once.
  *
+ * Two generations per table (row-precise invalidation, cache/match.h):
+ * `gen` moves with every change to the table, `tgen` only with a change
+ * that invalidates the whole table. A fill records both; it is stored only
+ * if `gen` has not moved meanwhile (any change refuses an in-flight fill).
+ * An entry that has constraints on the table (cache/match.h) keeps `tgen`
+ * and is served while `tgen` holds: a row change moves `gen` alone, and the
+ * entries its row images satisfy are retired one by one (their epoch set
+ * to 0). An entry without constraints on the table keeps `gen`: any change
+ * retires it, as before.
+ *
  * Tables are interned objects ("schema" + "table", ASCII lower-cased),
  * created on first use and kept until the node stops, so a pointer to one
  * stays valid. Tables that differ only in case share one object (over-
@@ -45,13 +55,21 @@ enum inval_source {
 
 #define INVAL_MAX_NAME 192   /* schema + table, bytes, as stored */
 
+struct tcols;
+struct mgroup;
+
 struct inval_table {
 	struct inval_table *next;     /* index chain */
-	_Atomic uint64_t gen;
+	_Atomic uint64_t gen;         /* moves with every change */
+	_Atomic uint64_t tgen;        /* moves with every change to the whole table */
 	_Atomic int64_t settle_ms;    /* fills starting before this are not stored */
 	_Atomic uint64_t fence;       /* binlog position of the last transaction that
 				       * invalidated it (fence.h); 0: none */
 	_Atomic uint32_t vcols;       /* its generated columns' verdict (vcols.h) */
+	struct tcols *cols;           /* its columns as the catalog read them (tcols.h:
+				       * under that file's lock) */
+	struct mgroup *mgroups;       /* the match index's groups of this table
+				       * (match.c: under its shard lock) */
 	uint64_t hash;
 	uint16_t schema_len, name_len;
 	char key[];                   /* schema, NUL, table, NUL */
@@ -63,7 +81,8 @@ static inline const char *inval_table_name(const struct inval_table *t)
 	return t->key + t->schema_len + 1;
 }
 
-/* What an entry depends on. */
+/* What an entry depends on: the table and its generation (`gen`, or
+ * `tgen` when the entry has constraints on it: its mask says which). */
 struct inval_dep {
 	struct inval_table *t;
 	uint64_t gen;
@@ -96,6 +115,41 @@ void inval_all(enum inval_source src);
  * sees the fence. */
 void inval_bump_fenced(struct inval_table *t, uint64_t fence, int settle_ms);
 void inval_all_fenced(uint64_t fence);
+/* A row change of t (binlog, row format): as inval_bump_fenced, the fence
+ * stored first, but only `gen` moves (in-flight fills of t are refused, its
+ * entries without constraints on it retired); the caller then retires the
+ * entries whose constraints the change's row images satisfy (match.h). */
+void inval_row_fenced(struct inval_table *t, uint64_t fence, int settle_ms);
+
+/* Why a table or everything was invalidated, or entries one by one (the
+ * counters of /metrics, the admin's stats and the status page). */
+enum inval_why {
+	/* by row: entries retired one by one */
+	IW_ROW_MATCH = 0,    /* a row image satisfies its constraints */
+	IW_ROW_UNSURE,       /* a value that cannot be compared exactly counted as a match */
+	/* by table */
+	IW_T_ROWS,           /* a row change: the entries without constraints on the table */
+	IW_T_WRITE,          /* a write relayed by this node */
+	IW_T_STATEMENT,      /* a statement-format event (DML, TRUNCATE, DDL) */
+	IW_T_CASCADE,        /* the child of a cascading foreign key whose parent changed */
+	IW_T_UNKNOWN,        /* a row event of a table the catalog does not know as a base table */
+	IW_T_UNREADABLE,     /* a table map or row event that cannot be read or does not fit */
+	IW_T_DEFINITION,     /* the catalog read a different definition of the table */
+	IW_T_NOTINDEXED,     /* the index is at its bound or out of memory */
+	/* everything */
+	IW_A_FLUSH,          /* the stream was lost or skipped, a snapshot's server differs */
+	IW_A_UNKNOWN,        /* writes whose tables are not known (statement, catalog stale, ...) */
+	IW_A_WRITE,          /* a write relayed by this node whose tables are not known */
+	IW_N,
+};
+#define IW_FIRST_TABLE IW_T_ROWS
+#define IW_FIRST_ALL IW_A_FLUSH
+void inval_count_why(enum inval_why why, uint64_t n);
+uint64_t inval_why_count(enum inval_why why);
+const char *inval_why_name(enum inval_why why);
+/* As inval_bump_fenced / inval_all, counted under why. */
+void inval_bump_why(struct inval_table *t, uint64_t fence, int settle_ms, enum inval_why why);
+void inval_all_why(enum inval_source src, enum inval_why why);
 
 /* Counters (relaxed atomics). */
 uint64_t inval_count(enum inval_source src);
@@ -130,6 +184,10 @@ const struct reason *inval_not_serving_reason(void);
  * or the stream's start is not: counted in fence_count_refused): the fill
  * must not be stored. */
 bool inval_snapshot(struct inval_table *const *tables, unsigned n, struct inval_dep *deps);
+/* The same, and each table's `tgen` into tgen[0, n) (read after its gen:
+ * a whole-table bump moves tgen first). */
+bool inval_snapshot_t(struct inval_table *const *tables, unsigned n, struct inval_dep *deps,
+		      uint64_t *tgen);
 
 /* Are these dependencies (recorded with epoch) still current? Lock-free. */
 static inline bool inval_current(const struct inval_dep *deps, unsigned n, uint64_t epoch)
@@ -139,6 +197,22 @@ static inline bool inval_current(const struct inval_dep *deps, unsigned n, uint6
 	for (unsigned i = 0; i < n; i++)
 		if (atomic_load_explicit(&deps[i].t->gen, memory_order_acquire) != deps[i].gen)
 			return false;
+	return true;
+}
+
+/* The same for an entry: the deps whose bit is set in mask have
+ * constraints on their table and are checked against its `tgen`. */
+static inline bool inval_current_masked(const struct inval_dep *deps, unsigned n, uint64_t epoch,
+					uint32_t mask)
+{
+	if (epoch != inval_epoch())
+		return false;
+	for (unsigned i = 0; i < n; i++) {
+		const _Atomic uint64_t *g = (mask >> i) & 1u ? &deps[i].t->tgen : &deps[i].t->gen;
+
+		if (atomic_load_explicit(g, memory_order_acquire) != deps[i].gen)
+			return false;
+	}
 	return true;
 }
 

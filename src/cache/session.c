@@ -826,7 +826,9 @@ static enum cache_step on_execute(struct cache_session *cs, const struct cache_c
 		char schema[CONSIST_SCHEMA_MAX];
 
 		settings_field(rd_u32(s->prep_settings), SETTINGS_SCHEMA_FIELD, schema, sizeof(schema));
+		consist_exec_params(&cs->cons, s, pl, len);   /* its placeholders' values */
 		step = read_deps(cs, s->def, s->text, s->text_len, schema);
+		consist_exec_params(&cs->cons, NULL, NULL, 0);
 		if (step != CSTEP_SERVED)
 			return step;
 	}

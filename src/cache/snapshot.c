@@ -21,6 +21,7 @@
 
 #include "cache/binlog.h"
 #include "cache/inval.h"
+#include "cache/match.h"
 #include "cache/registry.h"
 #include "cache/settings.h"
 #include "cache/store.h"
@@ -303,6 +304,8 @@ static int put_entry(struct writer *w, const struct cache_entry *e, uint32_t sha
 		rc |= put_u32(&w->rec, 0);
 	else
 		rc |= put_u32(&w->rec, e->resp_len) | pbuf_append(&w->rec, entry_resp(e), e->resp_len);
+	rc |= put_u16(&w->rec, e->cons_len) | pbuf_append(&w->rec, &e->ntab, 1) |
+	      pbuf_append(&w->rec, &e->npost, 1) | pbuf_append(&w->rec, entry_cons(e), e->cons_len);
 	if (rc)
 		return fail(w, "out of memory");
 	return emit(w, 'E');
@@ -509,6 +512,7 @@ struct refs {
 	struct idset settings, users;
 	uint32_t shapes;
 	bool keys_only;               /* the header's SNAPSHOT_KEYS_ONLY */
+	uint32_t version;             /* the header's format version */
 };
 
 static int bad(struct reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -600,9 +604,9 @@ static int read_header(struct reader *r, struct snapshot_header *h)
 		return bad(r, "not a Shoal cache snapshot (no SHOALSNP magic)");
 	if (!take_u32(r, &h->version) || !take_u32(r, &flags))
 		return bad(r, "the header is cut short");
-	if (h->version != SNAPSHOT_VERSION)
-		return bad(r, "format version %" PRIu32 " (this node reads version %d)", h->version,
-			   SNAPSHOT_VERSION);
+	if (h->version < SNAPSHOT_VERSION_MIN || h->version > SNAPSHOT_VERSION)
+		return bad(r, "format version %" PRIu32 " (this node reads versions %d to %d)", h->version,
+			   SNAPSHOT_VERSION_MIN, SNAPSHOT_VERSION);
 	if (flags & ~SNAPSHOT_KEYS_ONLY)
 		return bad(r, "unknown header flags 0x%" PRIx32, flags);
 	h->keys_only = (flags & SNAPSHOT_KEYS_ONLY) != 0;
@@ -702,6 +706,23 @@ static bool key_ids_known(const struct snapshot_entry *e, const struct refs *ref
 	return nul && (size_t)(nul - e->key) + 5 <= e->key_len && idset_get(&refs->settings, rd_u32(nul + 1), NULL);
 }
 
+/* An entry's row constraints (version 2): sound, or none at all. */
+static bool take_cons(struct reader *r, struct snapshot_entry *e, uint32_t version)
+{
+	const uint8_t *n;
+
+	if (version < 2)
+		return true;   /* version 1: none */
+	if (!take_u16(r, &e->cons_len) || e->cons_len > MATCH_CONS_MAX || !take(r, 2, &n) ||
+	    !take(r, e->cons_len, &e->cons))
+		return false;   /* cut short, or more than an entry keeps */
+	e->ntab = n[0];
+	e->npost = n[1];
+	if (!e->cons_len)
+		e->cons = NULL;
+	return !e->cons_len || match_blob_valid(e->cons, e->cons_len, e->ntab, e->npost, e->ndeps);
+}
+
 static int read_entry(struct reader *r, const struct snapshot_visitor *v, struct refs *refs,
 		      struct snapshot_stats *st)
 {
@@ -712,7 +733,7 @@ static int read_entry(struct reader *r, const struct snapshot_visitor *v, struct
 	    !take_u64(r, &e.hits) || !take_u16(r, &e.status_off[0]) || !take_u16(r, &e.status_off[1]) ||
 	    !take_u16(r, &e.ndeps) || e.ndeps > INVAL_MAX_DEPS || !take_deps(r, &e) || !take_u32(r, &e.key_len) ||
 	    !take(r, e.key_len, &e.key) || !take_u32(r, &e.resp_len) || !take(r, e.resp_len, &e.resp) ||
-	    r->p != r->end)
+	    !take_cons(r, &e, refs->version) || r->p != r->end)
 		return bad(r, "a malformed entry record");
 	e.ttl_left_ms = (int64_t)ttl;
 	if (e.shape >= refs->shapes)
@@ -782,6 +803,7 @@ static int parse_pass(const uint8_t *buf, size_t len, const struct snapshot_visi
 	int rc = read_header(&r, &h);
 
 	refs.keys_only = rc == 0 && h.keys_only;
+	refs.version = rc == 0 ? h.version : 0;
 	*st = (struct snapshot_stats){ .file_bytes = len };
 	if (rc == 0 && v && v->header)
 		rc = v->header(&h, v->arg);

@@ -5,7 +5,8 @@
  * and settings it was filled under, the TTL it had left, and the upstream's
  * identity and binlog position when it was written.
  *
- * The format (version 1, integers little-endian, str = u16 length + bytes):
+ * The format (version 2, integers little-endian, str = u16 length + bytes;
+ * version 1, still read, is the same without the entries' constraints):
  *   header  "SHOALSNP" u32 version u32 flags i64 written_unix_ms
  *           str node_version str upstream(host:port) u32 server_id(0: none)
  *           str invalidation_mode str gtid_position("" : none) u32 crc32
@@ -16,7 +17,9 @@
  *           str name str query_text: a query shape
  *     'E'   u32 shape i64 ttl_left_ms u32 upstream_us u32 rows u64 hits
  *           u16 status_off[2] u16 ndeps (str schema str table)*ndeps
- *           u32 key_len key u32 resp_len resp: an entry
+ *           u32 key_len key u32 resp_len resp
+ *           u16 cons_len u8 ntab u8 npost cons: an entry, with its row
+ *           constraints (cache/match.h's blob; cons_len 0: none)
  *     'Z'   u64 entries u64 bytes: the end; nothing may follow
  * Flags: SNAPSHOT_KEYS_ONLY (cache_snapshot_data off): every entry's
  * resp_len is 0 and its status offsets 0; the file holds no result.
@@ -37,7 +40,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define SNAPSHOT_VERSION 1
+#define SNAPSHOT_VERSION 2
+#define SNAPSHOT_VERSION_MIN 1        /* the oldest read (its entries have no constraints) */
 #define SNAPSHOT_KEYS_ONLY 0x1u       /* header flag: the results are left out */
 
 struct snapshot_header {
@@ -71,6 +75,9 @@ struct snapshot_entry {
 	size_t deps_len;
 	const uint8_t *key, *resp;
 	uint32_t key_len, resp_len;
+	const uint8_t *cons;          /* row constraints (match.h), checked whole; NULL: none */
+	uint16_t cons_len;
+	uint8_t ntab, npost;
 };
 
 /* What snapshot_parse() hands over, in file order; a non-zero return stops

@@ -29,15 +29,33 @@ static _Atomic size_t mem_limit;
 static atomic_uint_fast64_t n_entries, n_bytes, n_evictions, n_discarded;
 static store_wake_fn wake_fn;
 
-static size_t entry_size(const struct cache_entry *e)
+/* Bytes of data[] for these sizes (deps, key, response, constraints,
+ * postings). */
+static size_t data_size(unsigned ndeps, size_t klen, size_t rlen, size_t clen, unsigned npost)
 {
-	return sizeof(*e) + e->ndeps * sizeof(struct inval_dep) + e->key_len + e->resp_len;
+	return entry_align8(entry_align8(ndeps * sizeof(struct inval_dep) + klen + rlen) + clen) +
+	       npost * sizeof(struct mpost);
 }
 
-/* Still current: no table it read was invalidated since its fill began. */
+static size_t entry_size(const struct cache_entry *e)
+{
+	return sizeof(*e) + data_size(e->ndeps, e->key_len, e->resp_len, e->cons_len, e->npost);
+}
+
+/* Still current: no table it read was invalidated since its fill began,
+ * and no row change retired it (epoch 0). */
 static bool entry_current(const struct cache_entry *e)
 {
-	return inval_current(entry_deps(e), e->ndeps, e->epoch);
+	return inval_current_masked(entry_deps(e), e->ndeps,
+				    atomic_load_explicit(&e->epoch, memory_order_relaxed), e->rowmask);
+}
+
+/* Free an entry: its postings leave the match index first. */
+static void entry_free(struct cache_entry *e)
+{
+	if (e->npost)
+		match_index_forget(entry_posts(e), e->npost);
+	free(e);
 }
 
 int store_init(size_t memory_limit, store_wake_fn wake)
@@ -149,7 +167,7 @@ static void account(struct cache_entry *e, int sign)
 void store_release(struct cache_entry *e)
 {
 	if (e && atomic_fetch_sub(&e->refs, 1) == 1)
-		free(e);
+		entry_free(e);
 }
 
 static struct cache_entry *new_entry(const uint8_t *key, size_t klen, size_t rlen, uint64_t h,
@@ -158,10 +176,11 @@ static struct cache_entry *new_entry(const uint8_t *key, size_t klen, size_t rle
 	struct cache_entry *e;
 	unsigned nd = deps ? deps->n : 0;
 	size_t dlen = nd * sizeof(struct inval_dep);
+	const struct match_cons *c = deps && deps->cons.len ? &deps->cons : NULL;
 
 	if (klen > UINT32_MAX || rlen > UINT32_MAX || nd > INVAL_MAX_DEPS)
 		return NULL;
-	e = malloc(sizeof(*e) + dlen + klen + rlen);
+	e = malloc(sizeof(*e) + data_size(nd, klen, rlen, c ? c->len : 0, c ? c->npost : 0));
 	if (!e)
 		return NULL;
 	memset(e, 0, sizeof(*e));
@@ -169,12 +188,36 @@ static struct cache_entry *new_entry(const uint8_t *key, size_t klen, size_t rle
 	e->key_len = (uint32_t)klen;
 	e->resp_len = (uint32_t)rlen;
 	e->ndeps = (uint16_t)nd;
-	e->epoch = deps ? deps->epoch : inval_epoch();
+	atomic_init(&e->epoch, deps ? deps->epoch : inval_epoch());
 	if (nd)
 		memcpy(e->data, deps->d, dlen);
 	memcpy(e->data + dlen, key, klen);
+	if (c) {
+		e->cons_len = c->len;
+		e->ntab = c->ntab;
+		e->npost = c->npost;
+		memcpy((uint8_t *)entry_cons(e), c->buf, c->len);
+	}
 	atomic_init(&e->refs, 1);
 	return e;
+}
+
+/* Put a new entry's row constraints in the match index: each dep whose
+ * constraints are in then keeps its table's tgen (inval.h). Before the
+ * entry is checked and linked (store_fill). */
+static void index_entry(struct cache_entry *e, const struct fill_deps *deps)
+{
+	struct inval_dep *d = (struct inval_dep *)(void *)e->data;
+	uint32_t in;
+
+	if (!e->cons_len)
+		return;   /* no constraint: every dep keeps its gen */
+	in = match_index_add(entry_cons(e), e->cons_len, e->ntab, d, e->ndeps, entry_posts(e), e->npost,
+			     &e->epoch);
+	e->rowmask = deps->cons.mask & in;
+	for (unsigned i = 0; i < e->ndeps; i++)
+		if ((e->rowmask >> i) & 1u)
+			d[i].gen = deps->tgen[i];
 }
 
 /* Wake and clear the waiters of e. Called with the shard lock held. */
@@ -380,7 +423,9 @@ static void enforce_limit(uint64_t start)
 {
 	size_t limit = atomic_load(&mem_limit);
 
-	for (int tries = 0; limit && atomic_load(&n_bytes) > limit && tries < N_SHARDS * 4; tries++)
+	/* the match index's groups count too (its postings are in the entries) */
+	for (int tries = 0; limit && atomic_load(&n_bytes) + match_index_bytes() > limit &&
+	     tries < N_SHARDS * 4; tries++)
 		evict_one(&shards[(start + (uint64_t)tries) % N_SHARDS]);
 }
 
@@ -400,7 +445,12 @@ void store_entry_deps(const struct cache_entry *e, struct fill_deps *out)
 	out->n = e->ndeps;
 	for (unsigned i = 0; i < e->ndeps; i++)
 		t[i] = entry_deps(e)[i].t;
-	if (!inval_snapshot(t, out->n, out->d))
+	out->cons.len = e->cons_len;
+	out->cons.ntab = e->ntab;
+	out->cons.npost = e->npost;
+	out->cons.mask = match_blob_mask(entry_cons(e), e->cons_len, e->ntab);
+	memcpy(out->cons.buf, entry_cons(e), e->cons_len);
+	if (!inval_snapshot_t(t, out->n, out->d, out->tgen))
 		out->epoch = 0;   /* a fence or settle window: the refresh is not stored
 				   * (no epoch is 0, so store_fill discards it) */
 }
@@ -414,15 +464,18 @@ int store_fill(struct cache_entry *old, const uint8_t *resp, size_t len,
 	struct cache_entry *e;
 	int changed = 0;
 
-	if (deps && !inval_current(deps->d, deps->n, deps->epoch)) {
-		/* a table it read was written while the query ran: the answer
-		 * may predate the write */
-		atomic_fetch_add(&n_discarded, 1);
+	e = new_entry(entry_key(old), old->key_len, len, h, deps);
+	if (!e) {
 		store_abandon(old);
 		return -1;
 	}
-	e = new_entry(entry_key(old), old->key_len, len, h, deps);
-	if (!e) {
+	if (deps)
+		index_entry(e, deps);   /* before the check: a row change finds it or fails it */
+	if (deps && !inval_current(deps->d, deps->n, deps->epoch)) {
+		/* a table it read was written while the query ran (a row or
+		 * whole): the answer may predate the write */
+		atomic_fetch_add(&n_discarded, 1);
+		entry_free(e);
 		store_abandon(old);
 		return -1;
 	}
@@ -446,7 +499,7 @@ int store_fill(struct cache_entry *old, const uint8_t *resp, size_t len,
 		/* a newer entry took the key meanwhile: keep it */
 		pthread_mutex_unlock(&s->lock);
 		store_release(old);
-		free(e);
+		entry_free(e);
 		return 0;
 	}
 	link_entry(s, e);
@@ -465,6 +518,7 @@ int store_restore(const struct store_restore *r, int64_t now, const struct fill_
 
 	if (!e)
 		return -1;
+	index_entry(e, deps);
 	memcpy((uint8_t *)entry_resp(e), r->resp, r->resp_len);
 	memcpy(e->status_off, r->status_off, sizeof(e->status_off));
 	e->state = ENTRY_READY;
@@ -477,7 +531,7 @@ int store_restore(const struct store_restore *r, int64_t now, const struct fill_
 	pthread_mutex_lock(&s->lock);
 	if (find(s, r->key, r->key_len, h)) {
 		pthread_mutex_unlock(&s->lock);
-		free(e);
+		entry_free(e);
 		return 0;
 	}
 	e->priority = s->inflation + (double)(r->hits + 1) * (r->upstream_us + 1) / (double)entry_size(e);
@@ -585,11 +639,42 @@ void store_destroy(void)
 
 			for (; e; e = next) {
 				next = e->next;
-				free(e);
+				entry_free(e);
 			}
 		}
 		free(s->buckets);
 		s->buckets = NULL;
 		pthread_mutex_destroy(&s->lock);
 	}
+}
+
+void store_waitlist_add(struct store_waitlist *l, struct store_waiter *w)
+{
+	pthread_mutex_lock(&l->lock);
+	w->next = l->head;
+	l->head = w;
+	pthread_mutex_unlock(&l->lock);
+}
+
+void store_waitlist_remove(struct store_waitlist *l, struct store_waiter *w)
+{
+	pthread_mutex_lock(&l->lock);
+	for (struct store_waiter **p = &l->head; *p; p = &(*p)->next)
+		if (*p == w) {
+			*p = w->next;
+			break;
+		}
+	pthread_mutex_unlock(&l->lock);
+}
+
+void store_waitlist_wake(struct store_waitlist *l, store_wake_fn fn)
+{
+	pthread_mutex_lock(&l->lock);
+	for (struct store_waiter *w = l->head, *next; w; w = next) {
+		next = w->next;
+		if (fn)
+			fn(w->w, w->client_id, w->gen);
+	}
+	l->head = NULL;
+	pthread_mutex_unlock(&l->lock);
 }

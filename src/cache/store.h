@@ -20,12 +20,15 @@
 #ifndef SHOAL_CACHE_STORE_H
 #define SHOAL_CACHE_STORE_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "cache/inval.h"
+#include "cache/match.h"
+#include "cache/match_index.h"
 
 struct cache_def;
 struct worker;
@@ -37,6 +40,13 @@ struct store_waiter {
 	uint32_t client_id;
 	uint32_t gen;                    /* which wait of that session */
 };
+
+/* A list of waiting sessions with its own lock (the catalog's waits). */
+struct store_waitlist {
+	pthread_mutex_t lock;
+	struct store_waiter *head;
+};
+#define STORE_WAITLIST_INIT { PTHREAD_MUTEX_INITIALIZER, NULL }
 
 enum entry_state { ENTRY_LOADING, ENTRY_READY };
 
@@ -61,12 +71,19 @@ struct cache_entry {
 	uint32_t rows;                   /* rows in the response */
 	atomic_uint_fast64_t hits;
 	double priority;                 /* GDSF value, under the shard lock */
-	uint64_t epoch;                  /* inval_epoch() when the fill started */
+	_Atomic uint64_t epoch;          /* inval_epoch() when the fill started; 0 when a
+					  * row change retired it (match_index.h) */
 	uint32_t key_len;
 	uint32_t resp_len;
 	uint16_t status_off[ENTRY_MAX_STATUS]; /* offsets into the response, 0 = none */
 	uint16_t ndeps;                  /* tables read, recorded when the fill started */
-	uint8_t data[] __attribute__((aligned(8))); /* deps, key, then response */
+	uint16_t cons_len;               /* bytes of its row constraints (match.h) */
+	uint8_t ntab;                    /* tables they constrain */
+	uint8_t npost;                   /* its postings in the match index */
+	uint32_t rowmask;                /* deps checked against their table's tgen: those
+					  * with constraints the index holds (inval.h) */
+	uint8_t data[] __attribute__((aligned(8))); /* deps, key, response, then (8-aligned)
+						     * constraints and postings */
 };
 
 static inline const struct inval_dep *entry_deps(const struct cache_entry *e)
@@ -81,13 +98,31 @@ static inline const uint8_t *entry_resp(const struct cache_entry *e)
 {
 	return entry_key(e) + e->key_len;
 }
+static inline size_t entry_align8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+/* Its row constraints (cons_len bytes, ntab records: match.h). */
+static inline const uint8_t *entry_cons(const struct cache_entry *e)
+{
+	return e->data + entry_align8(e->ndeps * sizeof(struct inval_dep) + e->key_len + e->resp_len);
+}
+/* Its postings in the match index (npost). */
+static inline struct mpost *entry_posts(struct cache_entry *e)
+{
+	return (struct mpost *)(void *)(e->data + entry_align8((size_t)(entry_cons(e) - e->data) +
+								e->cons_len));
+}
 
 /* What a fill recorded before its query went upstream: the epoch and the
- * generations of the tables it reads (see inval.h). */
+ * generations of the tables it reads (see inval.h), and in binlog mode its
+ * row constraints (match_build.h). */
 struct fill_deps {
 	uint64_t epoch;
 	unsigned n;
 	struct inval_dep d[INVAL_MAX_DEPS];
+	uint64_t tgen[INVAL_MAX_DEPS];   /* each table's tgen (with cons.mask's deps) */
+	struct match_cons cons;          /* len 0: none */
 };
 
 enum store_lookup {
@@ -125,13 +160,16 @@ bool store_has(const uint8_t *key, size_t len, int64_t now_ms);
 /* Fill a placeholder (or replace a READY entry being refreshed) with a
  * response read under deps. Returns 1 if the bytes differ from the entry
  * being replaced, 0 if equal or new, -1 if out of memory or a table of deps
- * was invalidated meanwhile (the placeholder is then abandoned). Drops the
- * caller's reference on old. refresh_ms >= ttl_ms: no refresh. */
+ * was changed meanwhile, by a row or whole (the placeholder is then
+ * abandoned). The entry's row constraints are put in the match index
+ * before that check, so that a row change either finds the entry or makes
+ * the check fail (docs/architecture.md, "Row-precise invalidation"). Drops
+ * the caller's reference on old. refresh_ms >= ttl_ms: no refresh. */
 int store_fill(struct cache_entry *old, const uint8_t *resp, size_t len,
 	       const uint16_t status_off[ENTRY_MAX_STATUS], uint32_t upstream_us, uint32_t rows,
 	       int64_t now_ms, int ttl_ms, int refresh_ms, const struct fill_deps *deps);
-/* Copy an entry's dependencies, with the tables' generations as they are
- * now (for a refresh of a current entry). When a table is behind a fence
+/* Copy an entry's dependencies and row constraints, with the tables'
+ * generations as they are now (for a refresh of a current entry). When a table is behind a fence
  * or in its settle window (inval_snapshot), the epoch is 0: the refresh's
  * answer is not stored. */
 void store_entry_deps(const struct cache_entry *e, struct fill_deps *out);
@@ -169,6 +207,12 @@ uint64_t store_fills_discarded(void);
 uint64_t store_entries(void);
 uint64_t store_bytes(void);
 uint64_t store_evictions(void);
+
+/* Waiting lists: add, remove (a waiter that stopped waiting), and wake
+ * every waiter (fn per waiter, with the list's lock held) and empty it. */
+void store_waitlist_add(struct store_waitlist *l, struct store_waiter *w);
+void store_waitlist_remove(struct store_waitlist *l, struct store_waiter *w);
+void store_waitlist_wake(struct store_waitlist *l, store_wake_fn fn);
 
 /* Free everything (at exit, after the workers stopped). */
 void store_destroy(void);

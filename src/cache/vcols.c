@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "cache/tcols.h"
 #include "sql/classify.h"
 #include "sql/tokenizer.h"
 
@@ -30,6 +31,11 @@ static unsigned queued;
 static uint32_t word(enum vcols_verdict v)
 {
 	return (atomic_load(&generation) << 2) | (uint32_t)v;
+}
+
+uint32_t vcols_generation(void)
+{
+	return atomic_load(&generation) & 0x3fffffffu;
 }
 
 enum vcols_verdict vcols_verdict(struct inval_table *t)
@@ -108,12 +114,39 @@ const struct reason *vcols_expression_reason(const char *expr, size_t len)
 	return reason;
 }
 
+/* The columns of res (check_table's query) as t's definition (tcols.h):
+ * installed for catalog generation gen; nothing when out of memory. */
+static void read_columns(MYSQL_RES *res, struct inval_table *t, uint32_t gen)
+{
+	unsigned n = (unsigned)mysql_num_rows(res), i = 0;
+	size_t names = 0;
+	struct tcols *c;
+	MYSQL_ROW row;
+
+	mysql_data_seek(res, 0);
+	while ((row = mysql_fetch_row(res)))
+		names += (row[1] ? strlen(row[1]) : 0) + 1;
+	if (n == 0 || !(row = (mysql_data_seek(res, 0), mysql_fetch_row(res))) || !row[6] || !row[7])
+		return;   /* no columns: nothing to resolve constraints with */
+	c = tcols_new(row[6], row[7], n, names);
+	if (!c)
+		return;   /* out of memory: the table's reads keep no constraints */
+	mysql_data_seek(res, 0);
+	while (i < n && (row = mysql_fetch_row(res))) {
+		unsigned long *lens = mysql_fetch_lengths(res);
+
+		tcols_set(c, i++, row[1], row[2], row[3], row[4], row[5], row[0] && lens[0]);
+	}
+	tcols_install(t, c, gen);
+}
+
 /* The verdict on one table from the upstream: VCOLS_UNKNOWN when it could
- * not be read (*conn_lost when the connection failed). */
-static enum vcols_verdict check_table(MYSQL *m, const struct inval_table *t, bool *conn_lost)
+ * not be read (*conn_lost when the connection failed). Its columns are
+ * installed as its definition (tcols.h) on the way. */
+static enum vcols_verdict check_table(MYSQL *m, struct inval_table *t, uint32_t gen, bool *conn_lost)
 {
 	const char *schema = inval_table_schema(t), *name = inval_table_name(t);
-	char es[2 * INVAL_MAX_NAME + 1], en[2 * INVAL_MAX_NAME + 1], sql[2 * sizeof(es) + 192];
+	char es[2 * INVAL_MAX_NAME + 1], en[2 * INVAL_MAX_NAME + 1], sql[2 * sizeof(es) + 320];
 	enum vcols_verdict v = VCOLS_PLAIN;
 	unsigned columns = 0;
 	MYSQL_RES *res;
@@ -123,8 +156,10 @@ static enum vcols_verdict check_table(MYSQL *m, const struct inval_table *t, boo
 	mysql_real_escape_string(m, en, name, strlen(name));
 	/* every column (none seen: the login may not see them); the expression
 	 * is NULL (MariaDB) or empty (MySQL) for a column that is not generated */
-	snprintf(sql, sizeof(sql), "SELECT GENERATION_EXPRESSION FROM information_schema.COLUMNS "
-		 "WHERE TABLE_SCHEMA = '%s' AND TABLE_NAME = '%s'", es, en);
+	snprintf(sql, sizeof(sql), "SELECT GENERATION_EXPRESSION, COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, "
+		 "COLLATION_NAME, CHARACTER_OCTET_LENGTH, TABLE_SCHEMA, TABLE_NAME "
+		 "FROM information_schema.COLUMNS "
+		 "WHERE TABLE_SCHEMA = '%s' AND TABLE_NAME = '%s' ORDER BY ORDINAL_POSITION", es, en);
 	if (mysql_query(m, sql) || !(res = mysql_store_result(m))) {
 		*conn_lost = mysql_errno(m) >= 2000 && mysql_errno(m) < 3000;
 		log_warn("catalog: cannot read the generated columns of %s.%s: %s", schema, name, mysql_error(m));
@@ -141,6 +176,8 @@ static enum vcols_verdict check_table(MYSQL *m, const struct inval_table *t, boo
 			v = VCOLS_NONDET;
 		}
 	}
+	if (v == VCOLS_PLAIN && columns)
+		read_columns(res, t, gen);
 	mysql_free_result(res);
 	if (columns == 0) {
 		log_info("catalog: %s.%s: its columns are not visible to the node's login: never cached",
@@ -164,7 +201,7 @@ int vcols_run_queue(MYSQL *m)
 		pthread_mutex_unlock(&queue_lock);
 		if (!t)
 			return 0;
-		v = check_table(m, t, &lost);
+		v = check_table(m, t, gen & 0x3fffffffu, &lost);
 		expect = (gen << 2) | VCOLS_QUEUED;
 		/* a verdict of a generation forgotten meanwhile is dropped */
 		atomic_compare_exchange_strong(&t->vcols, &expect, v == VCOLS_UNKNOWN ? 0u : (gen << 2) | v);

@@ -32,6 +32,10 @@ enum vcols_verdict {
 };
 
 enum vcols_verdict vcols_verdict(struct inval_table *t);
+/* The catalog generation: moves at each catalog read (and so after each
+ * DDL the node or the binlog sees); a table's column definition is current
+ * in the generation it was read in (tcols.h). */
+uint32_t vcols_generation(void);
 /* A client's read of t has run: have the catalog reader check t (once).
  * True when a check was queued now. */
 bool vcols_check_later(struct inval_table *t);

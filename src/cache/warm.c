@@ -505,7 +505,13 @@ static bool entry_deps_now(const struct snapshot_entry *e, struct fill_deps *dep
 	}
 	deps->epoch = inval_epoch();
 	deps->n = e->ndeps;
-	inval_snapshot(t, deps->n, deps->d);
+	deps->cons.len = e->cons_len;   /* (checked whole by snapshot_parse) */
+	deps->cons.ntab = e->ntab;
+	deps->cons.npost = e->npost;
+	deps->cons.mask = e->cons_len ? match_blob_mask(e->cons, e->cons_len, e->ntab) : 0;
+	if (e->cons_len)
+		memcpy(deps->cons.buf, e->cons, e->cons_len);
+	inval_snapshot_t(t, deps->n, deps->d, deps->tgen);
 	return true;
 }
 

@@ -162,6 +162,32 @@ static int add_shapes(json_t *root)
 	return json_object_set_new(root, "caches_total", json_integer((json_int_t)n_cached));
 }
 
+/* {reason: count} of the why counters in [from, to), and their total. */
+static json_t *why_object(enum inval_why from, enum inval_why to, json_int_t *total)
+{
+	json_t *o = json_object();
+
+	*total = 0;
+	for (enum inval_why w = from; o && w < to; w++) {
+		*total += (json_int_t)inval_why_count(w);
+		json_object_set_new(o, inval_why_name(w), json_integer((json_int_t)inval_why_count(w)));
+	}
+	return o;
+}
+
+/* What was invalidated: entries by row, tables whole, everything, with
+ * the reasons (cache/inval.h). */
+static json_t *invalidations_object(void)
+{
+	json_int_t rows, tables, all;
+	json_t *r = why_object(IW_ROW_MATCH, IW_FIRST_TABLE, &rows);
+	json_t *t = why_object(IW_FIRST_TABLE, IW_FIRST_ALL, &tables);
+	json_t *a = why_object(IW_FIRST_ALL, IW_N, &all);
+
+	return json_pack("{s:I, s:o?, s:I, s:o?, s:I, s:o?}", "by_row", rows, "by_row_reasons", r,
+			 "by_table", tables, "by_table_reasons", t, "everything", all, "everything_reasons", a);
+}
+
 static json_t *binlog_object(void)
 {
 	struct binlog_status bl;
@@ -170,11 +196,11 @@ static json_t *binlog_object(void)
 
 	binlog_get_status(&bl);
 	fence_get_stats(&fs);
-	return json_pack("{s:s, s:f, s:s, s:s, s:b, s:f, s:I, s:b}", "state", binlog_state_name(bl.state),
+	return json_pack("{s:s, s:f, s:s, s:s, s:b, s:f, s:I, s:b, s:o?}", "state", binlog_state_name(bl.state),
 			 "lag_seconds", bl.lag_seconds, "position", bl.position, "error", bl.error,
 			 "fence_open", (int)fs.open, "fence_oldest_age_seconds", fs.oldest_age_s,
 			 "fence_fills_refused", (json_int_t)fs.fills_refused,
-			 "fence_start_pending", (int)fs.start_pending);
+			 "fence_start_pending", (int)fs.start_pending, "invalidations", invalidations_object());
 }
 
 static json_t *node_object(const char *health_word)

@@ -9,8 +9,9 @@
  * header first, then records whose every byte lies inside the input (an
  * entry's result too: none in a file of keys only, else one its status
  * offsets lie in); every entry's shape was handed over before it; every
- * dependency of an entry can be read back; the counts handed over are the
- * ones returned.
+ * dependency of an entry can be read back; an entry's row constraints
+ * (version 2) lie in the input, are sound, and can be walked; the counts
+ * handed over are the ones returned.
  *
  * Each input is read twice: as it is (checksum failures), and with its
  * checksums made right first (fix_checksums: the framing walked as the
@@ -24,6 +25,7 @@
 
 #include <zlib.h>
 
+#include "cache/match.h"
 #include "cache/snapshot.h"
 #include "fuzz_util.h"
 
@@ -47,7 +49,7 @@ static int on_header(const struct snapshot_header *h, void *arg)
 	struct seen *s = arg;
 
 	FUZZ_CHECK(s->headers++ == 0 && s->shapes == 0 && s->entries == 0, "header not first");
-	FUZZ_CHECK(h->version == SNAPSHOT_VERSION, "version %u", h->version);
+	FUZZ_CHECK(h->version >= SNAPSHOT_VERSION_MIN && h->version <= SNAPSHOT_VERSION, "version %u", h->version);
 	s->keys_only = h->keys_only;
 	FUZZ_CHECK(fuzz_terminated(h->gtid, sizeof h->gtid) && fuzz_terminated(h->mode, sizeof h->mode) &&
 		   fuzz_terminated(h->upstream, sizeof h->upstream), "header strings not terminated");
@@ -97,6 +99,16 @@ static int on_entry(const struct snapshot_entry *e, void *arg)
 		FUZZ_CHECK(snapshot_entry_dep(e, i, &schema, &sl, &table, &tl) && inside(s, schema, sl) &&
 			   inside(s, table, tl) && tl > 0, "dependency %u unreadable", i);
 	FUZZ_CHECK(!snapshot_entry_dep(e, e->ndeps, &schema, &sl, &table, &tl), "a dependency past ndeps");
+	FUZZ_CHECK(!e->cons_len || (inside(s, e->cons, e->cons_len) && e->cons_len <= MATCH_CONS_MAX &&
+				    match_blob_valid(e->cons, e->cons_len, e->ntab, e->npost, e->ndeps)),
+		   "constraints outside the input or unsound");
+	if (e->cons_len) {
+		char text[2048];
+
+		/* a blob handed over is walked whole: by the admin's listing */
+		match_format(e->cons, e->cons_len, e->ntab, NULL, NULL, text, sizeof(text));
+		FUZZ_CHECK(fuzz_terminated(text, sizeof(text)), "constraints' text not terminated");
+	}
 	s->entries++;
 	s->bytes += (uint64_t)e->key_len + e->resp_len;
 	return 0;

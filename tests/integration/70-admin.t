@@ -50,7 +50,7 @@ stat_of() { a "SELECT Variable_Value FROM stats_shoal_global WHERE Variable_Name
 
 # The same count everywhere: where script(1) or a second address is
 # missing, those parts skip as many checks as they hold.
-plan 107
+plan 108
 data="$work/data"
 APORT=$(free_port)
 if start_admin node "127.0.0.1:$APORT" "$data"; then
@@ -83,7 +83,7 @@ a "SHOW TABLES FROM disk"
 is "$(tr '\n' ' ' <<<"$OUT")" "caches global_variables query_rules users " "SHOW TABLES FROM disk"
 a "SHOW TABLES FROM stats"
 is "$(tr '\n' ' ' <<<"$OUT")" \
-  "stats_shoal_caches stats_shoal_connection_pool stats_shoal_global stats_shoal_query_digest stats_shoal_query_digest_reset " \
+  "stats_shoal_caches stats_shoal_connection_pool stats_shoal_entry_constraints stats_shoal_global stats_shoal_query_digest stats_shoal_query_digest_reset " \
   "SHOW TABLES FROM stats"
 pong=$(mariadb-admin --no-defaults -h127.0.0.1 -P"$APORT" -uadmin -padmin ping 2>&1)
 like "$pong" "alive" "mariadb-admin ping (COM_PING)"
@@ -101,7 +101,7 @@ fi
 for t in global_variables runtime_global_variables users runtime_users caches runtime_caches \
   query_rules runtime_query_rules disk.global_variables disk.users disk.caches disk.query_rules \
   stats_shoal_global stats_shoal_query_digest \
-  stats_shoal_query_digest_reset stats_shoal_caches stats_shoal_connection_pool; do
+  stats_shoal_query_digest_reset stats_shoal_caches stats_shoal_connection_pool stats_shoal_entry_constraints; do
   a "SELECT count(*) FROM $t"
   like "$OUT" "^[0-9]+$" "SELECT count(*) FROM $t"
 done

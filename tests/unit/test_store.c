@@ -47,6 +47,7 @@ static struct cache_entry *start_fill(struct fill_deps *d)
 	ok(r == SL_LOAD && e, "a missing key with a def: a placeholder to fill");
 	d->epoch = inval_epoch();
 	d->n = 2;
+	d->cons.len = 0;
 	inval_snapshot(tabs, 2, d->d);
 	return e;
 }

@@ -11,7 +11,8 @@ void start_begin(struct binlog_start *s, const struct gtid *want, unsigned n,
 {
 	memset(s, 0, sizeof(*s));
 	s->n = n < START_MAX_DOMAINS ? n : START_MAX_DOMAINS;
-	memcpy(s->want, want, s->n * sizeof(*want));
+	if (s->n > 0)   /* an empty start may come with no list at all (want NULL) */
+		memcpy(s->want, want, s->n * sizeof(*want));
 	for (unsigned i = 0; i < s->n; i++) {
 		bool held = false;
 

@@ -665,7 +665,7 @@ bool cache_sql(const struct cache_reply *r, const char *q, size_t n, const struc
 	int kind;
 
 	switch (tok->keyword) {
-	case SQL_KW_CREATE: case SQL_KW_DROP: case SQL_KW_SHOW: case SQL_KW_FLUSH: case SQL_KW_EXPLAIN:
+	case KW_CREATE: case KW_DROP: case KW_SHOW: case KW_FLUSH: case KW_EXPLAIN:
 		break;
 	default:
 		return false;

@@ -442,22 +442,22 @@ static struct sql_tok_result *tokenize(struct cache_session *cs, const char *q, 
 
 static bool is_read_keyword(int kw)
 {
-	return kw == SQL_KW_SELECT || kw == SQL_KW_WITH;
+	return kw == KW_SELECT || kw == KW_WITH;
 }
 
 /* A statement that is not a cacheable read: may it change the settings, or
  * write (read-your-writes, UNTIL WRITE)? */
 static void note_statement(struct cache_session *cs, int kw, bool multi)
 {
-	cs->cur_lock_op = kw == SQL_KW_LOCK ? 1 :
-			  (kw == SQL_KW_UNLOCK || kw == SQL_KW_BEGIN || kw == SQL_KW_START) ? -1 : 0;
+	cs->cur_lock_op = kw == KW_LOCK ? 1 :
+			  (kw == KW_UNLOCK || kw == KW_BEGIN || kw == KW_START) ? -1 : 0;
 	switch (kw) {
-	case SQL_KW_SELECT: case SQL_KW_WITH: case SQL_KW_SHOW: case SQL_KW_EXPLAIN:
-	case SQL_KW_DESCRIBE: case SQL_KW_BEGIN: case SQL_KW_START: case SQL_KW_COMMIT:
-	case SQL_KW_ROLLBACK: case SQL_KW_SAVEPOINT: case SQL_KW_RELEASE:
+	case KW_SELECT: case KW_WITH: case KW_SHOW: case KW_EXPLAIN:
+	case KW_DESCRIBE: case KW_DESC: case KW_BEGIN: case KW_START: case KW_COMMIT:
+	case KW_ROLLBACK: case KW_SAVEPOINT: case KW_RELEASE:
 		break;
-	case SQL_KW_INSERT: case SQL_KW_UPDATE: case SQL_KW_DELETE: case SQL_KW_REPLACE:
-	case SQL_KW_TRUNCATE: case SQL_KW_LOAD:
+	case KW_INSERT: case KW_UPDATE: case KW_DELETE: case KW_REPLACE:
+	case KW_TRUNCATE: case KW_LOAD:
 		cs->cur_write = true;
 		break;
 	default: /* SET, USE, CALL, DDL, anything else */
@@ -782,7 +782,7 @@ static enum cache_step not_cacheable(struct cache_session *cs, const struct cach
 	cs->last_dest = DEST_UPSTREAM;
 	if (hidden_statement(x, tok)) {
 		/* the digest may not show all the server runs: never cached */
-		note_statement(cs, SQL_KW_OTHER, true);
+		note_statement(cs, KW_NONE, true);
 		consist_statement(&cs->cons, q, n, true, x->db);
 		grants_note_statement(x->ident, tok);
 		cs->last_reason = reason_of(WHY_MULTI_STATEMENT);
@@ -824,9 +824,9 @@ static bool ends_oneshot(int kw, const char *q, size_t n)
 {
 	struct sql_tables t;
 
-	if (kw == SQL_KW_COMMIT || kw == SQL_KW_ROLLBACK)
+	if (kw == KW_COMMIT || kw == KW_ROLLBACK)
 		return true;
-	if (kw == SQL_KW_SET)
+	if (kw == KW_SET)
 		return false;
 	sql_tables(q, n, &t);
 	return t.n > 0 || t.kind == SQL_STMT_WRITE || t.kind == SQL_STMT_DDL;
@@ -855,7 +855,7 @@ static enum cache_step on_query(struct cache_session *cs, const struct cache_ctx
 		return CSTEP_PASS;
 	if (cs->oneshot_ru)
 		cs->cur_ends_oneshot = ends_oneshot(tok->keyword, q, n);
-	else if (tok->keyword == SQL_KW_SET && sets_oneshot_ru(q, n))
+	else if (tok->keyword == KW_SET && sets_oneshot_ru(q, n))
 		cs->oneshot_ru = true;
 	if (answer_cache_sql(cs, x, q, n, tok))
 		return CSTEP_SERVED;
@@ -944,7 +944,7 @@ static bool exec_key(struct cache_session *cs, const struct cache_ctx *x, const 
 static enum cache_step exec_write(struct cache_session *cs, const struct cache_ctx *x,
 				  const struct stmt_info *s)
 {
-	int kw = s->def ? atomic_load(&s->def->keyword) : SQL_KW_OTHER;
+	int kw = s->def ? atomic_load(&s->def->keyword) : KW_NONE;
 
 	if (writes_step(cs, s->text, s->text_len, !s->def, x->db) == CSTEP_WAIT)
 		return CSTEP_WAIT;
@@ -983,7 +983,7 @@ static enum cache_step on_execute(struct cache_session *cs, const struct cache_c
 	if (step != CSTEP_PASS)
 		return step;
 	cs->cur_def = s->def;
-	kw = s->def ? atomic_load(&s->def->keyword) : SQL_KW_OTHER;
+	kw = s->def ? atomic_load(&s->def->keyword) : KW_NONE;
 	if (!s->def || !is_read_keyword(kw))
 		return exec_write(cs, x, s);
 	step = verdict(cs, x, s->def, bypass);

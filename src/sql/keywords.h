@@ -1,7 +1,7 @@
 /*
- * keywords.h: the words the statement readers compare (tables.c,
- * classify.c, the catalog, grants, the session-state reader), each with an
- * id. The lexer looks a word up once, when it reads it (sql_tok.kw), and a
+ * keywords.h: the words the statement readers compare, each with an id:
+ * the one keyword enum of the node (the digest's first keyword, the
+ * lexer's words, every reader built on them). The lexer looks a word up once, when it reads it (sql_tok.kw), and a
  * reader compares ids: one hash of the word instead of a string comparison
  * per candidate keyword (a list of 20 words was 20 comparisons per word).
  * A word not in the list has KW_NONE; a `quoted` name never has an id.
@@ -41,13 +41,16 @@
 
 enum sql_kw {
 	KW_NONE = 0,
-#define SQL_KW_ENUM(w) KW_##w,
-	SQL_KEYWORDS(SQL_KW_ENUM)
-#undef SQL_KW_ENUM
+#define KW_ENUM_ENTRY(w) KW_##w,
+	SQL_KEYWORDS(KW_ENUM_ENTRY)
+#undef KW_ENUM_ENTRY
 	KW__COUNT
 };
 
 /* The id of the word p[0, n) (any case), or KW_NONE. */
 enum sql_kw sql_kw_lookup(const char *p, size_t n);
+/* The word of an id in upper case ("SELECT"); "" for KW_NONE or an id
+ * out of range. */
+const char *sql_kw_name(enum sql_kw kw);
 
 #endif

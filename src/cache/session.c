@@ -36,9 +36,7 @@
 #include "base/health.h"
 #include "base/log.h"
 #include "sql/classify.h"
-#include "sql/lexer.h"
-#include "sql/tables.h"
-#include "sql/tokenizer.h"
+#include "sql/stmt.h"
 #include "base/stats.h"
 
 /* What, besides the query, decides the bytes of a SELECT's answer. */
@@ -73,11 +71,6 @@
 #define DEST_CACHE "readyset_shallow"
 #define DEST_UPSTREAM "upstream"
 
-struct tok_scratch {
-	struct sql_tok_result r;
-	char text[SQL_TOK_MIN_TEXT_CAP];
-};
-
 int cache_global_init(store_wake_fn wake)
 {
 	if (registry_init() < 0 || inval_init() < 0)
@@ -98,8 +91,9 @@ void cache_global_free(void)
 
 void cache_worker_free(struct cache_worker *cw)
 {
-	free(cw->tok);
-	cw->tok = NULL;
+	free(cw->stmt);
+	cw->stmt = NULL;
+	cw->stmt_cs = NULL;
 	grants_worker_free(&cw->grants);
 }
 
@@ -122,10 +116,14 @@ void cache_session_init(struct cache_session *cs, struct cache_worker *cw, struc
 	cs->last_dest = DEST_UPSTREAM;
 	cs->last_reason = reason_of(WHY_NO_STATEMENT);
 	consist_init(&cs->cons);
+	if (cw->stmt_cs == cs)
+		cw->stmt_cs = NULL;   /* a reading of a session that had this address */
 }
 
 void cache_session_free(struct cache_session *cs)
 {
+	if (cs->cw->stmt_cs == cs)
+		cs->cw->stmt_cs = NULL;   /* its reading goes with it */
 	cache_abort(cs);
 	if (cs->locked)
 		consist_release(&cs->cons);   /* the server unlocks as it ends the session */
@@ -423,21 +421,56 @@ static enum cache_step first_look(struct cache_session *cs, const struct cache_c
 
 /* ---- misses ------------------------------------------------------------ */
 
-static struct sql_tok_result *tokenize(struct cache_session *cs, const char *q, size_t n)
+/* The reading of this command's statement text q[0, n) (sql/stmt.h): the
+ * worker's, begun for it unless it already is. NULL: out of memory. */
+static struct stmt *stmt_of(struct cache_session *cs, const char *q, size_t n)
 {
-	struct tok_scratch *t = cs->cw->tok;
+	struct cache_worker *cw = cs->cw;
 
-	if (!t) {
-		t = calloc(1, sizeof(*t));
-		if (!t)
-			return NULL;
-		cs->cw->tok = t;
+	if (!cw->stmt) {
+		cw->stmt = malloc(sizeof(*cw->stmt));
+		if (!cw->stmt)
+			return NULL;   /* out of memory: nothing read */
+		cw->stmt_cs = NULL;
 	}
-	t->r.text = t->text;
-	t->r.text_cap = sizeof(t->text);
-	if (sql_tokenize(q, n, &t->r) < 0)
-		return NULL;
-	return &t->r;
+	if (cw->stmt_cs != cs || cw->stmt_gen != cs->stmt_gen || cw->stmt->q != q || cw->stmt->n != n) {
+		stmt_begin(cw->stmt, q, n);
+		cw->stmt_cs = cs;
+		cw->stmt_gen = cs->stmt_gen;
+	}
+	return cw->stmt;
+}
+
+/* The digest of this command's statement (the cache key's shape). */
+static const struct sql_tok_result *tokenize(struct stmt *st)
+{
+	return st ? stmt_digest(st) : NULL;
+}
+
+/* ... and its reading (NULL: out of memory). */
+static struct stmt *read_stmt(struct stmt *st)
+{
+	if (st)
+		stmt_read(st);
+	return st;
+}
+
+/* The reading of a prepared statement's text for its execute: kept at
+ * PREPARE (stmt_keep), read again only when it could not be kept. */
+const struct stmt *cache_stmt_exec(struct cache_session *cs, const struct stmt_info *s)
+{
+	struct stmt *st = stmt_of(cs, s->text, s->text_len);
+
+	if (!st || (st->have & STMT_HAVE_READ))
+		return st;
+	if (s->kept)
+		stmt_unkeep(st, s->kept, s->text, s->text_len);
+	return read_stmt(st);
+}
+
+const struct stmt *cache_stmt(struct cache_session *cs, const char *q, size_t n)
+{
+	return read_stmt(stmt_of(cs, q, n));
 }
 
 static bool is_read_keyword(int kw)
@@ -528,14 +561,15 @@ static enum cache_step catalog_wait_step(struct cache_session *cs)
 }
 
 /* A statement that may write is about to go upstream: what it writes
- * (consist.h). CSTEP_WAIT first, once per command, when it must wait for
- * the catalog (a DDL made it stale while anything may be cached). */
-static enum cache_step writes_step(struct cache_session *cs, const char *q, size_t n, bool hidden,
+ * (consist.h; st: its reading, NULL when out of memory). CSTEP_WAIT first,
+ * once per command, when it must wait for the catalog (a DDL made it stale
+ * while anything may be cached). */
+static enum cache_step writes_step(struct cache_session *cs, const struct stmt *st, bool hidden,
 				   const char *schema)
 {
-	if (!hidden && !cs->cat_waited && consist_wants_catalog(q, n))
+	if (!hidden && !cs->cat_waited && consist_wants_catalog(st))
 		return catalog_wait_step(cs);
-	consist_statement(&cs->cons, q, n, hidden, schema);
+	consist_statement(&cs->cons, st, hidden, schema);
 	return CSTEP_PASS;
 }
 
@@ -572,11 +606,11 @@ static bool vcols_checked(const struct fill_deps *deps, bool queue)
  * cache this time (the reason is EXPLAIN LAST STATEMENT's; a view that
  * cannot be cached, or tables that cannot be determined, make the shape one
  * that is never cached), or CSTEP_WAIT for the catalog. */
-static enum cache_step read_deps(struct cache_session *cs, struct cache_def *d, const char *q,
-				 size_t n, const char *schema)
+static enum cache_step read_deps(struct cache_session *cs, struct cache_def *d, const struct stmt *st,
+				 const char *schema)
 {
 	bool retry;
-	const struct reason *reason = consist_read_deps(&cs->cons, q, n, schema, &cs->fill_deps, &retry);
+	const struct reason *reason = consist_read_deps(&cs->cons, st, schema, &cs->fill_deps, &retry);
 
 	if (!reason)
 		reason = nondet_vcols(cs);
@@ -776,19 +810,21 @@ static bool answer_cache_sql(struct cache_session *cs, const struct cache_ctx *x
 /* A query that is not a cacheable read, or not one shape: what it does to
  * the session, and why it goes upstream. */
 static enum cache_step not_cacheable(struct cache_session *cs, const struct cache_ctx *x,
-				     struct cache_def *d, const struct sql_tok_result *tok,
-				     const char *q, size_t n)
+				     struct cache_def *d, struct stmt *st)
 {
+	const struct sql_tok_result *tok = &st->tok;
+
 	cs->last_dest = DEST_UPSTREAM;
+	read_stmt(st);
 	if (hidden_statement(x, tok)) {
 		/* the digest may not show all the server runs: never cached */
 		note_statement(cs, KW_NONE, true);
-		consist_statement(&cs->cons, q, n, true, x->db);
+		consist_statement(&cs->cons, st, true, x->db);
 		grants_note_statement(x->ident, tok);
 		cs->last_reason = reason_of(WHY_MULTI_STATEMENT);
 		return CSTEP_PASS;
 	}
-	if (writes_step(cs, q, n, false, x->db) == CSTEP_WAIT)
+	if (writes_step(cs, st, false, x->db) == CSTEP_WAIT)
 		return CSTEP_WAIT;
 	note_statement(cs, tok->keyword, (tok->flags & SQL_TOK_MULTI_STATEMENT) != 0);
 	grants_note_statement(x->ident, tok);
@@ -798,38 +834,28 @@ static enum cache_step not_cacheable(struct cache_session *cs, const struct cach
 	return CSTEP_PASS;
 }
 
-/* SET TRANSACTION [...] ISOLATION LEVEL READ UNCOMMITTED without GLOBAL or
- * SESSION: the next transaction only, which @@tx_isolation does not show. */
-static bool sets_oneshot_ru(const char *q, size_t n)
-{
-	struct sql_lex lx = { .s = q, .n = n, .raw = true };
-	struct sql_tok t, prev = { .kind = T_END };
-
-	sql_lex_next(&lx, &t);
-	if (!sql_kw_is(&t, KW_SET))
-		return false;
-	sql_lex_next(&lx, &t);
-	if (!sql_kw_is(&t, KW_TRANSACTION))
-		return false;
-	for (sql_lex_next(&lx, &t); t.kind != T_END; prev = t, sql_lex_next(&lx, &t))
-		if (sql_kw_is(&prev, KW_READ) && sql_kw_is(&t, KW_UNCOMMITTED))
-			return true;
-	return false;
-}
-
 /* Does this statement end the transaction that a one-shot isolation level
  * applies to, when the session is not in a transaction after it? A
  * statement that names no table (SELECT 1, a SET) starts none. */
-static bool ends_oneshot(int kw, const char *q, size_t n)
+static bool ends_oneshot(enum sql_kw kw, struct stmt *st)
 {
-	struct sql_tables t;
-
 	if (kw == KW_COMMIT || kw == KW_ROLLBACK)
 		return true;
 	if (kw == KW_SET)
 		return false;
-	sql_tables(q, n, &t);
-	return t.n > 0 || t.kind == SQL_STMT_WRITE || t.kind == SQL_STMT_DDL;
+	read_stmt(st);
+	return st->tables.n > 0 || stmt_kind(st) == SQL_STMT_WRITE || stmt_kind(st) == SQL_STMT_DDL;
+}
+
+/* SET TRANSACTION [...] ISOLATION LEVEL READ UNCOMMITTED without GLOBAL or
+ * SESSION (STMT_ONESHOT_RU): the next transaction only, which @@tx_isolation
+ * does not show; the statement that ends it (ends_oneshot). */
+static void note_oneshot(struct cache_session *cs, enum sql_kw kw, struct stmt *st)
+{
+	if (cs->oneshot_ru)
+		cs->cur_ends_oneshot = ends_oneshot(kw, st);
+	else if (kw == KW_SET && (read_stmt(st)->flags & STMT_ONESHOT_RU))
+		cs->oneshot_ru = true;
 }
 
 static enum cache_step on_query(struct cache_session *cs, const struct cache_ctx *x,
@@ -838,7 +864,8 @@ static enum cache_step on_query(struct cache_session *cs, const struct cache_ctx
 	const char *q = (const char *)pl + 1;
 	size_t n = len - 1;
 	bool bypass = cs->bypass_once || ryw_active(cs, x->now_ms) || !caching_possible(cs, x);
-	struct sql_tok_result *tok;
+	const struct sql_tok_result *tok;
+	struct stmt *st;
 	struct cache_def *d;
 	enum cache_step step;
 
@@ -850,31 +877,29 @@ static enum cache_step on_query(struct cache_session *cs, const struct cache_ctx
 			  build_key(cs, x, 'Q', q, n, NULL, 0), &bypass, q, n);
 	if (step != CSTEP_PASS)
 		return step;
-	tok = tokenize(cs, q, n);
+	st = stmt_of(cs, q, n);
+	tok = tokenize(st);
 	if (!tok)
 		return CSTEP_PASS;
-	if (cs->oneshot_ru)
-		cs->cur_ends_oneshot = ends_oneshot(tok->keyword, q, n);
-	else if (tok->keyword == KW_SET && sets_oneshot_ru(q, n))
-		cs->oneshot_ru = true;
+	note_oneshot(cs, tok->keyword, st);
 	if (answer_cache_sql(cs, x, q, n, tok))
 		return CSTEP_SERVED;
 	d = registry_get(tok->digest, tok->text, tok->text_len, q, n);
 	cs->cur_def = d;
 	if (hidden_statement(x, tok) || !is_read_keyword(tok->keyword) ||
 	    (tok->flags & SQL_TOK_MULTI_STATEMENT))
-		return not_cacheable(cs, x, d, tok, q, n);
+		return not_cacheable(cs, x, d, st);
 	if (!d)
-		return writes_step(cs, q, n, false, x->db); /* it may call a stored function */
+		return writes_step(cs, read_stmt(st), false, x->db); /* it may call a stored function */
 	verdict_classify(d, tok);
 	step = verdict(cs, x, d, bypass);
 	if (step != CSTEP_SERVED) {
 		/* an uncached read may still call a stored function that writes */
 		if (step == CSTEP_PASS)
-			return writes_step(cs, q, n, false, x->db);
+			return writes_step(cs, read_stmt(st), false, x->db);
 		return step;
 	}
-	step = read_deps(cs, d, q, n, cs->cons.schema);
+	step = read_deps(cs, d, read_stmt(st), cs->cons.schema);
 	if (step != CSTEP_SERVED)
 		return step;
 	if (!build_key(cs, x, 'Q', q, n, NULL, 0))
@@ -886,13 +911,20 @@ static enum cache_step on_query(struct cache_session *cs, const struct cache_ctx
 
 void cache_stmt_prepared(struct cache_session *cs, struct ident *ident, struct stmt_info *s)
 {
-	struct sql_tok_result *tok;
+	struct stmt *st = stmt_of(cs, s->text, s->text_len);
+	const struct sql_tok_result *tok = tokenize(st);
 
 	/* the settings the statement was prepared under (its schema, for one,
 	 * decides which tables its names mean) are part of its cache keys */
 	if (!cs->settings_dirty && !cs->settings_broken)
 		wr_u32(s->prep_settings, cs->settings_id);
-	tok = tokenize(cs, s->text, s->text_len);
+	if (!st)
+		return;   /* out of memory: its facts stay those that pin (stmts.c) */
+	/* read once here, for every execute */
+	read_stmt(st);
+	s->facts = st->facts;
+	free(s->kept);
+	s->kept = stmt_keep(st);
 	if (tok) {
 		s->def = registry_get(tok->digest, tok->text, tok->text_len, s->text, s->text_len);
 		if (s->def)
@@ -946,7 +978,7 @@ static enum cache_step exec_write(struct cache_session *cs, const struct cache_c
 {
 	int kw = s->def ? atomic_load(&s->def->keyword) : KW_NONE;
 
-	if (writes_step(cs, s->text, s->text_len, !s->def, x->db) == CSTEP_WAIT)
+	if (writes_step(cs, cache_stmt_exec(cs, s), !s->def, x->db) == CSTEP_WAIT)
 		return CSTEP_WAIT;
 	note_statement(cs, kw, false);
 	return CSTEP_PASS;
@@ -989,14 +1021,14 @@ static enum cache_step on_execute(struct cache_session *cs, const struct cache_c
 	step = verdict(cs, x, s->def, bypass);
 	if (step != CSTEP_SERVED) {
 		if (step == CSTEP_PASS)  /* it may call a stored function that writes */
-			return writes_step(cs, s->text, s->text_len, false, x->db);
+			return writes_step(cs, cache_stmt_exec(cs, s), false, x->db);
 		return step;
 	}
 	{
 		char schema[CONSIST_SCHEMA_MAX];
 
 		settings_field(rd_u32(s->prep_settings), SETTINGS_SCHEMA_FIELD, schema, sizeof(schema));
-		step = read_deps(cs, s->def, s->text, s->text_len, schema);
+		step = read_deps(cs, s->def, cache_stmt_exec(cs, s), schema);
 		if (step != CSTEP_SERVED)
 			return step;
 	}
@@ -1029,15 +1061,16 @@ bool cache_serve_only(struct cache_session *cs, const struct cache_ctx *x, const
 		      uint32_t len)
 {
 	uint64_t t0 = cache_now_us();
-	struct sql_tok_result *tok;
+	const struct sql_tok_result *tok;
 	struct stmt_info *s;
 	bool served;
 
+	cs->stmt_gen++;   /* a command of its own: no reading of another holds */
 	if (pl[0] == CMD_QUERY) {
 		served = serve_possible(cs, x) && build_key(cs, x, 'Q', pl + 1, len - 1, NULL, 0) &&
 			 hit_only(cs, x, t0);
 		if (!served) {
-			tok = tokenize(cs, (const char *)pl + 1, len - 1);
+			tok = tokenize(stmt_of(cs, (const char *)pl + 1, len - 1));
 			served = tok && answer_cache_sql(cs, x, (const char *)pl + 1, len - 1, tok);
 		}
 	} else {
@@ -1057,7 +1090,7 @@ bool cache_serve_only(struct cache_session *cs, const struct cache_ctx *x, const
  * does). */
 static bool prepare_may_cache(struct cache_session *cs, const uint8_t *pl, uint32_t len)
 {
-	struct sql_tok_result *tok = tokenize(cs, (const char *)pl + 1, len - 1);
+	const struct sql_tok_result *tok = tokenize(stmt_of(cs, (const char *)pl + 1, len - 1));
 	struct cache_def *d;
 
 	if (!tok)
@@ -1076,13 +1109,13 @@ enum cache_step cache_command(struct cache_session *cs, const struct cache_ctx *
 {
 	uint8_t cmd = pl[0];
 
+	cs->stmt_gen++;   /* a new command: the worker's reading is no longer its */
 	cs->cur_def = NULL;
 	cs->served_rows = UINT64_MAX;
 	cs->cur_dirty = cs->cur_write = false;
 	cs->cur_ends_oneshot = false;
 	cs->grants.refused = false;
 	cs->cons.cur_set = false;
-	cs->cons.facts_text = NULL;   /* the facts of an earlier command */
 	if (cmd == CMD_QUERY)
 		return on_query(cs, x, pl, len);
 	if (cmd == CMD_STMT_EXECUTE)
@@ -1407,8 +1440,8 @@ bool cache_prepare_stamp(const struct cache_session *cs, const struct cache_ctx 
 	return true;
 }
 
-bool cache_prepare_keepable(struct cache_session *cs, const struct cache_ctx *x, const char *text,
-			    size_t len)
+bool cache_prepare_keepable(struct cache_session *cs, const struct cache_ctx *x, const struct stmt_info *s)
 {
-	return prepare_answers_possible(cs, x) && consist_prepare_resolves(&cs->cons, text, len, x->db);
+	return s && prepare_answers_possible(cs, x) &&
+	       consist_prepare_resolves(&cs->cons, cache_stmt_exec(cs, s), x->db);
 }

@@ -56,9 +56,14 @@ enum cache_step {
 			  * upstream: keep it queued until the refresh is answered */
 };
 
+struct stmt;
+
 /* The cache's per-worker state, embedded in struct worker. */
 struct cache_worker {
-	struct tok_scratch *tok;      /* tokenizer scratch, made on first use */
+	struct stmt *stmt;            /* the reading of the statement in hand (sql/stmt.h),
+				       * made on first use, for one command at a time: */
+	const struct cache_session *stmt_cs;  /* ... of this session's ... */
+	uint32_t stmt_gen;            /* ... command (cache_session.stmt_gen) */
 	struct grant_worker grants;   /* the grant verdicts (grants.h) */
 };
 
@@ -66,6 +71,9 @@ struct cache_worker {
 struct cache_session {
 	struct cache_worker *cw;
 	uint32_t id;                  /* the session's connection id (logs) */
+	uint32_t stmt_gen;            /* moves with each command asked about: a reading
+				       * of the worker's (cw->stmt) is this command's
+				       * only while it holds */
 	struct pbuf keybuf;           /* the current command's cache key */
 	uint64_t key_hash;
 	char settings[SETTINGS_MAX];  /* values that change result bytes, see docs/caching.md */
@@ -222,10 +230,18 @@ uint64_t cache_now_us(void);
  * tell when an answer stops being exact, so none is given or kept: not in
  * binlog mode, the stream down or behind, the catalog being read, a
  * session with temporary tables, ...); and may the upstream's answer to a
- * PREPARE of text be kept (its tables are all known to the catalog)? */
+ * PREPARE be kept (its tables are all known to the catalog)? */
 bool cache_prepare_stamp(const struct cache_session *cs, const struct cache_ctx *x,
 			 struct stmtreg_stamp *st);
-bool cache_prepare_keepable(struct cache_session *cs, const struct cache_ctx *x, const char *text,
-			    size_t len);
+/* ... of the statement s, just prepared (NULL: none, never kept). */
+bool cache_prepare_keepable(struct cache_session *cs, const struct cache_ctx *x, const struct stmt_info *s);
+
+/* The reading of a statement (sql/stmt.h) the session core acts on too
+ * (the multiplexer: what it does to the session): of the command's text
+ * q[0, n), the one the cache made for this command when it did, else made
+ * now; of a prepared statement, the one kept at PREPARE. NULL: out of
+ * memory. */
+const struct stmt *cache_stmt(struct cache_session *cs, const char *q, size_t n);
+const struct stmt *cache_stmt_exec(struct cache_session *cs, const struct stmt_info *s);
 
 #endif

@@ -18,6 +18,7 @@
 #include "core/kill.h"
 #include "base/log.h"
 #include "core/pool.h"
+#include "sql/stmt.h"
 #include "base/stats.h"
 #include "session/stmtreg.h"
 #include "upstream/upstream.h"
@@ -94,12 +95,13 @@ static struct stmtreg_key reg_key(const struct client *c, const struct pbuf *ctx
 
 /* A statement joins the session's table (from the PREPARE in flight, in the
  * session's state of now), and the cache learns its shape. */
-static void add_stmt(struct client *c, uint32_t id, uint16_t nparams, uint64_t serial)
+static struct stmt_info *add_stmt(struct client *c, uint32_t id, uint16_t nparams, uint64_t serial)
 {
 	struct stmt_info *s = stmts_add(&c->stmts, id, nparams, serial, &c->sv);
 
 	if (s)
 		cache_stmt_prepared(&c->cs, c->ident, s);
+	return s;
 }
 
 static const char *stmt_cmd_name(uint8_t cmd)
@@ -241,18 +243,20 @@ void mux_note_command(struct client *c, const uint8_t *pl, uint32_t len)
 	c->delta = NULL;
 	c->cur_sv = 0;
 	if (pl[0] == CMD_QUERY) {
-		/* read with its tables when the cache looked at them */
-		struct stmt_facts f;
-		bool known = consist_facts(&c->cs.cons, (const char *)pl + 1, len - 1, &f);
+		/* the reading the cache made of it (sql/stmt.h) */
+		const struct stmt *st = cache_stmt(&c->cs, (const char *)pl + 1, len - 1);
 
-		c->cur_sv = sv_classify((const char *)pl + 1, len - 1, known ? &f : NULL, &d, upstream_mariadb());
+		c->cur_sv = st ? sv_classify((const char *)pl + 1, len - 1, &st->facts, &d, upstream_mariadb())
+			       : SV_PIN_FOREVER;   /* not read (out of memory): keep the connection */
 	} else if ((pl[0] == CMD_STMT_EXECUTE || pl[0] == CMD_STMT_BULK_EXECUTE) && len >= 5) {
 		/* a prepared SET, CREATE TEMPORARY TABLE, LOCK TABLES, ... does
 		 * to the session what the same text does in a COM_QUERY */
 		struct stmt_info *s = stmts_find(&c->stmts, rd_u32(pl + 1));
+		const struct stmt *st = s && s->text ? cache_stmt_exec(&c->cs, s) : NULL;
 
 		if (s && s->text)
-			c->cur_sv = sv_classify(s->text, s->text_len, &s->facts, &d, upstream_mariadb());
+			c->cur_sv = sv_classify(s->text, s->text_len, st ? &st->facts : &s->facts, &d,
+						upstream_mariadb());
 	} else if (pl[0] == CMD_INIT_DB) {
 		memset(&d, 0, sizeof(d));
 		if (len - 1 < sizeof(d.db)) {
@@ -390,13 +394,11 @@ void mux_close_upstream_stmt(struct upstream *u, uint32_t up_id)
 /* The upstream's answer to a PREPARE is kept for the next PREPARE of the
  * same key when the statement's tables are all known to the catalog (what
  * could change the answer then moves the stamp). */
-static void keep_answer(struct client *c, uint64_t serial)
+static void keep_answer(struct client *c, uint64_t serial, const struct stmt_info *s)
 {
 	struct cache_ctx x = cache_ctx_of(c);
 
-	if (c->prep_keep && c->prep_answer.len &&
-	    cache_prepare_keepable(&c->cs, &x, (const char *)c->stmts.prep_text.data,
-				   c->stmts.prep_text.len))
+	if (c->prep_keep && c->prep_answer.len && cache_prepare_keepable(&c->cs, &x, s))
 		stmtreg_keep_answer(serial, c->prep_answer.data, c->prep_answer.len, &c->prep_stamp);
 	c->prep_keep = false;
 	c->prep_answer.len = 0;
@@ -427,8 +429,7 @@ void mux_prepared(struct client *c)
 				c->up->dirty = true;
 		}
 	}
-	add_stmt(c, c->prep_id, c->relay.prep_params, serial);
-	keep_answer(c, serial);
+	keep_answer(c, serial, add_stmt(c, c->prep_id, c->relay.prep_params, serial));
 }
 
 /* What the upstream's answer did to the statement it was for, found by
@@ -544,7 +545,10 @@ static bool front_facts(struct client *c, struct stmt_facts *f)
 		return false;
 	pl = sbuf_in_ptr(&c->io) + PKT_HEADER_LEN;
 	if (pl[0] == CMD_QUERY) {
-		stmt_facts_read((const char *)pl + 1, len - 1, f);
+		const struct stmt *st = cache_stmt(&c->cs, (const char *)pl + 1, len - 1);
+
+		/* not read (out of memory): as if it named everything */
+		*f = st ? st->facts : (struct stmt_facts){ .seen = SF_LAST_ID | SF_FOUND_ROWS };
 		return true;
 	}
 	s = pl[0] == CMD_STMT_EXECUTE && len >= 5 ? stmts_find(&c->stmts, rd_u32(pl + 1)) : NULL;

@@ -278,6 +278,46 @@ static void with_clause(struct scan *s, const struct sql_tok *with)
 		unknown(s);
 }
 
+/* Words that may follow a table factor and are no alias of it. */
+static bool follows_table(const struct sql_tok *t)
+{
+	static const enum sql_kw words[] = {
+		KW_JOIN, KW_STRAIGHT_JOIN, KW_LEFT, KW_RIGHT, KW_INNER, KW_CROSS, KW_NATURAL, KW_ON,
+		KW_USING, KW_WHERE, KW_GROUP, KW_HAVING, KW_ORDER, KW_LIMIT, KW_WINDOW, KW_UNION,
+		KW_EXCEPT, KW_INTERSECT, KW_INTO, KW_SET, KW_VALUES, KW_VALUE, KW_RETURNING,
+		KW_PROCEDURE, KW_LOCK, KW_SELECT, KW_OFFSET, KW_FETCH, KW_FOR, KW_PARTITION, KW_USE,
+		KW_IGNORE, KW_FORCE, KW_AS,
+	};
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (t->kw == words[i])
+			return true;
+	return false;
+}
+
+/* The reference of name, just added: its alias, [AS] name, read ahead (the body
+ * scan reads those tokens again, as before). */
+static void note_alias(struct scan *s, const struct sql_tok *name)
+{
+	struct sql_table_ref *r;
+	struct sql_lex c = s->lx;
+	struct sql_tok t;
+
+	if (s->out->n == 0 || s->ref_pos[s->out->n - 1] != pos_of(s, name))
+		return;   /* the reference was refused (too many): no alias to note */
+	r = &s->out->refs[s->out->n - 1];
+	sql_lex_next(&c, &t);
+	if (sql_kw_is(&t, KW_AS))
+		sql_lex_next(&c, &t);
+	else if (t.kind == T_WORD && follows_table(&t))
+		return;   /* the next clause, no alias */
+	if (!sql_is_name(&t) || t.len == 0 || t.len > UINT16_MAX)
+		return;   /* none, or nothing that can be one */
+	r->alias = t.p;
+	r->alias_len = (uint16_t)t.len;
+	r->quoted |= t.kind == T_QUOTED ? 4 : 0;
+}
+
 /* A table factor is expected and t is its first token. */
 static void table_factor(struct scan *s, const struct sql_tok *t, bool write)
 {
@@ -309,6 +349,7 @@ static void table_factor(struct scan *s, const struct sql_tok *t, bool write)
 	if (!q && t->kind == T_WORD && sql_name_is(&name, "DUAL"))
 		return;
 	add_ref(s, q ? &schema : NULL, &name, write);
+	note_alias(s, &name);
 	s->after_table = true;
 }
 
@@ -1075,9 +1116,9 @@ static void drop_ctes(struct scan *s, size_t end)
 	o->n = w;
 }
 
-/* The facts of the text the table reader left unread (it stops at an
- * executable comment some servers skip). */
-static void facts_rest(const struct sql_lex *lx)
+/* The rest of the text, for the hook: the table reader stops at an
+ * executable comment some servers skip, and the hook sees every token. */
+static void read_rest(const struct sql_lex *lx)
 {
 	struct sql_lex rest = *lx;
 	struct sql_tok t;
@@ -1090,24 +1131,22 @@ static void facts_rest(const struct sql_lex *lx)
 
 void sql_tables(const char *text, size_t len, struct sql_tables *out)
 {
-	sql_tables_facts(text, len, out, NULL);
+	sql_tables_read(text, len, out, NULL, NULL);
 }
 
-void sql_tables_facts(const char *text, size_t len, struct sql_tables *out, struct stmt_facts *facts)
+void sql_tables_read(const char *text, size_t len, struct sql_tables *out, sql_token_hook *hook,
+		     void *arg)
 {
 	struct scan s;
 	struct sql_tok t;
 
 	memset(out, 0, sizeof(*out));
-	if (facts)
-		stmt_facts_begin(facts);
 	if (!text) {
 		out->flags = SQL_TABLES_UNKNOWN;
 		return;
 	}
 	memset(&s, 0, sizeof(s));
-	s.lx = (struct sql_lex){ .s = text, .n = len, .raw = true,
-				 .on_token = facts ? stmt_facts_note : NULL, .on_token_arg = facts };
+	s.lx = (struct sql_lex){ .s = text, .n = len, .raw = true, .on_token = hook, .on_token_arg = arg };
 	s.out = out;
 	s.calls = true;
 	s.lv[0].kind = LV_STMT;
@@ -1122,8 +1161,8 @@ void sql_tables_facts(const char *text, size_t len, struct sql_tables *out, stru
 		unknown(&s);
 	while (!s.lx.doubt && s.lx.i < len)  /* a head parser may stop early */
 		next(&s, &t);
-	if (facts && s.lx.i < len)
-		facts_rest(&s.lx);
+	if (hook && s.lx.i < len)
+		read_rest(&s.lx);
 	/* some servers skip an executable comment: which tables the text
 	 * names depends on the server */
 	if (s.lx.doubt)

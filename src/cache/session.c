@@ -796,15 +796,14 @@ static bool hidden_statement(const struct cache_ctx *x, const struct sql_tok_res
 	return (tok->flags & SQL_TOK_BACKSLASH_ESCAPE) && (x->status & ST_NO_BACKSLASH_ESCAPES);
 }
 
-static bool answer_cache_sql(struct cache_session *cs, const struct cache_ctx *x, const char *q,
-			     size_t n, const struct sql_tok_result *tok)
+static bool answer_cache_sql(struct cache_session *cs, const struct cache_ctx *x, struct stmt *st)
 {
 	struct cache_reply r = {
 		.out = x->out, .caps = x->caps, .status = x->status,
 		.last_dest = cs->last_dest, .last_reason = cs->last_reason,
 	};
 
-	return cache_sql(&r, q, n, tok);
+	return st && cache_sql(&r, st);
 }
 
 /* A query that is not a cacheable read, or not one shape: what it does to
@@ -820,14 +819,14 @@ static enum cache_step not_cacheable(struct cache_session *cs, const struct cach
 		/* the digest may not show all the server runs: never cached */
 		note_statement(cs, KW_NONE, true);
 		consist_statement(&cs->cons, st, true, x->db);
-		grants_note_statement(x->ident, tok);
+		grants_note_statement(x->ident, st);
 		cs->last_reason = reason_of(WHY_MULTI_STATEMENT);
 		return CSTEP_PASS;
 	}
 	if (writes_step(cs, st, false, x->db) == CSTEP_WAIT)
 		return CSTEP_WAIT;
 	note_statement(cs, tok->keyword, (tok->flags & SQL_TOK_MULTI_STATEMENT) != 0);
-	grants_note_statement(x->ident, tok);
+	grants_note_statement(x->ident, st);
 	if (d)
 		verdict_classify(d, tok);
 	cs->last_reason = d ? atomic_load(&d->skip_reason) : reason_of(WHY_NOT_SELECT);
@@ -882,7 +881,7 @@ static enum cache_step on_query(struct cache_session *cs, const struct cache_ctx
 	if (!tok)
 		return CSTEP_PASS;
 	note_oneshot(cs, tok->keyword, st);
-	if (answer_cache_sql(cs, x, q, n, tok))
+	if (answer_cache_sql(cs, x, st))
 		return CSTEP_SERVED;
 	d = registry_get(tok->digest, tok->text, tok->text_len, q, n);
 	cs->cur_def = d;
@@ -930,7 +929,7 @@ void cache_stmt_prepared(struct cache_session *cs, struct ident *ident, struct s
 		if (s->def)
 			verdict_classify(s->def, tok);
 		if (!is_read_keyword(tok->keyword))
-			grants_note_statement(ident, tok);
+			grants_note_statement(ident, st);
 	}
 }
 
@@ -1061,7 +1060,6 @@ bool cache_serve_only(struct cache_session *cs, const struct cache_ctx *x, const
 		      uint32_t len)
 {
 	uint64_t t0 = cache_now_us();
-	const struct sql_tok_result *tok;
 	struct stmt_info *s;
 	bool served;
 
@@ -1069,10 +1067,8 @@ bool cache_serve_only(struct cache_session *cs, const struct cache_ctx *x, const
 	if (pl[0] == CMD_QUERY) {
 		served = serve_possible(cs, x) && build_key(cs, x, 'Q', pl + 1, len - 1, NULL, 0) &&
 			 hit_only(cs, x, t0);
-		if (!served) {
-			tok = tokenize(stmt_of(cs, (const char *)pl + 1, len - 1));
-			served = tok && answer_cache_sql(cs, x, (const char *)pl + 1, len - 1, tok);
-		}
+		if (!served)
+			served = answer_cache_sql(cs, x, stmt_of(cs, (const char *)pl + 1, len - 1));
 	} else {
 		s = pl[0] == CMD_STMT_EXECUTE && len >= 10 ? stmts_find(x->stmts, rd_u32(pl + 1)) : NULL;
 		served = s && s->def && pl[5] == 0 && !s->long_data && !s->cursor && serve_possible(cs, x) &&

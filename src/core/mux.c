@@ -244,19 +244,14 @@ void mux_note_command(struct client *c, const uint8_t *pl, uint32_t len)
 	c->cur_sv = 0;
 	if (pl[0] == CMD_QUERY) {
 		/* the reading the cache made of it (sql/stmt.h) */
-		const struct stmt *st = cache_stmt(&c->cs, (const char *)pl + 1, len - 1);
-
-		c->cur_sv = st ? sv_classify((const char *)pl + 1, len - 1, &st->facts, &d, upstream_mariadb())
-			       : SV_PIN_FOREVER;   /* not read (out of memory): keep the connection */
+		c->cur_sv = sv_classify(cache_stmt(&c->cs, (const char *)pl + 1, len - 1), &d, upstream_mariadb());
 	} else if ((pl[0] == CMD_STMT_EXECUTE || pl[0] == CMD_STMT_BULK_EXECUTE) && len >= 5) {
 		/* a prepared SET, CREATE TEMPORARY TABLE, LOCK TABLES, ... does
 		 * to the session what the same text does in a COM_QUERY */
 		struct stmt_info *s = stmts_find(&c->stmts, rd_u32(pl + 1));
-		const struct stmt *st = s && s->text ? cache_stmt_exec(&c->cs, s) : NULL;
 
 		if (s && s->text)
-			c->cur_sv = sv_classify(s->text, s->text_len, st ? &st->facts : &s->facts, &d,
-						upstream_mariadb());
+			c->cur_sv = sv_classify(cache_stmt_exec(&c->cs, s), &d, upstream_mariadb());
 	} else if (pl[0] == CMD_INIT_DB) {
 		memset(&d, 0, sizeof(d));
 		if (len - 1 < sizeof(d.db)) {

@@ -1,9 +1,10 @@
 /*
  * keywords.h: the words the statement readers compare, each with an id:
  * the one keyword enum of the node (the digest's first keyword, the
- * lexer's words, every reader built on them). The lexer looks a word up once, when it reads it (sql_tok.kw), and a
- * reader compares ids: one hash of the word instead of a string comparison
- * per candidate keyword (a list of 20 words was 20 comparisons per word).
+ * lexer's words, every reader built on them). The lexer looks a word up
+ * once, when it reads it (sql_tok.kw), and a reader compares ids: one
+ * hash of the word instead of a string comparison per candidate keyword (a
+ * list of 20 words was 20 comparisons per word).
  * A word not in the list has KW_NONE; a `quoted` name never has an id.
  */
 #ifndef SHOAL_SQL_KEYWORDS_H

@@ -33,6 +33,16 @@ struct sql_tok {
 	char c;         /* T_PUNCT: the character (len > 1: a run of dots) */
 };
 
+/* The lexer's byte classes (its readers in src/sql/ share them). */
+#define SQL_CL_IDENT 1   /* a byte of an unquoted word: letters, digits, _ $, >= 0x80 */
+#define SQL_CL_SPACE 2   /* white space between tokens */
+extern const unsigned char sql_byte_class[256];
+
+static inline bool sql_space_byte(unsigned char c)
+{
+	return sql_byte_class[c] & SQL_CL_SPACE;
+}
+
 struct sql_lex;
 /* Called with each token read (not T_END), by every copy of the lexer
  * (peeks too): a reader that walks the text once can note other facts on
@@ -72,6 +82,11 @@ static inline bool sql_kw_is(const struct sql_tok *t, enum sql_kw kw)
 {
 	return t->kw == kw;
 }
+
+/* Copy a name (a word, or the inside of a `quoted` one: quoted, its doubled
+ * backticks undone) into dst, NUL-ended, ASCII lower-cased when lower. Its
+ * length, or 0 when it is empty or does not fit in cap - 1 bytes. */
+size_t sql_name_copy(const char *p, size_t len, bool quoted, bool lower, char *dst, size_t cap);
 
 /* After a '(' was read: true once its matching ')' has been read. */
 bool sql_skip_parens(struct sql_lex *lx);

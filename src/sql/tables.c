@@ -1172,20 +1172,7 @@ void sql_tables_read(const char *text, size_t len, struct sql_tables *out, sql_t
 
 size_t sql_table_name_copy(const char *p, size_t len, bool quoted, char *dst, size_t cap)
 {
-	size_t o = 0;
-
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)p[i];
-
-		if (quoted && c == '`' && i + 1 < len && p[i + 1] == '`')
-			i++;
-		if (o + 1 >= cap)
-			return 0;
-		dst[o++] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
-	}
-	if (cap)
-		dst[o] = 0;
-	return o;
+	return sql_name_copy(p, len, quoted, true, dst, cap);
 }
 
 const char *sql_stmt_kind_name(enum sql_stmt_kind k)

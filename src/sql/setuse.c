@@ -37,6 +37,13 @@ static bool touching_next(const struct reader *r, struct sql_tok *n)
 	return n->kind != T_END && start_of(n) == end_of(r);
 }
 
+/* A string or `quoted` name is closed (else it runs to the end of the
+ * text, and the server refuses the statement: nothing of it is taken). */
+static bool closed(const struct reader *r, const struct sql_tok *t)
+{
+	return (t->kind != T_STRING && t->kind != T_QUOTED) || t->p + t->len < r->st->q + r->st->n;
+}
+
 static bool word_is(const struct sql_tok *t, const char *w)
 {
 	return t->kind == T_WORD && sql_name_is(t, w);
@@ -95,6 +102,8 @@ static bool read_value(struct reader *r, struct sql_set_item *it)
 		if (!read_number(r, &num))
 			return false;   /* a sign before something else: computed */
 	} else if (r->t.kind == T_STRING) {
+		if (!closed(r, &r->t))
+			return false;
 		/* as written, quotes and all */
 	} else if (digit_start(&r->t) || sql_is_punct(&r->t, '.')) {
 		if (!read_number(r, &start))
@@ -159,7 +168,7 @@ static bool read_names(struct reader *r, struct sql_set_item *it)
 	const char *start;
 
 	next(r);
-	if (r->t.kind != T_WORD && r->t.kind != T_QUOTED && r->t.kind != T_STRING)
+	if ((r->t.kind != T_WORD && r->t.kind != T_QUOTED && r->t.kind != T_STRING) || !closed(r, &r->t))
 		return false;
 	start = start_of(&r->t);
 	it->value = start;
@@ -167,7 +176,7 @@ static bool read_names(struct reader *r, struct sql_set_item *it)
 	next(r);
 	if (it->what == SQL_SET_NAMES && word_is(&r->t, "COLLATE")) {
 		next(r);
-		if (r->t.kind != T_WORD && r->t.kind != T_QUOTED && r->t.kind != T_STRING)
+		if ((r->t.kind != T_WORD && r->t.kind != T_QUOTED && r->t.kind != T_STRING) || !closed(r, &r->t))
 			return false;
 		it->value_len = (size_t)(end_of(r) - start);
 		next(r);
@@ -305,7 +314,7 @@ static void read_db(struct reader *r)
 {
 	struct sql_setuse *o = r->out;
 
-	if (r->t.kind != T_WORD && r->t.kind != T_QUOTED)
+	if ((r->t.kind != T_WORD && r->t.kind != T_QUOTED) || !closed(r, &r->t))
 		return;
 	o->db = r->t.p;
 	o->db_len = r->t.len;

@@ -186,6 +186,9 @@ static void session(void)
 	ok(d.set_db && strcmp(d.db, "my`db") == 0, "  its name: %s", d.db);
 	is_int(sv("USE /* a note */ db1 -- and another"), SV_CHANGES, "USE with comments");
 	is_int(sv("USE 'db1'"), SV_PIN_FOREVER, "USE of a string: pinned");
+	is_int(sv("USE `db1"), SV_PIN_FOREVER, "USE of a name never closed: pinned");
+	is_int(sv("SET sql_mode = 'ANSI"), SV_PIN_FOREVER, "SET of a string never closed: pinned");
+	is_int(sv("DROP DATABASE `db1"), 0, "DROP DATABASE of a name never closed: no change");
 	is_int(sv("DROP DATABASE IF EXISTS `a``b`"), SV_CHANGES, "DROP DATABASE of a `quoted` name");
 	ok(d.drop_db && strcmp(d.db, "a`b") == 0, "  its name: %s", d.db);
 	is_int(sv("COMMIT /* a note */ RELEASE"), SV_RELEASE, "COMMIT RELEASE around a comment");

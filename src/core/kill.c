@@ -162,11 +162,13 @@ static bool parse_kill(const char *q, size_t n, struct kill_req *r)
 	struct sql_kill k;
 
 	sql_kill_read(q, n, &k);
+	if (k.kind != SQL_KILL_ID && k.kind != SQL_KILL_UNSUPPORTED)
+		return false;   /* no KILL, or one that goes upstream as written */
 	memset(r, 0, sizeof(*r));
 	r->kind = k.query ? KK_QUERY : KK_CONNECTION;
 	r->id = k.id;
 	r->unsupported = k.kind == SQL_KILL_UNSUPPORTED;
-	return k.kind == SQL_KILL_ID || k.kind == SQL_KILL_UNSUPPORTED;
+	return true;
 }
 
 bool kill_statement(const char *q, size_t n)

@@ -160,6 +160,7 @@ void sql_lex_peek(const struct sql_lex *lx, struct sql_tok *t)
 {
 	struct sql_lex copy = *lx;
 
+	copy.on_token = NULL;   /* a look ahead: the token is read later, and noted then */
 	sql_lex_next(&copy, t);
 }
 

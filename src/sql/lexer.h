@@ -45,8 +45,8 @@ static inline bool sql_space_byte(unsigned char c)
 
 struct sql_lex;
 /* Called with each token read (not T_END), by every copy of the lexer
- * (peeks too): a reader that walks the text once can note other facts on
- * the way (sql/facts.h). */
+ * but a peek's (sql_lex_peek: the token is read later): a reader that walks
+ * the text once can note other facts on the way (sql/facts.h, sql/stmt.c). */
 typedef void sql_token_hook(void *arg, const struct sql_lex *lx, const struct sql_tok *t);
 
 struct sql_lex {
@@ -61,7 +61,7 @@ struct sql_lex {
 
 /* The next token (T_END at the end of the text, and from then on). */
 void sql_lex_next(struct sql_lex *lx, struct sql_tok *t);
-/* The next token, without moving. */
+/* The next token, without moving (and without the hook). */
 void sql_lex_peek(const struct sql_lex *lx, struct sql_tok *t);
 
 static inline bool sql_is_punct(const struct sql_tok *t, char c)

@@ -51,16 +51,17 @@ static bool kill_id(const struct sql_tok *t, uint64_t *id)
 
 void sql_kill_read(const char *q, size_t n, struct sql_kill *k)
 {
-	struct sql_lex lx = { .s = q, .n = n, .raw = true };
+	struct sql_lex lx;
 	struct sql_tok t;
 	size_t i = 0;
 
-	*k = (struct sql_kill){ .kind = SQL_KILL_NONE };
+	k->kind = SQL_KILL_NONE;
 	while (i < n && sql_space_byte((unsigned char)q[i]))
 		i++;
 	if (i >= n || ((q[i] | 0x20) != 'k' && q[i] != '/' && q[i] != '#' && q[i] != '-'))
 		return;         /* the hit path's look: no word KILL can start here */
-	lx.i = i;
+	*k = (struct sql_kill){ .kind = SQL_KILL_NONE };
+	lx = (struct sql_lex){ .s = q, .n = n, .i = i, .raw = true };
 	sql_lex_next(&lx, &t);
 	if (!sql_kw_is(&t, KW_KILL))
 		return;
@@ -79,29 +80,30 @@ void sql_kill_read(const char *q, size_t n, struct sql_kill *k)
 
 /* ---- the monitor texts ----------------------------------------------------- */
 
-/* Is p[0, n) the word w (upper case), in any case? */
-static bool bytes_are(const char *p, size_t n, const char *w)
+/* Are p's first bytes the letters w (lower case), in any case? */
+static inline bool letters_at(const char *p, const char *w, size_t wn)
 {
-	struct sql_tok t = { .kind = T_WORD, .p = p, .len = n };
-
-	return sql_name_is(&t, w);
+	for (size_t i = 0; i < wn; i++)
+		if (((unsigned char)p[i] | 0x20) != (unsigned char)w[i])
+			return false;
+	return true;
 }
 
 bool sql_lead_show_or_sysvar(const char *q, size_t n)
 {
-	size_t i = 0, w, j;
+	size_t i = 0, j;
 
 	while (i < n && i < 8 && sql_space_byte((unsigned char)q[i]))
 		i++;
-	for (w = i; w < n && (sql_byte_class[(unsigned char)q[w]] & SQL_CL_IDENT); w++)
-		;
-	if (bytes_are(q + i, w - i, "SHOW"))
-		return true;
-	if (!bytes_are(q + i, w - i, "SELECT"))
+	if (n - i < 4 || ((unsigned char)q[i] | 0x20) != 's')
+		return false;   /* neither SHOW nor SELECT: most queries end here */
+	if (letters_at(q + i, "show", 4))
+		return n - i == 4 || !(sql_byte_class[(unsigned char)q[i + 4]] & SQL_CL_IDENT);
+	if (n - i < 8 || !letters_at(q + i, "select", 6))
 		return false;
-	for (j = w; j < n && sql_space_byte((unsigned char)q[j]); j++)
+	for (j = i + 6; j < n && sql_space_byte((unsigned char)q[j]); j++)
 		;
-	return j > w && j + 1 < n && q[j] == '@' && q[j + 1] == '@';
+	return j > i + 6 && j + 1 < n && q[j] == '@' && q[j + 1] == '@';
 }
 
 /* Only white space in [a, b). */

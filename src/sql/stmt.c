@@ -53,7 +53,8 @@ static bool head_is(const struct stmt_part *p, const enum sql_kw *words)
 	return true;
 }
 
-/* The marks a statement's first words give. */
+/* The marks a statement's first words give (most statements' first word
+ * can give none: one switch). */
 static unsigned part_marks(const struct stmt_part *p)
 {
 	static const enum sql_kw set_role[] = { KW_SET, KW_ROLE, KW_NONE };
@@ -61,6 +62,13 @@ static unsigned part_marks(const struct stmt_part *p)
 	unsigned f = 0;
 	unsigned i = 1;
 
+	switch (p->nhead ? p->head[0] : KW_NONE) {
+	case KW_GRANT: case KW_REVOKE: case KW_ALTER: case KW_DROP: case KW_RENAME: case KW_SET:
+	case KW_FLUSH: case KW_CREATE: case KW_REPAIR:
+		break;
+	default:
+		return 0;   /* a SELECT, an INSERT, ...: no mark */
+	}
 	for (size_t k = 0; k < sizeof(privilege_heads) / sizeof(privilege_heads[0]); k++)
 		if (head_is(p, privilege_heads[k]))
 			f |= STMT_PRIVILEGES;
@@ -68,7 +76,7 @@ static unsigned part_marks(const struct stmt_part *p)
 		f |= STMT_SET_ROLE;
 	if (head_is(p, set_txn))
 		f |= STMT_ONESHOT_RU;   /* kept only with READ UNCOMMITTED (stmt_read) */
-	if (p->nhead > 0 && p->head[0] == KW_REPAIR)
+	if (p->head[0] == KW_REPAIR)
 		f |= STMT_FLUSH_TABLES;
 	if (p->nhead > 1 && p->head[0] == KW_FLUSH) {
 		if (p->head[1] == KW_NO_WRITE_TO_BINLOG || p->head[1] == KW_LOCAL)
@@ -98,23 +106,22 @@ bool sql_changes_privileges(const char *q, size_t n)
 /* What the token hook keeps between tokens. */
 struct reading {
 	struct stmt *st;
-	bool any;              /* a token was noted */
-	size_t last;           /* the offset of the last one */
+	const char *next;      /* where the next token not noted yet starts, at the earliest */
+	bool keep;             /* tokens are kept (a statement whose readers walk them) */
 	bool open;             /* a statement has begun since the last ';' */
 	bool led;              /* ... and is past its leading '(' */
 	struct stmt_part cur;
-	size_t cur_end;        /* where its last token ended */
-	enum sql_kw prev;      /* the keyword before (READ UNCOMMITTED) */
 };
 
-static void end_part(struct reading *r)
+/* The statement read up to end (its ';', or the end of the text). */
+static __attribute__((noinline)) void end_part(struct reading *r, const char *end)
 {
 	struct stmt *st = r->st;
 
 	if (!r->open)
 		return;
 	r->open = false;
-	r->cur.len = (uint32_t)(r->cur_end - r->cur.off);
+	r->cur.len = (uint32_t)(end - st->q) - r->cur.off;
 	st->flags |= part_marks(&r->cur);
 	if (st->nparts < STMT_PARTS_MAX)
 		st->parts[st->nparts++] = r->cur;
@@ -122,80 +129,125 @@ static void end_part(struct reading *r)
 		st->flags |= STMT_PARTS_MORE;
 }
 
-static void keep_token(struct stmt *st, const struct sql_lex *lx, const struct sql_tok *t, size_t off)
+/* The words whose statements have readers that walk their tokens (the
+ * session state's, the cache SQL's): their first tokens are kept. */
+static bool keeps_tokens(enum sql_kw first)
 {
+	switch (first) {
+	case KW_SET: case KW_USE: case KW_DROP: case KW_COMMIT: case KW_ROLLBACK: case KW_FLUSH:
+	case KW_CREATE: case KW_SHOW: case KW_EXPLAIN:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The first words whose statements part_marks reads further. */
+static bool marks_further(enum sql_kw first)
+{
+	switch (first) {
+	case KW_GRANT: case KW_REVOKE: case KW_ALTER: case KW_DROP: case KW_RENAME: case KW_SET:
+	case KW_FLUSH: case KW_CREATE: case KW_REPAIR:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static __attribute__((noinline)) void keep_token(struct reading *r, const struct sql_lex *lx,
+						 const struct sql_tok *t)
+{
+	struct stmt *st = r->st;
 	struct stmt_tok *k;
 
 	if (st->ntoks == STMT_TOKS_MAX) {
-		st->flags |= STMT_TOKS_MORE;
+		r->keep = false;   /* no more: a cursor lexes from the last kept one */
 		return;
 	}
 	k = &st->toks[st->ntoks++];
-	k->off = (uint32_t)off;
+	k->off = (uint32_t)(t->p - st->q);
 	k->len = (uint32_t)t->len;
 	k->end = (uint32_t)lx->i;
 	k->kind = (uint8_t)t->kind;
 	k->kw = (uint8_t)t->kw;
 }
 
-/* The next token of a statement: its start, its first words. */
-static void part_token(struct reading *r, const struct sql_tok *t, size_t off, size_t end)
+/* A statement's first words (past a leading '('), as far as part_marks
+ * reads them. */
+static __attribute__((noinline)) void part_token(struct reading *r, const struct sql_tok *t)
 {
 	if (!r->open) {
 		r->open = true;
 		r->led = false;
-		r->cur = (struct stmt_part){ .off = (uint32_t)off };
+		r->cur = (struct stmt_part){ .off = (uint32_t)(t->p - r->st->q) };
 	}
-	r->cur_end = end;
 	if (!r->led && sql_is_punct(t, '('))
 		return;
+	r->cur.head[r->cur.nhead++] = t->kind == T_WORD ? t->kw : KW_NONE;
+	if (!r->led && !marks_further(t->kw))
+		r->cur.nhead = STMT_HEAD;   /* no mark to read past this first word */
 	r->led = true;
-	if (r->cur.nhead < STMT_HEAD)
-		r->cur.head[r->cur.nhead++] = t->kind == T_WORD ? t->kw : KW_NONE;
 }
 
 /* The lexer's hook: every token the tables reader reads, in order, some
- * more than once (a peek, a reader going back): the facts take each read
- * (facts.h), the rest only the first reading of each token. */
+ * read again (a reader going back): the facts take each read (facts.h),
+ * the rest only the first reading of each token. */
 static void note(void *arg, const struct sql_lex *lx, const struct sql_tok *t)
 {
 	struct reading *r = arg;
-	struct stmt *st = r->st;
-	size_t off = (size_t)(t->p - st->q);
 
-	stmt_facts_note(&st->facts, lx, t);
-	if (r->any && off <= r->last)
+	stmt_facts_token(&r->st->facts, lx, t);
+	if (t->p < r->next)
 		return;   /* read again: noted the first time */
-	r->any = true;
-	r->last = off;
-	if (lx->doubt)
-		st->flags |= STMT_DOUBT;
-	keep_token(st, lx, t, off);
-	if (sql_is_punct(t, ';')) {
-		end_part(r);
-		r->prev = KW_NONE;
-		return;
+	if (!r->next)
+		r->keep = keeps_tokens(t->kw);   /* the first token: are the rest kept? */
+	r->next = lx->s + lx->i;
+	if (r->keep)
+		keep_token(r, lx, t);
+	if (t->kind == T_PUNCT && t->c == ';' && t->len == 1)
+		end_part(r, t->p);
+	else if (!r->open || r->cur.nhead < STMT_HEAD)
+		part_token(r, t);
+}
+
+/* READ UNCOMMITTED among the kept tokens of a SET TRANSACTION (which
+ * keeps them), or, past them, in the rest of the text. */
+static bool read_uncommitted(const struct stmt *st)
+{
+	struct sql_cursor c;
+	struct sql_tok t;
+	enum sql_kw prev = KW_NONE;
+
+	for (stmt_cursor(&c, st), sql_cursor_next(&c, &t); t.kind != T_END; sql_cursor_next(&c, &t)) {
+		if (t.kw == KW_UNCOMMITTED && prev == KW_READ)
+			return true;
+		prev = t.kw;
 	}
-	part_token(r, t, off, lx->i);
-	if (r->prev == KW_READ && t->kw == KW_UNCOMMITTED)
-		st->flags |= STMT_READ_UNCOMMITTED;
-	r->prev = t->kw;
+	return false;
 }
 
 void stmt_read(struct stmt *st)
 {
-	struct reading r = { .st = st, .prev = KW_NONE };
+	struct reading r = { .st = st };
 
 	if (st->have & STMT_HAVE_READ)
 		return;
 	st->have |= STMT_HAVE_READ;
 	stmt_facts_begin(&st->facts);
 	sql_tables_read(st->q, st->n, &st->tables, note, &r);
-	end_part(&r);
+	end_part(&r, st->q + st->n);
+	if (!r.keep || st->ntoks == 0)
+		st->flags |= STMT_TOKS_MORE;   /* not all kept: a cursor lexes past them */
+	if (st->tables.flags & SQL_TABLES_DOUBT)
+		st->flags |= STMT_DOUBT;
 	/* a SET TRANSACTION's level is the next transaction's only when it is
-	 * READ UNCOMMITTED (anywhere after) */
-	if (!(st->flags & STMT_READ_UNCOMMITTED))
-		st->flags &= ~(unsigned)STMT_ONESHOT_RU;
+	 * READ UNCOMMITTED (anywhere) */
+	if (st->flags & STMT_ONESHOT_RU) {
+		if (read_uncommitted(st))
+			st->flags |= STMT_READ_UNCOMMITTED;
+		else
+			st->flags &= ~(unsigned)STMT_ONESHOT_RU;
+	}
 }
 
 bool stmt_set_names(const struct stmt *st, const char *const *names)

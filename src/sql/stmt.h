@@ -12,8 +12,10 @@
  *     skipped, executable comments read as code, one keyword enum) that
  *     notes, token by token, the facts (facts.h), the tables read and
  *     written with their aliases (tables.h), the statement boundaries of a
- *     multi-statement text with each statement's first words, the tokens
- *     of its start, and the marks below (STMT_*).
+ *     multi-statement text with each statement's first words, the first
+ *     tokens of a statement whose readers walk them (SET, USE, DROP,
+ *     COMMIT, ROLLBACK, FLUSH, CREATE, SHOW, EXPLAIN), and the marks below
+ *     (STMT_*).
  * The readers of what a statement does to the session (setuse.h), of KILL
  * and the monitors' texts (local.h) and of the cache SQL (cachesql.h) walk
  * its tokens through a cursor (sql_cursor): the kept tokens first, then the
@@ -62,7 +64,7 @@ struct sql_where;
 				 * above still count every one) */
 #define STMT_TOKS_MORE    0x040 /* more tokens than toks[] holds (a cursor lexes
 				 * the rest) */
-#define STMT_READ_UNCOMMITTED 0x080 /* READ UNCOMMITTED, anywhere */
+#define STMT_READ_UNCOMMITTED 0x080 /* with STMT_ONESHOT_RU: its READ UNCOMMITTED */
 
 /* Statements of a multi-statement text recorded, and tokens kept. */
 #define STMT_PARTS_MAX 16
@@ -71,9 +73,11 @@ struct sql_where;
 
 /* One statement of the text (one ';'-separated part). */
 struct stmt_part {
-	uint32_t off, len;            /* its text, without the ';' */
+	uint32_t off, len;            /* its text, from its first token up to its ';'
+				       * (or the end of the text) */
 	enum sql_kw head[STMT_HEAD];  /* its first words past '(' (KW_NONE: a
-				       * token that is no keyword, or none) */
+				       * token that is no keyword, or none); only the
+				       * first when no mark can follow from the others */
 	uint8_t nhead;
 };
 

@@ -67,6 +67,8 @@ struct scan {
 	bool calls;         /* look for stored-function calls */
 	bool skip_from;     /* the next FROM belongs to FOR SYSTEM_TIME */
 	bool after_table;   /* the previous token ended a table reference */
+	int alias_of;       /* the reference whose alias may come next (-1: none) */
+	bool alias_as;      /* ... after its AS */
 	struct cte ctes[MAX_CTES];
 	unsigned nctes;
 	size_t ref_pos[SQL_TABLES_MAX];
@@ -281,41 +283,37 @@ static void with_clause(struct scan *s, const struct sql_tok *with)
 /* Words that may follow a table factor and are no alias of it. */
 static bool follows_table(const struct sql_tok *t)
 {
-	static const enum sql_kw words[] = {
-		KW_JOIN, KW_STRAIGHT_JOIN, KW_LEFT, KW_RIGHT, KW_INNER, KW_CROSS, KW_NATURAL, KW_ON,
-		KW_USING, KW_WHERE, KW_GROUP, KW_HAVING, KW_ORDER, KW_LIMIT, KW_WINDOW, KW_UNION,
-		KW_EXCEPT, KW_INTERSECT, KW_INTO, KW_SET, KW_VALUES, KW_VALUE, KW_RETURNING,
-		KW_PROCEDURE, KW_LOCK, KW_SELECT, KW_OFFSET, KW_FETCH, KW_FOR, KW_PARTITION, KW_USE,
-		KW_IGNORE, KW_FORCE, KW_AS,
-	};
-
-	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-		if (t->kw == words[i])
-			return true;
-	return false;
+	switch (t->kw) {
+	case KW_JOIN: case KW_STRAIGHT_JOIN: case KW_LEFT: case KW_RIGHT: case KW_INNER: case KW_CROSS:
+	case KW_NATURAL: case KW_ON: case KW_USING: case KW_WHERE: case KW_GROUP: case KW_HAVING:
+	case KW_ORDER: case KW_LIMIT: case KW_WINDOW: case KW_UNION: case KW_EXCEPT: case KW_INTERSECT:
+	case KW_INTO: case KW_SET: case KW_VALUES: case KW_VALUE: case KW_RETURNING: case KW_PROCEDURE:
+	case KW_LOCK: case KW_SELECT: case KW_OFFSET: case KW_FETCH: case KW_FOR: case KW_PARTITION:
+	case KW_USE: case KW_IGNORE: case KW_FORCE: case KW_AS:
+		return true;
+	default:
+		return false;
+	}
 }
 
-/* The reference of name, just added: its alias, [AS] name, read ahead (the body
- * scan reads those tokens again, as before). */
-static void note_alias(struct scan *s, const struct sql_tok *name)
+/* The token after a table factor's name (s->alias_of: its reference): its
+ * alias, [AS] name, noted from the tokens the body scan reads anyway. */
+static void note_alias(struct scan *s, const struct sql_tok *t)
 {
-	struct sql_table_ref *r;
-	struct sql_lex c = s->lx;
-	struct sql_tok t;
+	struct sql_table_ref *r = &s->out->refs[s->alias_of];
 
-	if (s->out->n == 0 || s->ref_pos[s->out->n - 1] != pos_of(s, name))
-		return;   /* the reference was refused (too many): no alias to note */
-	r = &s->out->refs[s->out->n - 1];
-	sql_lex_next(&c, &t);
-	if (sql_kw_is(&t, KW_AS))
-		sql_lex_next(&c, &t);
-	else if (t.kind == T_WORD && follows_table(&t))
-		return;   /* the next clause, no alias */
-	if (!sql_is_name(&t) || t.len == 0 || t.len > UINT16_MAX)
-		return;   /* none, or nothing that can be one */
-	r->alias = t.p;
-	r->alias_len = (uint16_t)t.len;
-	r->quoted |= t.kind == T_QUOTED ? 4 : 0;
+	if (!s->alias_as && sql_kw_is(t, KW_AS)) {
+		s->alias_as = true;   /* the name follows */
+		return;
+	}
+	if (sql_is_name(t) && t->len > 0 && t->len <= UINT16_MAX &&
+	    (s->alias_as || t->kind == T_QUOTED || !follows_table(t))) {
+		r->alias = t->p;
+		r->alias_len = (uint16_t)t->len;
+		r->quoted |= t->kind == T_QUOTED ? 4 : 0;
+	}
+	s->alias_of = -1;
+	s->alias_as = false;
 }
 
 /* A table factor is expected and t is its first token. */
@@ -349,7 +347,8 @@ static void table_factor(struct scan *s, const struct sql_tok *t, bool write)
 	if (!q && t->kind == T_WORD && sql_name_is(&name, "DUAL"))
 		return;
 	add_ref(s, q ? &schema : NULL, &name, write);
-	note_alias(s, &name);
+	if (s->out->n > 0 && s->ref_pos[s->out->n - 1] == pos_of(s, &name))
+		s->alias_of = (int)s->out->n - 1;   /* added: the next token may be its alias */
 	s->after_table = true;
 }
 
@@ -552,6 +551,8 @@ static void body(struct scan *s)
 		next(s, &t);
 		if (t.kind == T_END)
 			break;
+		if (s->alias_of >= 0)
+			note_alias(s, &t);
 		s->after_table = false;
 		if (s->expect) {
 			s->expect = false;
@@ -1146,6 +1147,7 @@ void sql_tables_read(const char *text, size_t len, struct sql_tables *out, sql_t
 		return;
 	}
 	memset(&s, 0, sizeof(s));
+	s.alias_of = -1;
 	s.lx = (struct sql_lex){ .s = text, .n = len, .raw = true, .on_token = hook, .on_token_arg = arg };
 	s.out = out;
 	s.calls = true;
@@ -1166,7 +1168,8 @@ void sql_tables_read(const char *text, size_t len, struct sql_tables *out, sql_t
 	/* some servers skip an executable comment: which tables the text
 	 * names depends on the server */
 	if (s.lx.doubt)
-		out->flags |= SQL_TABLES_UNKNOWN | (out->flags & SQL_TABLES_UNKNOWN ? 0 : SQL_TABLES_VERSIONED);
+		out->flags |= SQL_TABLES_UNKNOWN | SQL_TABLES_DOUBT |
+			      (out->flags & SQL_TABLES_UNKNOWN ? 0 : SQL_TABLES_VERSIONED);
 	drop_ctes(&s, len);
 }
 

@@ -51,6 +51,9 @@ enum sql_stmt_kind {
 				     * the reading with every comment run */
 #define SQL_TABLES_DELAYED   0x200 /* INSERT / REPLACE DELAYED: the server writes the
 				     * rows after its OK, when its queue gets to them */
+#define SQL_TABLES_DOUBT     0x400 /* the text has an executable comment some servers
+				     * skip (with UNKNOWN: what it names depends on the
+				     * server) */
 
 /* Reference flags. */
 #define SQL_TREF_WRITE 0x01

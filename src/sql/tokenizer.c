@@ -536,7 +536,8 @@ static void tk_init(struct tk *t, const char *q, size_t len,
 	t->sink.cap = out->text_cap - 1;
 }
 
-/* The first word of digest_text past '(' and ' ', by its keyword id. */
+/* The first word of digest_text past '(' and ' ', by its keyword id (a
+ * SELECT, the commonest, without the lookup). */
 static enum sql_kw first_keyword(const char *s, size_t n)
 {
 	size_t i = 0, m = 0;
@@ -545,6 +546,9 @@ static enum sql_kw first_keyword(const char *s, size_t n)
 		i++;
 	while (i + m < n && is_ident((unsigned char)s[i + m]))
 		m++;
+	if (m == 6 && (s[i] | 0x20) == 's' && (s[i + 1] | 0x20) == 'e' && (s[i + 2] | 0x20) == 'l' &&
+	    (s[i + 3] | 0x20) == 'e' && (s[i + 4] | 0x20) == 'c' && (s[i + 5] | 0x20) == 't')
+		return KW_SELECT;
 	return sql_kw_lookup(s + i, m);
 }
 

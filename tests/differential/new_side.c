@@ -84,7 +84,7 @@ static void tables(const struct stmt *st, struct record *r)
 	put(r->v[F_FIRST], "%s", sql_kw_name(st->facts.first));
 	put(r->v[F_SEEN], "%#x", st->facts.seen);
 	put(r->v[F_KIND], "%s", sql_stmt_kind_name(t->kind));
-	put(r->v[F_TABLES_FLAGS], "%#x", t->flags);
+	put(r->v[F_TABLES_FLAGS], "%#x", t->flags & ~(unsigned)SQL_TABLES_DOUBT);   /* the new reading's own */
 	put(r->v[F_TABLES], "%u", t->n);
 	for (unsigned i = 0; i < t->n; i++)
 		put_ref(r->v[F_TABLES], &t->refs[i]);

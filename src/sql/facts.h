@@ -4,8 +4,9 @@
  * the words and marks anywhere after it that change what the node must do. One
  * raw pass of the lexer (comments skipped, executable comments read as
  * code, strings and `quoted` names never taken for words), nothing
- * allocated. A prepared statement's facts are read once, when it is
- * prepared (session/stmts.h), and serve every execute.
+ * allocated. They are part of a statement's one reading (sql/stmt.h); a
+ * prepared statement's are read once, when it is prepared, and serve every
+ * execute (session/stmts.h).
  */
 #ifndef SHOAL_SQL_FACTS_H
 #define SHOAL_SQL_FACTS_H
@@ -40,14 +41,16 @@ struct stmt_facts {
 			      * (@select.x marks nothing); NULL: none */
 };
 
-/* Read q[0, n) once, on a lexer of its own. */
+/* Read q[0, n) once, on a lexer of its own (the tests' reference: the node
+ * notes the facts in its one reading, stmt.h). */
 void stmt_facts_read(const char *q, size_t n, struct stmt_facts *f);
 
-/* Or note the facts while another reader walks the text (sql_tables_facts):
- * begin, then each token the reader's lexer reads (its on_token hook, with
- * f as the argument). Every token must be read at least once, in order;
- * a token read again (a peek, a reader going back) changes nothing but may
- * add a mark (a pin the session did not need, never one missed). */
+/* Or note the facts while another reader walks the text (stmt.c's reading,
+ * through the tables reader's lexer): begin, then each token the reader's
+ * lexer reads (its on_token hook, with f as the argument). Every token must
+ * be read at least once, in order; a token read again (a reader going back)
+ * changes nothing but may add a mark (a pin the session did not need, never
+ * one missed). */
 void stmt_facts_begin(struct stmt_facts *f);
 void stmt_facts_note(void *f, const struct sql_lex *lx, const struct sql_tok *t);
 

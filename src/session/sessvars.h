@@ -1,7 +1,8 @@
 /*
  * sessvars.h: the upstream session state a client session carries with it
  * when its commands run on pooled upstream connections (multiplexing), and
- * the reading of statements for what they do to that state.
+ * what a statement does to that state, from its reading (sql/stmt.h,
+ * sql/setuse.h).
  *
  * A session's state is its schema, its character set (SET NAMES / SET
  * CHARACTER SET, or the handshake collation) and the session variables it

@@ -22,9 +22,9 @@ enum {
 
 const struct explain_kind explain_kinds[EXPLAIN_KINDS] = {
 	[K_NEW_KEYWORD] = { "new keyword id",
-		"equal: the keyword list has five more words (LEFT, RIGHT, INNER, CROSS, NATURAL: they end a "
-		"table's alias), so a text led by one gets that id where it had none; nothing acts on a "
-		"leading word of these" },
+		"equal: the keyword list has more words (LEFT, RIGHT, INNER, CROSS, NATURAL: they end a "
+		"table's alias; and those the WHERE reader compares), so a text led by one gets that id "
+		"where it had none; every reader compares the ids it knows, none of these as a leading word" },
 	[K_TXN_ORDER] = { "same assignments, another order",
 		"equal: a SET TRANSACTION's access mode and level are two variables, recorded level first; "
 		"the state after them is the same" },
@@ -231,15 +231,12 @@ static int grants_kind(int f, const char *line, const char *old, const char *new
 
 int explain(int f, const char *line, const char *old, const char *new)
 {
-	static const char *const new_words[] = { "LEFT", "RIGHT", "INNER", "CROSS", "NATURAL", NULL };
 	int kind = -1;
 
 	switch (f) {
 	case F_FIRST:
-		for (int i = 0; new_words[i]; i++)
-			if (!old[0] && strcmp(new, new_words[i]) == 0)
-				return K_NEW_KEYWORD;
-		return -1;
+		/* a word the old list had not (the old side names every id it had) */
+		return !old[0] && new[0] ? K_NEW_KEYWORD : -1;
 	case F_SV_MARIADB:
 	case F_SV_MYSQL:
 		return session_kind(line, old, new, &kind) ? kind : -1;

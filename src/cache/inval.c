@@ -48,7 +48,7 @@ int inval_init(void)
 	return buckets ? 0 : -1;
 }
 
-void inval_destroy(void)
+void inval_destroy(void (*drop)(struct inval_table *t))
 {
 	pthread_mutex_lock(&lock);
 	for (size_t i = 0; i < nbuckets; i++) {
@@ -56,6 +56,8 @@ void inval_destroy(void)
 
 		for (; t; t = next) {
 			next = t->next;
+			if (drop)
+				drop(t);
 			free(t);
 		}
 	}

@@ -92,7 +92,9 @@ struct inval_dep {
 #define INVAL_MAX_DEPS 32
 
 int inval_init(void);
-void inval_destroy(void);
+/* Free the table index. drop (NULL: none) is called first for each table,
+ * to release what other modules hang on it (tcols_drop: its columns). */
+void inval_destroy(void (*drop)(struct inval_table *t));
 
 void inval_set_mode(enum inval_mode m);
 enum inval_mode inval_mode(void);

@@ -33,6 +33,7 @@
 #include "cache/settings_query.h"
 #include "cache/vcols.h"
 #include "cache/verdict.h"
+#include "cache/tcols.h"
 #include "config/config.h"
 #include "base/health.h"
 #include "base/log.h"
@@ -57,7 +58,7 @@ void cache_global_free(void)
 {
 	store_destroy();
 	catalog_free();
-	inval_destroy();
+	inval_destroy(tcols_drop);
 	registry_destroy();
 	settings_free_all();
 }

@@ -51,6 +51,18 @@ void tcols_put(struct tcols *c)
 		free(c);
 }
 
+void tcols_drop(struct inval_table *t)
+{
+	pthread_mutex_t *l = lock_of(t);
+	struct tcols *c;
+
+	pthread_mutex_lock(l);
+	c = t->cols;
+	t->cols = NULL;
+	pthread_mutex_unlock(l);
+	tcols_put(c);
+}
+
 uint32_t tcols_name_hash(const char *schema, size_t slen, const char *table, size_t tlen)
 {
 	uint64_t h = spooky_hash64(schema, slen, 0x7c01u);

@@ -79,6 +79,8 @@ struct tcols {
  * referenced (tcols_put it), or NULL (none, or stale). */
 struct tcols *tcols_get(struct inval_table *t, uint32_t gen);
 void tcols_put(struct tcols *c);
+/* Release t's columns (at the index's end: inval_destroy(tcols_drop)). */
+void tcols_drop(struct inval_table *t);
 
 /* A new definition of ncols columns with names of names_bytes bytes in
  * all (the builder's calls fill it), or NULL when out of memory. */

@@ -12,6 +12,7 @@
 #include "cache/catalog.h"
 #include "cache/consist.h"
 #include "cache/inval.h"
+#include "cache/tcols.h"
 #include "config/config.h"
 #include "sql/stmt.h"
 #include "tap.h"
@@ -340,6 +341,6 @@ int main(void)
 	test_writes();
 	test_session();
 	catalog_free();
-	inval_destroy();
+	inval_destroy(tcols_drop);
 	return done_testing();
 }

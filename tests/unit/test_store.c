@@ -15,6 +15,7 @@
  */
 #include "cache/registry.h"
 #include "cache/store.h"
+#include "cache/tcols.h"
 #include "tap.h"
 
 static const uint8_t key[] = "Qkey";
@@ -201,6 +202,6 @@ int main(void)
 	kept();
 	restored();
 	store_destroy();
-	inval_destroy();
+	inval_destroy(tcols_drop);
 	return done_testing();
 }

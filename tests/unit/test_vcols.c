@@ -9,6 +9,7 @@
 
 #include "cache/inval.h"
 #include "cache/vcols.h"
+#include "cache/tcols.h"
 #include "tap.h"
 
 static const char *why(const char *expr)
@@ -56,6 +57,6 @@ int main(void)
 		return 1;
 	expressions();
 	lifecycle();
-	inval_destroy();
+	inval_destroy(tcols_drop);
 	return done_testing();
 }

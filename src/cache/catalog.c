@@ -37,9 +37,8 @@
 
 #include "config/config.h"
 #include "base/log.h"
+#include "sql/bodies.h"
 #include "sql/classify.h"
-#include "sql/functions.h"
-#include "sql/lexer.h"
 #include "sql/spooky.h"
 #include "sql/tokenizer.h"
 #include "upstream/upstream.h"
@@ -383,81 +382,32 @@ static void trigger_statement(struct snapshot *s, struct cat_obj *tbl, const cha
 	}
 }
 
+/* A trigger's statement that writes (sql/bodies.h), for its table. */
+struct trigger_read {
+	struct snapshot *s;
+	struct cat_obj *tbl;
+	const char *schema;
+};
+
+static void trigger_dml(void *arg, const char *p, size_t n)
+{
+	struct trigger_read *t = arg;
+
+	trigger_statement(t->s, t->tbl, t->schema, p, n);
+}
+
 /* 'R' row: a trigger on schema.name with body b. Every INSERT, REPLACE,
  * UPDATE, DELETE in the body up to its ';' is read; CALL or a stored
  * function makes the trigger's writes unknown. */
 static void add_trigger(struct snapshot *s, const struct catalog_row *r)
 {
 	struct cat_obj *tbl = snap_find(s, r->schema, strlen(r->schema), r->name, strlen(r->name));
-	struct sql_lex lx = { .s = r->b ? r->b : "", .n = r->b ? strlen(r->b) : 0, .raw = true };
-	struct sql_tok t, prev = { .kind = T_END };
+	struct trigger_read t = { .s = s, .tbl = tbl, .schema = r->a ? r->a : r->schema };
 
 	if (!tbl || tbl->kind != CAT_TABLE)
 		return;
-	for (sql_lex_next(&lx, &t); t.kind != T_END; prev = t, sql_lex_next(&lx, &t)) {
-		const char *start = t.p;
-
-		if (sql_is_punct(&prev, '.'))
-			continue;
-		if (sql_kw_is(&t, KW_CALL) || sql_kw_is(&t, KW_EXECUTE)) {
-			tbl->opaque = true;
-			return;
-		}
-		if (sql_is_punct(&t, '(') && sql_is_name(&prev) && !sql_fn_lookup(prev.p, prev.len)) {
-			tbl->opaque = true;  /* a stored function outside the DML statements */
-			return;
-		}
-		if (!(sql_kw_is(&t, KW_INSERT) || sql_kw_is(&t, KW_REPLACE) ||
-		      sql_kw_is(&t, KW_UPDATE) || sql_kw_is(&t, KW_DELETE)))
-			continue;
-		while (t.kind != T_END && !sql_is_punct(&t, ';'))
-			sql_lex_next(&lx, &t);
-		trigger_statement(s, tbl, r->a ? r->a : r->schema, start,
-				  (size_t)((t.kind == T_END ? lx.s + lx.n : t.p) - start));
-		if (t.kind == T_END)
-			break;
-	}
-}
-
-/* Might a routine body (or a trigger's non-DML statements) create
- * temporary tables, or call something that might? Read without context: a
- * name before '(' that is no builtin counts as a call, unless it follows a
- * word after which a table name stands (a false "yes" only costs caching). */
-static bool body_may_call_or_create(const char *body)
-{
-	struct sql_lex lx = { .s = body ? body : "", .n = body ? strlen(body) : 0, .raw = true };
-	struct sql_tok t, prev = { .kind = T_END }, before = prev;
-
-	if (!body || !body[0])
-		return true;
-	for (sql_lex_next(&lx, &t); t.kind != T_END; before = prev, prev = t, sql_lex_next(&lx, &t)) {
-		if (sql_kw_is(&t, KW_TEMPORARY) || sql_kw_is(&t, KW_PREPARE) ||
-		    sql_kw_is(&t, KW_EXECUTE) || sql_kw_is(&t, KW_CALL))
-			return true;
-		if (sql_is_punct(&t, '(') && sql_is_name(&prev) && !sql_is_punct(&before, '.') &&
-		    !sql_fn_lookup(prev.p, prev.len) &&
-		    !(sql_kw_is(&before, KW_INTO) || sql_kw_is(&before, KW_TABLE) ||
-		      sql_kw_is(&before, KW_UPDATE) || sql_kw_is(&before, KW_FROM) ||
-		      sql_kw_is(&before, KW_JOIN) || sql_kw_is(&before, KW_REFERENCES) ||
-		      sql_kw_is(&before, KW_AS) || sql_kw_is(&before, KW_INSERT) ||
-		      sql_kw_is(&before, KW_REPLACE)))
-			return true;
-		if (sql_is_punct(&t, '(') && sql_is_punct(&before, '.'))
-			return true;     /* db.f( */
-	}
-	return false;
-}
-
-/* Words after which "name (" is no call. */
-static bool names_a_table(const struct sql_tok *t)
-{
-	static const enum sql_kw words[] = { KW_INTO, KW_TABLE, KW_UPDATE, KW_FROM, KW_JOIN, KW_REFERENCES,
-					     KW_AS, KW_INSERT, KW_REPLACE, KW_NONE };
-
-	for (int i = 0; words[i]; i++)
-		if (sql_kw_is(t, words[i]))
-			return true;
-	return false;
+	if (!sql_trigger_writes(r->b, trigger_dml, &t))
+		tbl->opaque = true;
 }
 
 /* May the routine (schema, name) create temporary tables? call: named by
@@ -472,43 +422,28 @@ static bool routine_temps(const struct snapshot *s, const struct sql_tok *schema
 	return o ? o->opaque : call;
 }
 
+/* What a trigger's body calls (sql/bodies.h): true once it may create
+ * temporary tables. */
+static bool trigger_call(void *arg, const struct sql_tok *schema, const struct sql_tok *name, bool call)
+{
+	struct trigger_read *t = arg;
+
+	/* TEMPORARY, PREPARE, EXECUTE; or a routine that may */
+	t->tbl->temps = !name || routine_temps(t->s, schema, t->schema, name, call);
+	return t->tbl->temps;
+}
+
 /* 'R' row, once every routine is in: may the trigger create temporary
  * tables in the session whose write fires it (by itself, or through a
  * routine it calls)? */
 static void trigger_temps(struct snapshot *s, const struct catalog_row *r)
 {
 	struct cat_obj *tbl = snap_find(s, r->schema, strlen(r->schema), r->name, strlen(r->name));
-	const char *dflt = r->a ? r->a : r->schema;
-	struct sql_lex lx = { .s = r->b ? r->b : "", .n = r->b ? strlen(r->b) : 0, .raw = true };
-	struct sql_tok t, w[3] = { { .kind = T_END }, { .kind = T_END }, { .kind = T_END } };
+	struct trigger_read t = { .s = s, .tbl = tbl, .schema = r->a ? r->a : r->schema };
 
 	if (!tbl || tbl->kind != CAT_TABLE || tbl->temps)
 		return;
-	for (sql_lex_next(&lx, &t); t.kind != T_END && !tbl->temps; sql_lex_next(&lx, &t)) {
-		/* w[0] the token before t, w[1] before it, w[2] before that */
-		if (sql_kw_is(&t, KW_TEMPORARY) || sql_kw_is(&t, KW_PREPARE) || sql_kw_is(&t, KW_EXECUTE)) {
-			tbl->temps = true;
-		} else if (sql_kw_is(&w[0], KW_CALL) && sql_is_name(&t)) {
-			struct sql_tok name = t, dot;
-
-			sql_lex_peek(&lx, &dot);
-			if (sql_is_punct(&dot, '.')) {
-				sql_lex_next(&lx, &dot);
-				sql_lex_next(&lx, &name);
-				tbl->temps = routine_temps(s, &t, dflt, &name, true);
-			} else {
-				tbl->temps = routine_temps(s, NULL, dflt, &name, true);
-			}
-		} else if (sql_is_punct(&t, '(') && sql_is_name(&w[0])) {
-			if (sql_is_punct(&w[1], '.') && sql_is_name(&w[2]))
-				tbl->temps = routine_temps(s, &w[2], dflt, &w[0], false);
-			else if (!names_a_table(&w[1]) && !sql_fn_lookup(w[0].p, w[0].len))
-				tbl->temps = routine_temps(s, NULL, dflt, &w[0], false);
-		}
-		w[2] = w[1];
-		w[1] = w[0];
-		w[0] = t;
-	}
+	sql_trigger_calls(r->b, trigger_call, &t);
 	if (tbl->temps)
 		s->any_temps = true;
 }
@@ -519,7 +454,7 @@ static void add_routine(struct snapshot *s, const struct catalog_row *r)
 	struct cat_obj *o = snap_add(s, CAT_ROUTINE, r->schema, r->name);
 
 	if (o) {
-		o->opaque = body_may_call_or_create(r->b);
+		o->opaque = sql_body_may_call_or_create(r->b);
 		if (o->opaque)
 			s->any_temps = true;
 	}

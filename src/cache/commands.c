@@ -5,7 +5,6 @@
  */
 #include "cache/commands.h"
 
-#include <ctype.h>
 #include <jansson.h>
 #include <errno.h>
 #include <stdio.h>
@@ -29,245 +28,34 @@
 #define ER_NOT_SUPPORTED 1235
 #define ER_UNKNOWN_CACHE ERR_UNKNOWN_ERROR
 
-struct lex {
-	const char *p, *end;
-};
-
-static void skip_space(struct lex *l)
+/* The cache SQL as sql/cachesql.c read it, in the cache's terms. */
+static int from_sql(int kind, const struct sql_cache_cmd *c, struct cache_cmd_args *a)
 {
-	for (;;) {
-		while (l->p < l->end && isspace((unsigned char)*l->p))
-			l->p++;
-		if (l->end - l->p >= 2 && l->p[0] == '/' && l->p[1] == '*') {
-			const char *e = l->p + 2;
+	struct create_cache *cc = &a->create;
 
-			while (e + 1 < l->end && !(e[0] == '*' && e[1] == '/'))
-				e++;
-			l->p = e + 1 < l->end ? e + 2 : l->end;
-			continue;
-		}
-		return;
-	}
-}
-
-static bool is_ident_char(char ch)
-{
-	return isalnum((unsigned char)ch) || ch == '_' || ch == '$';
-}
-
-/* Match one keyword, case-insensitively, as a whole word. */
-static bool word(struct lex *l, const char *w)
-{
-	size_t n = strlen(w);
-
-	skip_space(l);
-	if ((size_t)(l->end - l->p) < n || strncasecmp(l->p, w, n) != 0)
-		return false;
-	if (l->p + n < l->end && is_ident_char(l->p[n]))
-		return false;
-	l->p += n;
-	return true;
-}
-
-static bool number(struct lex *l, long *v)
-{
-	long n = 0;
-
-	skip_space(l);
-	if (l->p >= l->end || !isdigit((unsigned char)*l->p))
-		return false;
-	/* bounded by l->end: the text is not NUL-terminated */
-	while (l->p < l->end && isdigit((unsigned char)*l->p)) {
-		n = n * 10 + (*l->p++ - '0');
-		if (n > 86400000)
-			return false;
-	}
-	*v = n;
-	return true;
-}
-
-/* An identifier, or a quoted ('..', "..", `..`) name. */
-static bool name(struct lex *l, char *out, size_t cap)
-{
-	const char *s;
-	size_t n;
-
-	skip_space(l);
-	if (l->p >= l->end)
-		return false;
-	if (*l->p == '\'' || *l->p == '"' || *l->p == '`') {
-		char q = *l->p++;
-
-		s = l->p;
-		while (l->p < l->end && *l->p != q)
-			l->p++;
-		if (l->p >= l->end)
-			return false;
-		n = (size_t)(l->p - s);
-		l->p++;
-	} else {
-		s = l->p;
-		while (l->p < l->end && is_ident_char(*l->p))
-			l->p++;
-		n = (size_t)(l->p - s);
-	}
-	if (n == 0 || n >= cap)
-		return false;
-	memcpy(out, s, n);
-	out[n] = 0;
-	return true;
-}
-
-static bool at_end(struct lex *l)
-{
-	skip_space(l);
-	while (l->p < l->end && (*l->p == ';' || isspace((unsigned char)*l->p)))
-		l->p++;
-	return l->p >= l->end;
-}
-
-static int syntax(struct lex *l, char *err, size_t errlen)
-{
-	int n = (int)(l->end - l->p > 40 ? 40 : l->end - l->p);
-
-	snprintf(err, errlen, "You have an error in your cache SQL syntax near '%.*s'", n, l->p);
-	return -1;
-}
-
-/* n SECONDS | MILLISECONDS (or SECOND, MS, S). */
-static bool duration(struct lex *l, int *ms)
-{
-	long v;
-
-	if (!number(l, &v))
-		return false;
-	if (word(l, "SECONDS") || word(l, "SECOND") || word(l, "S"))
-		v *= 1000;
-	else if (!(word(l, "MILLISECONDS") || word(l, "MILLISECOND") || word(l, "MS")))
-		return false;
-	if (v > 86400000)
-		return false;
-	*ms = (int)v;
-	return true;
-}
-
-static int parse_policy(struct lex *l, struct create_cache *cc, char *err, size_t errlen)
-{
-	if (word(l, "POLICY")) {
-		if (!word(l, "TTL") || !duration(l, &cc->ttl_ms))
-			return syntax(l, err, errlen);
-		if (word(l, "REFRESH")) {
-			word(l, "EVERY");
-			if (!duration(l, &cc->refresh_ms))
-				return syntax(l, err, errlen);
-		}
-	}
-	if (word(l, "COALESCE") && !duration(l, &cc->coalesce_ms))
-		return syntax(l, err, errlen);
-	if (word(l, "ALWAYS"))
-		cc->txn = TXN_ALWAYS;
-	else if (word(l, "UNTIL")) {
-		if (!word(l, "WRITE"))
-			return syntax(l, err, errlen);
-		cc->txn = TXN_UNTIL_WRITE;
-	}
-	return 0;
-}
-
-static int parse_create(struct lex *l, struct create_cache *cc, char *err, size_t errlen)
-{
-	memset(cc, 0, sizeof(*cc));
-	cc->ttl_ms = cc->refresh_ms = cc->coalesce_ms = -1;
-	if (parse_policy(l, cc, err, errlen) < 0)
-		return -1;
-	if (!word(l, "FROM")) {
-		if (!name(l, cc->name, sizeof(cc->name)) || !word(l, "FROM"))
-			return syntax(l, err, errlen);
-	}
-	skip_space(l);
-	if (l->end - l->p > 2 && strncasecmp(l->p, "q_", 2) == 0) {
-		cc->from_id = true;
-		if (!name(l, cc->query_id, sizeof(cc->query_id)) || !at_end(l))
-			return syntax(l, err, errlen);
-		return CC_CREATE;
-	}
-	cc->select = l->p;
-	cc->select_len = (size_t)(l->end - l->p);
-	while (cc->select_len && (isspace((unsigned char)cc->select[cc->select_len - 1]) ||
-				  cc->select[cc->select_len - 1] == ';'))
-		cc->select_len--;
-	if (cc->select_len == 0)
-		return syntax(l, err, errlen);
-	return CC_CREATE;
-}
-
-static int parse_where_id(struct lex *l, struct cache_cmd_args *a, char *err, size_t errlen)
-{
-	if (word(l, "WHERE")) {
-		skip_space(l);
-		if (!word(l, "query_id") || (skip_space(l), l->p >= l->end || *l->p != '='))
-			return syntax(l, err, errlen);
-		l->p++;
-		if (!name(l, a->target, sizeof(a->target)))
-			return syntax(l, err, errlen);
-	}
-	return 0;
-}
-
-static int parse_show(struct lex *l, struct cache_cmd_args *a, char *err, size_t errlen)
-{
-	if (word(l, "CACHES")) {
-		if (parse_where_id(l, a, err, errlen) < 0)
-			return -1;
-		return at_end(l) ? CC_SHOW_CACHES : syntax(l, err, errlen);
-	}
-	if (word(l, "PROXIED")) {
-		if (!word(l, "QUERIES"))
-			return syntax(l, err, errlen);
-		if (parse_where_id(l, a, err, errlen) < 0)
-			return -1;
-		if (word(l, "LIMIT") && !number(l, &a->limit))
-			return syntax(l, err, errlen);
-		return at_end(l) ? CC_SHOW_PROXIED : syntax(l, err, errlen);
-	}
-	if (word(l, "READYSET"))
-		return word(l, "STATUS") && at_end(l) ? CC_SHOW_RS_STATUS : syntax(l, err, errlen);
-	if (word(l, "SHOAL"))
-		return word(l, "STATUS") && at_end(l) ? CC_SHOW_STATUS : syntax(l, err, errlen);
-	return CC_NONE;
+	_Static_assert(sizeof(cc->name) == sizeof(c->name) && sizeof(cc->query_id) == sizeof(c->query_id) &&
+		       sizeof(a->target) == sizeof(c->target), "the same sizes as the reader's");
+	memset(a, 0, sizeof(*a));
+	a->limit = c->limit;
+	memcpy(a->target, c->target, sizeof(a->target));
+	cc->from_id = c->from_id;
+	memcpy(cc->name, c->name, sizeof(cc->name));
+	cc->ttl_ms = c->ttl_ms;
+	cc->refresh_ms = c->refresh_ms;
+	cc->coalesce_ms = c->coalesce_ms;
+	cc->txn = c->txn == SQL_CC_TXN_ALWAYS ? TXN_ALWAYS : c->txn == SQL_CC_TXN_UNTIL_WRITE ? TXN_UNTIL_WRITE
+											       : TXN_DEFAULT;
+	cc->select = c->select;
+	cc->select_len = c->select_len;
+	memcpy(cc->query_id, c->query_id, sizeof(cc->query_id));
+	return kind;
 }
 
 int cache_cmd_parse(const char *q, size_t n, struct cache_cmd_args *a, char *err, size_t errlen)
 {
-	struct lex l = { q, q + n };
+	struct sql_cache_cmd c;
 
-	memset(a, 0, sizeof(*a));
-	a->limit = -1;
-	if (word(&l, "CREATE")) {
-		word(&l, "SHALLOW");
-		return word(&l, "CACHE") ? parse_create(&l, &a->create, err, errlen) : CC_NONE;
-	}
-	if (word(&l, "DROP")) {
-		if (word(&l, "ALL"))
-			return word(&l, "CACHES") && at_end(&l) ? CC_DROP_ALL : syntax(&l, err, errlen);
-		if (!word(&l, "CACHE"))
-			return CC_NONE;
-		return name(&l, a->target, sizeof(a->target)) && at_end(&l) ? CC_DROP : syntax(&l, err, errlen);
-	}
-	if (word(&l, "FLUSH")) {
-		if (word(&l, "ALL")) {
-			word(&l, "SHALLOW");
-			return word(&l, "CACHES") && at_end(&l) ? CC_FLUSH_ALL : syntax(&l, err, errlen);
-		}
-		if (!word(&l, "CACHE"))
-			return CC_NONE;
-		return name(&l, a->target, sizeof(a->target)) && at_end(&l) ? CC_FLUSH : syntax(&l, err, errlen);
-	}
-	if (word(&l, "SHOW"))
-		return parse_show(&l, a, err, errlen);
-	if (word(&l, "EXPLAIN") && word(&l, "LAST"))
-		return word(&l, "STATEMENT") && at_end(&l) ? CC_EXPLAIN_LAST : syntax(&l, err, errlen);
-	return CC_NONE;
+	return from_sql(sql_cache_cmd_text(q, n, &c, err, errlen), &c, a);
 }
 
 /* ---- CREATE CACHE ------------------------------------------------------- */
@@ -658,19 +446,30 @@ void cache_status_answer(const struct cache_reply *r, bool readyset)
 	}
 }
 
-bool cache_sql(const struct cache_reply *r, const char *q, size_t n, const struct sql_tok_result *tok)
+/* May the statement be cache SQL? Its first word by the digest, or a
+ * digest that hides part of the text (the reading decides then). */
+static bool may_be_cache_sql(const struct sql_tok_result *tok)
 {
+	switch (tok->keyword) {
+	case KW_CREATE: case KW_DROP: case KW_SHOW: case KW_FLUSH: case KW_EXPLAIN:
+		return true;
+	default:
+		return (tok->flags & SQL_TOK_HIDDEN_SQL) != 0;
+	}
+}
+
+bool cache_sql(const struct cache_reply *r, struct stmt *st)
+{
+	const struct sql_tok_result *tok = stmt_digest(st);
+	struct sql_cache_cmd c;
 	struct cache_cmd_args a;
 	char err[256];
 	int kind;
 
-	switch (tok->keyword) {
-	case SQL_KW_CREATE: case SQL_KW_DROP: case SQL_KW_SHOW: case SQL_KW_FLUSH: case SQL_KW_EXPLAIN:
-		break;
-	default:
+	if (!tok || !may_be_cache_sql(tok))
 		return false;
-	}
-	kind = cache_cmd_parse(q, n, &a, err, sizeof(err));
+	stmt_read(st);
+	kind = from_sql(sql_cache_cmd_stmt(st, &c, err, sizeof(err)), &c, &a);
 	if (kind == CC_NONE)
 		return false;
 	switch (kind) {

@@ -16,8 +16,9 @@
 #include <stdint.h>
 
 #include "proto/packet.h"
+#include "sql/cachesql.h"
 #include "sql/reasons.h"
-#include "sql/tokenizer.h"
+#include "sql/stmt.h"
 
 /* Where the answer to a cache command goes, and what of the session shapes
  * it. */
@@ -29,8 +30,9 @@ struct cache_reply {
 	const struct reason *last_reason;
 };
 
-/* If q is a cache command, answer it into r->out and return true. */
-bool cache_sql(const struct cache_reply *r, const char *q, size_t n, const struct sql_tok_result *tok);
+/* If the statement (st: its reading, sql/stmt.h, digest read) is a cache
+ * command, answer it into r->out and return true. */
+bool cache_sql(const struct cache_reply *r, struct stmt *st);
 
 /* Answer SHOW READYSET STATUS (readyset: its three rows) or SHOW SHOAL
  * STATUS into r->out. `Status` is `Online`, or `Maintenance Mode` while
@@ -49,11 +51,15 @@ struct create_cache {
 	char query_id[20];
 };
 
-/* Parse a cache command. Returns the command kind (> 0), 0 if q is not one,
- * or -1 on a syntax error (with a message naming where). */
+/* Parse a cache command (sql/cachesql.h reads it). Returns the command
+ * kind (> 0), 0 if q is not one, or -1 on a syntax error (with a message
+ * naming where). */
 enum cache_cmd {
-	CC_NONE = 0, CC_CREATE, CC_DROP, CC_DROP_ALL, CC_FLUSH, CC_FLUSH_ALL,
-	CC_SHOW_CACHES, CC_SHOW_PROXIED, CC_EXPLAIN_LAST, CC_SHOW_STATUS, CC_SHOW_RS_STATUS,
+	CC_NONE = SQL_CC_NONE, CC_CREATE = SQL_CC_CREATE, CC_DROP = SQL_CC_DROP,
+	CC_DROP_ALL = SQL_CC_DROP_ALL, CC_FLUSH = SQL_CC_FLUSH, CC_FLUSH_ALL = SQL_CC_FLUSH_ALL,
+	CC_SHOW_CACHES = SQL_CC_SHOW_CACHES, CC_SHOW_PROXIED = SQL_CC_SHOW_PROXIED,
+	CC_EXPLAIN_LAST = SQL_CC_EXPLAIN_LAST, CC_SHOW_STATUS = SQL_CC_SHOW_STATUS,
+	CC_SHOW_RS_STATUS = SQL_CC_SHOW_RS_STATUS,
 };
 struct cache_cmd_args {
 	struct create_cache create;

@@ -26,8 +26,7 @@
 #include "cache/catalog.h"
 #include "cache/match_build.h"
 #include "cache/registry.h"
-#include "sql/lexer.h"
-#include "sql/tables.h"
+#include "sql/stmt.h"
 
 void consist_init(struct consist *s)
 {
@@ -210,27 +209,6 @@ static bool routines_may_create_temps(const struct sql_tables *t, bool hidden, c
 	return false;
 }
 
-/* FLUSH [NO_WRITE_TO_BINLOG | LOCAL] TABLE[S] ...: the server closes the
- * tables; opening one again can give warnings (an old .frm, a generated
- * column's expression) that an answer cached before did not have. REPAIR
- * TABLE: the table's data may come back otherwise (USE_FRM rebuilds it
- * from files a client put there: main.repair). */
-static bool flushes_tables(const char *q, size_t n)
-{
-	struct sql_lex lx = { .s = q, .n = n, .raw = true };
-	struct sql_tok t;
-
-	sql_lex_next(&lx, &t);
-	if (sql_kw_is(&t, KW_REPAIR))
-		return true;
-	if (!sql_kw_is(&t, KW_FLUSH))
-		return false;
-	sql_lex_next(&lx, &t);
-	if (sql_kw_is(&t, KW_NO_WRITE_TO_BINLOG) || sql_kw_is(&t, KW_LOCAL))
-		sql_lex_next(&lx, &t);
-	return sql_kw_is(&t, KW_TABLE) || sql_kw_is(&t, KW_TABLES);
-}
-
 /* Global variables with no session value that change the answer of a
  * read, which no cache key can hold (the key has the session's settings):
  * a SET of one that succeeds invalidates everything. ft_boolean_syntax:
@@ -239,73 +217,53 @@ static bool flushes_tables(const char *q, size_t n)
  * the change is seen at the TTL (docs/caching.md). */
 static const char *const answer_globals[] = { "FT_BOOLEAN_SYNTAX", NULL };
 
-static bool sets_answer_global(const char *q, size_t n)
+/* Does the statement make every entry go once it succeeds? FLUSH
+ * [NO_WRITE_TO_BINLOG | LOCAL] TABLE[S] ...: the server closes the tables;
+ * opening one again can give warnings (an old .frm, a generated column's
+ * expression) that an answer cached before did not have. REPAIR TABLE: the
+ * table's data may come back otherwise (USE_FRM rebuilds it from files a
+ * client put there: main.repair). A SET of one of answer_globals. */
+static bool flushes_all(const struct stmt *st)
 {
-	struct sql_lex lx = { .s = q, .n = n, .raw = true };
-	struct sql_tok t;
-
-	sql_lex_next(&lx, &t);
-	if (!sql_kw_is(&t, KW_SET))
-		return false;
-	for (sql_lex_next(&lx, &t); t.kind != T_END; sql_lex_next(&lx, &t)) {
-		if (!sql_is_name(&t))
-			continue;
-		for (int i = 0; answer_globals[i]; i++)
-			if (sql_name_is(&t, answer_globals[i]))
-				return true;
-	}
-	return false;
+	return (st->flags & STMT_FLUSH_TABLES) || stmt_set_names(st, answer_globals);
 }
 
-/* The statement's tables, and its facts on the way (consist_facts). */
-static void read_tables(struct consist *s, const char *q, size_t n, struct sql_tables *t)
+void consist_statement(struct consist *s, const struct stmt *st, bool hidden, const char *schema)
 {
-	sql_tables_facts(q, n, t, &s->facts);
-	s->facts_text = q;
-	s->facts_len = n;
-}
-
-bool consist_facts(const struct consist *s, const char *q, size_t n, struct stmt_facts *out)
-{
-	if (!s->facts_text || s->facts_text != q || s->facts_len != n)
-		return false;
-	*out = s->facts;
-	return true;
-}
-
-void consist_statement(struct consist *s, const char *q, size_t n, bool hidden, const char *schema)
-{
-	struct sql_tables t;
+	static const struct sql_tables unread = { .flags = SQL_TABLES_UNKNOWN };
+	const struct sql_tables *t = st ? &st->tables : &unread;
+	unsigned tflags = t->flags;
 	bool opaque = false, stale = !catalog_ready();
 
+	if (!st)
+		hidden = true;   /* not read (out of memory): nothing of it is known */
 	s->cur_set = true;
 	s->ncur = 0;
 	s->cur_opaque = s->cur_catalog = s->cur_routine_ddl = false;
-	s->cur_flush = flushes_tables(q, n) || sets_answer_global(q, n);
+	s->cur_flush = !st || flushes_all(st);
 	s->cur_temp = TEMP_NONE;
-	read_tables(s, q, n, &t);
-	s->cur_delayed = (t.flags & SQL_TABLES_DELAYED) != 0;
-	if (t.kind == SQL_STMT_READ && (t.flags & SQL_TABLES_VERSIONED) && !hidden)
-		t.flags &= ~(unsigned)SQL_TABLES_UNKNOWN;  /* a read writes only through its routines */
-	if (hidden || (t.flags & SQL_TABLES_UNKNOWN) || t.kind == SQL_STMT_OPAQUE ||
-	    (t.flags & SQL_TABLES_ROUTINE)) {
+	s->cur_delayed = (tflags & SQL_TABLES_DELAYED) != 0;
+	if (t->kind == SQL_STMT_READ && (tflags & SQL_TABLES_VERSIONED) && !hidden)
+		tflags &= ~(unsigned)SQL_TABLES_UNKNOWN;  /* a read writes only through its routines */
+	if (hidden || (tflags & SQL_TABLES_UNKNOWN) || t->kind == SQL_STMT_OPAQUE ||
+	    (tflags & SQL_TABLES_ROUTINE)) {
 		/* CALL, EXECUTE, a stored function, a text we cannot read: its
 		 * writes and DDL are not known */
 		s->cur_opaque = true;
 		s->cur_routine_ddl = true;
-		if (routines_may_create_temps(&t, hidden, schema))
-			temps_maybe(s, stale && !routines_unknowable(&t, hidden));
+		if (routines_may_create_temps(t, hidden, schema))
+			temps_maybe(s, stale && !routines_unknowable(t, hidden));
 	}
-	note_temps(s, &t, schema);
-	if (t.flags & SQL_TABLES_TEMPORARY)
+	note_temps(s, t, schema);
+	if (tflags & SQL_TABLES_TEMPORARY)
 		return;   /* CREATE / DROP TEMPORARY TABLE: the session's own, nothing shared */
-	if (t.flags & SQL_TABLES_CATALOG)
+	if (tflags & SQL_TABLES_CATALOG)
 		s->cur_catalog = true;
-	if (t.kind == SQL_STMT_WRITE || t.kind == SQL_STMT_DDL) {
-		catalog_resolve_writes(&t, schema, s->cur, CONSIST_MAX_WRITES, &s->ncur, &opaque);
+	if (t->kind == SQL_STMT_WRITE || t->kind == SQL_STMT_DDL) {
+		catalog_resolve_writes(t, schema, s->cur, CONSIST_MAX_WRITES, &s->ncur, &opaque);
 		if (opaque)
 			s->cur_opaque = true;
-		if (catalog_writes_may_create_temps(&t, schema))
+		if (catalog_writes_may_create_temps(t, schema))
 			temps_maybe(s, stale);   /* a trigger's routine may make some */
 	}
 }
@@ -316,15 +274,17 @@ void consist_hold_failed(void)
 	catalog_changed();
 }
 
-bool consist_wants_catalog(const char *q, size_t n)
+bool consist_wants_catalog(const struct stmt *st)
 {
-	struct sql_tables t;
+	const struct sql_tables *t;
 
 	if (catalog_ready() || !registry_may_cache())
 		return false;
-	sql_tables(q, n, &t);
-	return t.kind == SQL_STMT_WRITE || t.nroutines > 0 ||
-	       (t.flags & (SQL_TABLES_ROUTINE | SQL_TABLES_CALL | SQL_TABLES_ROUTINES_MANY));
+	if (!st)
+		return true;   /* unread: what it calls is not known */
+	t = &st->tables;
+	return t->kind == SQL_STMT_WRITE || t->nroutines > 0 ||
+	       (t->flags & (SQL_TABLES_ROUTINE | SQL_TABLES_CALL | SQL_TABLES_ROUTINES_MANY));
 }
 
 /* Writes the text does not show: binlog mode holds the answer until the
@@ -476,10 +436,10 @@ static const struct reason *decide_pending_temps(struct consist *s, bool *retry)
 	return NULL;
 }
 
-const struct reason *consist_read_deps(struct consist *s, const char *q, size_t n,
-				       const char *schema, struct fill_deps *out, bool *retry)
+const struct reason *consist_read_deps(struct consist *s, const struct stmt *st, const char *schema,
+				       struct fill_deps *out, bool *retry)
 {
-	struct sql_tables t;
+	const struct sql_tables *t = st ? &st->tables : NULL;
 	struct inval_table *tables[INVAL_MAX_DEPS];
 	unsigned nt = 0;
 	const struct reason *reason = NULL;
@@ -494,14 +454,13 @@ const struct reason *consist_read_deps(struct consist *s, const char *q, size_t 
 		return reason;
 	if (s->temps_unknown)
 		return reason_of(WHY_MAYBE_TEMPORARY);
-	read_tables(s, q, n, &t);
-	if (t.kind != SQL_STMT_READ || (t.flags & SQL_TABLES_UNKNOWN))
+	if (!t || t->kind != SQL_STMT_READ || (t->flags & SQL_TABLES_UNKNOWN))
 		return reason_of(WHY_TABLES_UNKNOWN);
-	if (s->ntemps && reads_temp(s, &t, schema))
+	if (s->ntemps && reads_temp(s, t, schema))
 		return reason_of(WHY_READS_TEMPORARY);
 	out->epoch = inval_epoch();
 	out->cons.len = 0;
-	if (!catalog_resolve_reads(&t, schema, tables, INVAL_MAX_DEPS, &nt, &reason, retry))
+	if (!catalog_resolve_reads(t, schema, tables, INVAL_MAX_DEPS, &nt, &reason, retry))
 		return reason;
 	out->n = nt;
 	if (!inval_snapshot_t(tables, nt, out->d, out->tgen))
@@ -509,7 +468,7 @@ const struct reason *consist_read_deps(struct consist *s, const char *q, size_t 
 	/* row constraints (binlog mode: only its follower reads row images);
 	 * made now, with the definitions current at the snapshot */
 	if (inval_mode() == INVAL_BINLOG)
-		match_build(q, n, &t, schema, s->has_params ? &s->params : NULL, out);
+		match_build(st->q, st->n, t, schema, s->has_params ? &s->params : NULL, out);
 	return NULL;
 }
 
@@ -543,17 +502,16 @@ bool consist_txn_wrote_into_slow(const struct consist *s, const struct cache_ent
 	return false;
 }
 
-bool consist_prepare_resolves(struct consist *s, const char *q, size_t n, const char *schema)
+bool consist_prepare_resolves(struct consist *s, const struct stmt *st, const char *schema)
 {
-	struct sql_tables t;
+	const struct sql_tables *t = st ? &st->tables : NULL;
 	struct inval_table *tables[INVAL_MAX_DEPS];
 	unsigned nt = 0;
 	const struct reason *reason = NULL;
 
-	if (!inval_serving() || consist_has_temps(s))
+	if (!t || !inval_serving() || consist_has_temps(s))
 		return false;
-	sql_tables(q, n, &t);
-	if (t.kind != SQL_STMT_READ || (t.flags & SQL_TABLES_UNKNOWN) || t.n == 0 || t.nroutines)
+	if (t->kind != SQL_STMT_READ || (t->flags & SQL_TABLES_UNKNOWN) || t->n == 0 || t->nroutines)
 		return false;
-	return catalog_resolve_reads(&t, schema, tables, INVAL_MAX_DEPS, &nt, &reason, NULL);
+	return catalog_resolve_reads(t, schema, tables, INVAL_MAX_DEPS, &nt, &reason, NULL);
 }

@@ -19,7 +19,7 @@
 #include "cache/match_build.h"
 #include "cache/store.h"
 #include "session/stmts.h"
-#include "sql/facts.h"
+#include "sql/stmt.h"
 
 #define CONSIST_MAX_WRITES 32
 #define CONSIST_SCHEMA_MAX 256
@@ -41,9 +41,6 @@ struct consist {
 
 	/* the statement in flight */
 	bool cur_set;             /* consist_statement() ran for it */
-	struct stmt_facts facts;  /* its facts, noted while its tables were read */
-	const char *facts_text;   /* the text they are of (NULL: none) */
-	size_t facts_len;
 	struct inval_table *cur[CONSIST_MAX_WRITES];
 	unsigned ncur;
 	bool cur_opaque;          /* writes not in the text (CALL, triggers calling routines, ...) */
@@ -85,18 +82,15 @@ void consist_release(struct consist *s);
 void consist_set_schema(struct consist *s, const char *schema);
 
 /* A statement that may write is about to go upstream: work out what it
- * writes (unqualified names in schema, the session's current one). hidden:
- * the text cannot be trusted to show all it runs. */
-void consist_statement(struct consist *s, const char *q, size_t n, bool hidden, const char *schema);
-/* The facts of the statement q[0, n) in flight, when its tables were read
- * (consist_statement, consist_read_deps) since the cache was last asked:
- * the multiplexer then needs no reading of its own. */
-bool consist_facts(const struct consist *s, const char *q, size_t n, struct stmt_facts *out);
-/* Should this statement, which may write, wait for the catalog to be read
- * first? While anything may be cached and a DDL made the catalog stale, a
- * write's triggers and cascading keys, and the routines a statement calls,
- * must be known before it goes upstream. */
-bool consist_wants_catalog(const char *q, size_t n);
+ * writes (unqualified names in schema, the session's current one) from its
+ * reading (st, read: stmt.h; NULL when it could not be read, which counts
+ * as hidden). hidden: the text cannot be trusted to show all it runs. */
+void consist_statement(struct consist *s, const struct stmt *st, bool hidden, const char *schema);
+/* Should this statement (st, read), which may write, wait for the catalog
+ * to be read first? While anything may be cached and a DDL made the
+ * catalog stale, a write's triggers and cascading keys, and the routines a
+ * statement calls, must be known before it goes upstream. */
+bool consist_wants_catalog(const struct stmt *st);
 /* consist_done() asked for a hold and the binlog cannot give it (the
  * follower is not streaming, or did not get there in time): every entry
  * goes, and the catalog is read again (the statement may have run DDL). */
@@ -126,12 +120,12 @@ static inline bool consist_has_temps(const struct consist *s)
 	return s->ntemps > 0 || s->temps_unknown || s->temps_pending;
 }
 
-/* A cacheable read q[0, n) about to be looked up and maybe filled, with
+/* A cacheable read (st, read) about to be looked up and maybe filled, with
  * unqualified names in schema: NULL with out filled (its dependencies,
  * snapshot now), or why it must go upstream uncached. *retry (may be NULL):
  * the next read of the catalog may change the answer. */
-const struct reason *consist_read_deps(struct consist *s, const char *q, size_t n,
-				       const char *schema, struct fill_deps *out, bool *retry);
+const struct reason *consist_read_deps(struct consist *s, const struct stmt *st, const char *schema,
+				       struct fill_deps *out, bool *retry);
 
 /* The COM_STMT_EXECUTE pl[0, len) of st is about to be looked up: its
  * parameters give its placeholders' values to the fill's row constraints
@@ -139,10 +133,10 @@ const struct reason *consist_read_deps(struct consist *s, const char *q, size_t 
  * lookup: they point into pl). */
 void consist_exec_params(struct consist *s, const struct stmt_info *st, const uint8_t *pl, uint32_t len);
 
-/* Is what a PREPARE of q answers decided by tables the catalog knows: a
- * read whose every name resolves to base tables or cacheable views of the
- * catalog, naming no routine, in a session with no temporary table (cache/session.c keeps the
- * upstream's answer only then)? */
-bool consist_prepare_resolves(struct consist *s, const char *q, size_t n, const char *schema);
+/* Is what a PREPARE of the statement (st, read) answers decided by tables
+ * the catalog knows: a read whose every name resolves to base tables or
+ * cacheable views of the catalog, naming no routine, in a session with no
+ * temporary table (cache/session.c keeps the upstream's answer only then)? */
+bool consist_prepare_resolves(struct consist *s, const struct stmt *st, const char *schema);
 
 #endif

@@ -15,8 +15,7 @@
 #include "config/config.h"
 #include "upstream/ident.h"
 #include "base/log.h"
-#include "sql/lexer.h"
-#include "sql/tokenizer.h"
+#include "sql/stmt.h"
 #include "base/stats.h"
 
 #define GRANT_SLOTS 4096          /* per worker, a power of two */
@@ -225,68 +224,18 @@ void grants_note_allowed(struct grant_worker *gw, const struct ident *id, struct
 
 /* ---- statements that change privileges -------------------------------- */
 
-static bool starts_with_words(const char *p, const char *words)
+void grants_note_statement(struct ident *id, const struct stmt *st)
 {
-	size_t n = strlen(words);
-
-	return strncasecmp(p, words, n) == 0 && (p[n] == ' ' || p[n] == '\0' || p[n] == ';');
-}
-
-/* One statement of the digest text: 1 a privilege change, 2 SET ROLE. */
-static int statement_kind(const char *p)
-{
-	const char *end;
-
-	while (*p == ' ' || *p == '(')
-		p++;
-	if (starts_with_words(p, "SET ROLE"))
-		return 2;
-	end = strchr(p, ';');
-	return grants_text_changes_privileges(p, end ? (size_t)(end - p) : strlen(p)) ? 1 : 0;
-}
-
-void grants_note_statement(struct ident *id, const struct sql_tok_result *tok)
-{
-	const char *p = tok->text;
-
-	/* every statement of a multi-statement text counts */
-	while (p && *p) {
-		int k = statement_kind(p);
-
-		if (k == 2 && id) {
-			id->role_set = true;
-		} else if (k == 1) {
-			grants_invalidate(id ? id->up_user : NULL);
-		}
-		p = strchr(p, ';');
-		if (p)
-			p++;
-	}
+	/* every statement of a multi-statement text counts (stmt.h marks) */
+	if (!st || (st->flags & STMT_PRIVILEGES))
+		grants_invalidate(id ? id->up_user : NULL);   /* unread: it may have */
+	if (id && (!st || (st->flags & STMT_SET_ROLE)))
+		id->role_set = true;
 }
 
 bool grants_text_changes_privileges(const char *text, size_t n)
 {
-	static const enum sql_kw words[][4] = {
-		{ KW_GRANT }, { KW_REVOKE }, { KW_ALTER, KW_USER }, { KW_DROP, KW_USER },
-		{ KW_RENAME, KW_USER }, { KW_SET, KW_PASSWORD }, { KW_SET, KW_DEFAULT, KW_ROLE },
-		{ KW_DROP, KW_ROLE }, { KW_FLUSH, KW_PRIVILEGES }, { KW_CREATE, KW_OR, KW_REPLACE, KW_USER },
-		{ KW_CREATE, KW_OR, KW_REPLACE, KW_ROLE }, { KW_CREATE, KW_USER }, { KW_CREATE, KW_ROLE },
-	};
-	struct sql_tok first[4];
-	struct sql_lex lx = { .s = text, .n = n, .raw = true };
-
-	for (int i = 0; i < 4; i++)
-		sql_lex_next(&lx, &first[i]);
-	for (size_t k = 0; k < sizeof(words) / sizeof(words[0]); k++) {
-		int i;
-
-		for (i = 0; i < 4 && words[k][i]; i++)
-			if (!sql_kw_is(&first[i], words[k][i]))
-				break;
-		if (i == 4 || !words[k][i])
-			return true;
-	}
-	return false;
+	return sql_changes_privileges(text, n);
 }
 
 bool grants_table_is_privileges(const char *schema, size_t slen, const char *table, size_t tlen)

@@ -46,7 +46,7 @@
 
 struct cache_def;
 struct ident;
-struct sql_tok_result;
+struct stmt;
 struct grant_table;
 
 enum grant_gate {
@@ -96,9 +96,10 @@ bool grants_text_changes_privileges(const char *text, size_t n);
 /* Is schema.table one of the mysql schema's privilege tables (a row
  * written there changes privileges, FLUSH or not)? */
 bool grants_table_is_privileges(const char *schema, size_t slen, const char *table, size_t tlen);
-/* A statement that is not a cached read went upstream: a privilege change
+/* A statement that is not a cached read went upstream (st: its reading,
+ * sql/stmt.h; NULL when it could not be read): a privilege change
  * (invalidate), or SET ROLE (the session's privileges become its own). */
-void grants_note_statement(struct ident *id, const struct sql_tok_result *tok);
+void grants_note_statement(struct ident *id, const struct stmt *st);
 
 /* The check of gs->def (a COM_STMT_PREPARE of the statement as the user)
  * was sent upstream. */

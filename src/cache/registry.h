@@ -59,7 +59,7 @@ struct cache_def {
 
 	_Atomic int state;                /* enum cache_state */
 	_Atomic bool classified;          /* the verdict was computed */
-	_Atomic int keyword;              /* enum sql_keyword of the shape */
+	_Atomic int keyword;              /* enum sql_kw: the shape's first word */
 	const struct reason *_Atomic skip_reason;  /* sql/reasons.h */
 	_Atomic bool explicit_cache;      /* created with CREATE CACHE (else auto) */
 	_Atomic int ttl_ms, refresh_ms, coalesce_ms;

@@ -38,19 +38,12 @@
 #include "base/health.h"
 #include "base/log.h"
 #include "sql/classify.h"
-#include "sql/lexer.h"
-#include "sql/tables.h"
-#include "sql/tokenizer.h"
+#include "sql/stmt.h"
 #include "base/stats.h"
 
 /* EXPLAIN LAST STATEMENT's Query_destination. */
 #define DEST_CACHE "readyset_shallow"
 #define DEST_UPSTREAM "upstream"
-
-struct tok_scratch {
-	struct sql_tok_result r;
-	char text[SQL_TOK_MIN_TEXT_CAP];
-};
 
 int cache_global_init(store_wake_fn wake)
 {
@@ -72,8 +65,9 @@ void cache_global_free(void)
 
 void cache_worker_free(struct cache_worker *cw)
 {
-	free(cw->tok);
-	cw->tok = NULL;
+	free(cw->stmt);
+	cw->stmt = NULL;
+	cw->stmt_cs = NULL;
 	grants_worker_free(&cw->grants);
 }
 
@@ -96,10 +90,14 @@ void cache_session_init(struct cache_session *cs, struct cache_worker *cw, struc
 	cs->last_dest = DEST_UPSTREAM;
 	cs->last_reason = reason_of(WHY_NO_STATEMENT);
 	consist_init(&cs->cons);
+	if (cw->stmt_cs == cs)
+		cw->stmt_cs = NULL;   /* a reading of a session that had this address */
 }
 
 void cache_session_free(struct cache_session *cs)
 {
+	if (cs->cw->stmt_cs == cs)
+		cs->cw->stmt_cs = NULL;   /* its reading goes with it */
 	cache_abort(cs);
 	if (cs->locked)
 		consist_release(&cs->cons);   /* the server unlocks as it ends the session */
@@ -387,41 +385,76 @@ static enum cache_step first_look(struct cache_session *cs, const struct cache_c
 
 /* ---- misses ------------------------------------------------------------ */
 
-static struct sql_tok_result *tokenize(struct cache_session *cs, const char *q, size_t n)
+/* The reading of this command's statement text q[0, n) (sql/stmt.h): the
+ * worker's, begun for it unless it already is. NULL: out of memory. */
+static struct stmt *stmt_of(struct cache_session *cs, const char *q, size_t n)
 {
-	struct tok_scratch *t = cs->cw->tok;
+	struct cache_worker *cw = cs->cw;
 
-	if (!t) {
-		t = calloc(1, sizeof(*t));
-		if (!t)
-			return NULL;
-		cs->cw->tok = t;
+	if (!cw->stmt) {
+		cw->stmt = malloc(sizeof(*cw->stmt));
+		if (!cw->stmt)
+			return NULL;   /* out of memory: nothing read */
+		cw->stmt_cs = NULL;
 	}
-	t->r.text = t->text;
-	t->r.text_cap = sizeof(t->text);
-	if (sql_tokenize(q, n, &t->r) < 0)
-		return NULL;
-	return &t->r;
+	if (cw->stmt_cs != cs || cw->stmt_gen != cs->stmt_gen || cw->stmt->q != q || cw->stmt->n != n) {
+		stmt_begin(cw->stmt, q, n);
+		cw->stmt_cs = cs;
+		cw->stmt_gen = cs->stmt_gen;
+	}
+	return cw->stmt;
+}
+
+/* The digest of this command's statement (the cache key's shape). */
+static const struct sql_tok_result *tokenize(struct stmt *st)
+{
+	return st ? stmt_digest(st) : NULL;
+}
+
+/* ... and its reading (NULL: out of memory). */
+static struct stmt *read_stmt(struct stmt *st)
+{
+	if (st)
+		stmt_read(st);
+	return st;
+}
+
+/* The reading of a prepared statement's text for its execute: kept at
+ * PREPARE (stmt_keep), read again only when it could not be kept. */
+const struct stmt *cache_stmt_exec(struct cache_session *cs, const struct stmt_info *s)
+{
+	struct stmt *st = stmt_of(cs, s->text, s->text_len);
+
+	if (!st || (st->have & STMT_HAVE_READ))
+		return st;
+	if (s->kept)
+		stmt_unkeep(st, s->kept, s->text, s->text_len);
+	return read_stmt(st);
+}
+
+const struct stmt *cache_stmt(struct cache_session *cs, const char *q, size_t n)
+{
+	return read_stmt(stmt_of(cs, q, n));
 }
 
 static bool is_read_keyword(int kw)
 {
-	return kw == SQL_KW_SELECT || kw == SQL_KW_WITH;
+	return kw == KW_SELECT || kw == KW_WITH;
 }
 
 /* A statement that is not a cacheable read: may it change the settings, or
  * write (read-your-writes, UNTIL WRITE)? */
 static void note_statement(struct cache_session *cs, int kw, bool multi)
 {
-	cs->cur_lock_op = kw == SQL_KW_LOCK ? 1 :
-			  (kw == SQL_KW_UNLOCK || kw == SQL_KW_BEGIN || kw == SQL_KW_START) ? -1 : 0;
+	cs->cur_lock_op = kw == KW_LOCK ? 1 :
+			  (kw == KW_UNLOCK || kw == KW_BEGIN || kw == KW_START) ? -1 : 0;
 	switch (kw) {
-	case SQL_KW_SELECT: case SQL_KW_WITH: case SQL_KW_SHOW: case SQL_KW_EXPLAIN:
-	case SQL_KW_DESCRIBE: case SQL_KW_BEGIN: case SQL_KW_START: case SQL_KW_COMMIT:
-	case SQL_KW_ROLLBACK: case SQL_KW_SAVEPOINT: case SQL_KW_RELEASE:
+	case KW_SELECT: case KW_WITH: case KW_SHOW: case KW_EXPLAIN:
+	case KW_DESCRIBE: case KW_DESC: case KW_BEGIN: case KW_START: case KW_COMMIT:
+	case KW_ROLLBACK: case KW_SAVEPOINT: case KW_RELEASE:
 		break;
-	case SQL_KW_INSERT: case SQL_KW_UPDATE: case SQL_KW_DELETE: case SQL_KW_REPLACE:
-	case SQL_KW_TRUNCATE: case SQL_KW_LOAD:
+	case KW_INSERT: case KW_UPDATE: case KW_DELETE: case KW_REPLACE:
+	case KW_TRUNCATE: case KW_LOAD:
 		cs->cur_write = true;
 		break;
 	default: /* SET, USE, CALL, DDL, anything else */
@@ -450,14 +483,15 @@ static enum cache_step catalog_wait_step(struct cache_session *cs)
 }
 
 /* A statement that may write is about to go upstream: what it writes
- * (consist.h). CSTEP_WAIT first, once per command, when it must wait for
- * the catalog (a DDL made it stale while anything may be cached). */
-static enum cache_step writes_step(struct cache_session *cs, const char *q, size_t n, bool hidden,
+ * (consist.h; st: its reading, NULL when out of memory). CSTEP_WAIT first,
+ * once per command, when it must wait for the catalog (a DDL made it stale
+ * while anything may be cached). */
+static enum cache_step writes_step(struct cache_session *cs, const struct stmt *st, bool hidden,
 				   const char *schema)
 {
-	if (!hidden && !cs->cat_waited && consist_wants_catalog(q, n))
+	if (!hidden && !cs->cat_waited && consist_wants_catalog(st))
 		return catalog_wait_step(cs);
-	consist_statement(&cs->cons, q, n, hidden, schema);
+	consist_statement(&cs->cons, st, hidden, schema);
 	return CSTEP_PASS;
 }
 
@@ -476,11 +510,11 @@ static const struct reason *nondet_vcols(const struct cache_session *cs)
  * cache this time (the reason is EXPLAIN LAST STATEMENT's; a view that
  * cannot be cached, or tables that cannot be determined, make the shape one
  * that is never cached), or CSTEP_WAIT for the catalog. */
-static enum cache_step read_deps(struct cache_session *cs, struct cache_def *d, const char *q,
-				 size_t n, const char *schema)
+static enum cache_step read_deps(struct cache_session *cs, struct cache_def *d, const struct stmt *st,
+				 const char *schema)
 {
 	bool retry;
-	const struct reason *reason = consist_read_deps(&cs->cons, q, n, schema, &cs->fill_deps, &retry);
+	const struct reason *reason = consist_read_deps(&cs->cons, st, schema, &cs->fill_deps, &retry);
 
 	if (!reason)
 		reason = nondet_vcols(cs);
@@ -593,74 +627,65 @@ static bool hidden_statement(const struct cache_ctx *x, const struct sql_tok_res
 	return (tok->flags & SQL_TOK_BACKSLASH_ESCAPE) && (x->status & ST_NO_BACKSLASH_ESCAPES);
 }
 
-static bool answer_cache_sql(struct cache_session *cs, const struct cache_ctx *x, const char *q,
-			     size_t n, const struct sql_tok_result *tok)
+static bool answer_cache_sql(struct cache_session *cs, const struct cache_ctx *x, struct stmt *st)
 {
 	struct cache_reply r = {
 		.out = x->out, .caps = x->caps, .status = x->status,
 		.last_dest = cs->last_dest, .last_reason = cs->last_reason,
 	};
 
-	return cache_sql(&r, q, n, tok);
+	return st && cache_sql(&r, st);
 }
 
 /* A query that is not a cacheable read, or not one shape: what it does to
  * the session, and why it goes upstream. */
 static enum cache_step not_cacheable(struct cache_session *cs, const struct cache_ctx *x,
-				     struct cache_def *d, const struct sql_tok_result *tok,
-				     const char *q, size_t n)
+				     struct cache_def *d, struct stmt *st)
 {
+	const struct sql_tok_result *tok = &st->tok;
+
 	cs->last_dest = DEST_UPSTREAM;
+	read_stmt(st);
 	if (hidden_statement(x, tok)) {
 		/* the digest may not show all the server runs: never cached */
-		note_statement(cs, SQL_KW_OTHER, true);
-		consist_statement(&cs->cons, q, n, true, x->db);
-		grants_note_statement(x->ident, tok);
+		note_statement(cs, KW_NONE, true);
+		consist_statement(&cs->cons, st, true, x->db);
+		grants_note_statement(x->ident, st);
 		cs->last_reason = reason_of(WHY_MULTI_STATEMENT);
 		return CSTEP_PASS;
 	}
-	if (writes_step(cs, q, n, false, x->db) == CSTEP_WAIT)
+	if (writes_step(cs, st, false, x->db) == CSTEP_WAIT)
 		return CSTEP_WAIT;
 	note_statement(cs, tok->keyword, (tok->flags & SQL_TOK_MULTI_STATEMENT) != 0);
-	grants_note_statement(x->ident, tok);
+	grants_note_statement(x->ident, st);
 	if (d)
 		verdict_classify(d, tok);
 	cs->last_reason = d ? atomic_load(&d->skip_reason) : reason_of(WHY_NOT_SELECT);
 	return CSTEP_PASS;
 }
 
-/* SET TRANSACTION [...] ISOLATION LEVEL READ UNCOMMITTED without GLOBAL or
- * SESSION: the next transaction only, which @@tx_isolation does not show. */
-static bool sets_oneshot_ru(const char *q, size_t n)
-{
-	struct sql_lex lx = { .s = q, .n = n, .raw = true };
-	struct sql_tok t, prev = { .kind = T_END };
-
-	sql_lex_next(&lx, &t);
-	if (!sql_kw_is(&t, KW_SET))
-		return false;
-	sql_lex_next(&lx, &t);
-	if (!sql_kw_is(&t, KW_TRANSACTION))
-		return false;
-	for (sql_lex_next(&lx, &t); t.kind != T_END; prev = t, sql_lex_next(&lx, &t))
-		if (sql_kw_is(&prev, KW_READ) && sql_kw_is(&t, KW_UNCOMMITTED))
-			return true;
-	return false;
-}
-
 /* Does this statement end the transaction that a one-shot isolation level
  * applies to, when the session is not in a transaction after it? A
  * statement that names no table (SELECT 1, a SET) starts none. */
-static bool ends_oneshot(int kw, const char *q, size_t n)
+static bool ends_oneshot(enum sql_kw kw, struct stmt *st)
 {
-	struct sql_tables t;
-
-	if (kw == SQL_KW_COMMIT || kw == SQL_KW_ROLLBACK)
+	if (kw == KW_COMMIT || kw == KW_ROLLBACK)
 		return true;
-	if (kw == SQL_KW_SET)
+	if (kw == KW_SET)
 		return false;
-	sql_tables(q, n, &t);
-	return t.n > 0 || t.kind == SQL_STMT_WRITE || t.kind == SQL_STMT_DDL;
+	read_stmt(st);
+	return st->tables.n > 0 || stmt_kind(st) == SQL_STMT_WRITE || stmt_kind(st) == SQL_STMT_DDL;
+}
+
+/* SET TRANSACTION [...] ISOLATION LEVEL READ UNCOMMITTED without GLOBAL or
+ * SESSION (STMT_ONESHOT_RU): the next transaction only, which @@tx_isolation
+ * does not show; the statement that ends it (ends_oneshot). */
+static void note_oneshot(struct cache_session *cs, enum sql_kw kw, struct stmt *st)
+{
+	if (cs->oneshot_ru)
+		cs->cur_ends_oneshot = ends_oneshot(kw, st);
+	else if (kw == KW_SET && (read_stmt(st)->flags & STMT_ONESHOT_RU))
+		cs->oneshot_ru = true;
 }
 
 static enum cache_step on_query(struct cache_session *cs, const struct cache_ctx *x,
@@ -669,7 +694,8 @@ static enum cache_step on_query(struct cache_session *cs, const struct cache_ctx
 	const char *q = (const char *)pl + 1;
 	size_t n = len - 1;
 	bool bypass = cs->bypass_once || ryw_active(cs, x->now_ms) || !caching_possible(cs, x);
-	struct sql_tok_result *tok;
+	const struct sql_tok_result *tok;
+	struct stmt *st;
 	struct cache_def *d;
 	enum cache_step step;
 
@@ -681,31 +707,29 @@ static enum cache_step on_query(struct cache_session *cs, const struct cache_ctx
 			  build_key(cs, x, 'Q', q, n, NULL, 0), &bypass, q, n);
 	if (step != CSTEP_PASS)
 		return step;
-	tok = tokenize(cs, q, n);
+	st = stmt_of(cs, q, n);
+	tok = tokenize(st);
 	if (!tok)
 		return CSTEP_PASS;
-	if (cs->oneshot_ru)
-		cs->cur_ends_oneshot = ends_oneshot(tok->keyword, q, n);
-	else if (tok->keyword == SQL_KW_SET && sets_oneshot_ru(q, n))
-		cs->oneshot_ru = true;
-	if (answer_cache_sql(cs, x, q, n, tok))
+	note_oneshot(cs, tok->keyword, st);
+	if (answer_cache_sql(cs, x, st))
 		return CSTEP_SERVED;
 	d = registry_get(tok->digest, tok->text, tok->text_len, q, n);
 	cs->cur_def = d;
 	if (hidden_statement(x, tok) || !is_read_keyword(tok->keyword) ||
 	    (tok->flags & SQL_TOK_MULTI_STATEMENT))
-		return not_cacheable(cs, x, d, tok, q, n);
+		return not_cacheable(cs, x, d, st);
 	if (!d)
-		return writes_step(cs, q, n, false, x->db); /* it may call a stored function */
+		return writes_step(cs, read_stmt(st), false, x->db); /* it may call a stored function */
 	verdict_classify(d, tok);
 	step = verdict(cs, x, d, bypass);
 	if (step != CSTEP_SERVED) {
 		/* an uncached read may still call a stored function that writes */
 		if (step == CSTEP_PASS)
-			return writes_step(cs, q, n, false, x->db);
+			return writes_step(cs, read_stmt(st), false, x->db);
 		return step;
 	}
-	step = read_deps(cs, d, q, n, cs->cons.schema);
+	step = read_deps(cs, d, read_stmt(st), cs->cons.schema);
 	if (step != CSTEP_SERVED)
 		return step;
 	if (!build_key(cs, x, 'Q', q, n, NULL, 0))
@@ -717,19 +741,26 @@ static enum cache_step on_query(struct cache_session *cs, const struct cache_ctx
 
 void cache_stmt_prepared(struct cache_session *cs, struct ident *ident, struct stmt_info *s)
 {
-	struct sql_tok_result *tok;
+	struct stmt *st = stmt_of(cs, s->text, s->text_len);
+	const struct sql_tok_result *tok = tokenize(st);
 
 	/* the settings the statement was prepared under (its schema, for one,
 	 * decides which tables its names mean) are part of its cache keys */
 	if (!cs->settings_dirty && !cs->settings_broken)
 		wr_u32(s->prep_settings, cs->settings_id);
-	tok = tokenize(cs, s->text, s->text_len);
+	if (!st)
+		return;   /* out of memory: its facts stay those that pin (stmts.c) */
+	/* read once here, for every execute */
+	read_stmt(st);
+	s->facts = st->facts;
+	free(s->kept);
+	s->kept = stmt_keep(st);
 	if (tok) {
 		s->def = registry_get(tok->digest, tok->text, tok->text_len, s->text, s->text_len);
 		if (s->def)
 			verdict_classify(s->def, tok);
 		if (!is_read_keyword(tok->keyword))
-			grants_note_statement(ident, tok);
+			grants_note_statement(ident, st);
 	}
 }
 
@@ -775,9 +806,9 @@ static bool exec_key(struct cache_session *cs, const struct cache_ctx *x, const 
 static enum cache_step exec_write(struct cache_session *cs, const struct cache_ctx *x,
 				  const struct stmt_info *s)
 {
-	int kw = s->def ? atomic_load(&s->def->keyword) : SQL_KW_OTHER;
+	int kw = s->def ? atomic_load(&s->def->keyword) : KW_NONE;
 
-	if (writes_step(cs, s->text, s->text_len, !s->def, x->db) == CSTEP_WAIT)
+	if (writes_step(cs, cache_stmt_exec(cs, s), !s->def, x->db) == CSTEP_WAIT)
 		return CSTEP_WAIT;
 	note_statement(cs, kw, false);
 	return CSTEP_PASS;
@@ -814,13 +845,13 @@ static enum cache_step on_execute(struct cache_session *cs, const struct cache_c
 	if (step != CSTEP_PASS)
 		return step;
 	cs->cur_def = s->def;
-	kw = s->def ? atomic_load(&s->def->keyword) : SQL_KW_OTHER;
+	kw = s->def ? atomic_load(&s->def->keyword) : KW_NONE;
 	if (!s->def || !is_read_keyword(kw))
 		return exec_write(cs, x, s);
 	step = verdict(cs, x, s->def, bypass);
 	if (step != CSTEP_SERVED) {
 		if (step == CSTEP_PASS)  /* it may call a stored function that writes */
-			return writes_step(cs, s->text, s->text_len, false, x->db);
+			return writes_step(cs, cache_stmt_exec(cs, s), false, x->db);
 		return step;
 	}
 	{
@@ -828,7 +859,7 @@ static enum cache_step on_execute(struct cache_session *cs, const struct cache_c
 
 		settings_field(rd_u32(s->prep_settings), SETTINGS_SCHEMA_FIELD, schema, sizeof(schema));
 		consist_exec_params(&cs->cons, s, pl, len);   /* its placeholders' values */
-		step = read_deps(cs, s->def, s->text, s->text_len, schema);
+		step = read_deps(cs, s->def, cache_stmt_exec(cs, s), schema);
 		consist_exec_params(&cs->cons, NULL, NULL, 0);
 		if (step != CSTEP_SERVED)
 			return step;
@@ -862,17 +893,15 @@ bool cache_serve_only(struct cache_session *cs, const struct cache_ctx *x, const
 		      uint32_t len)
 {
 	uint64_t t0 = cache_now_us();
-	struct sql_tok_result *tok;
 	struct stmt_info *s;
 	bool served;
 
+	cs->stmt_gen++;   /* a command of its own: no reading of another holds */
 	if (pl[0] == CMD_QUERY) {
 		served = serve_possible(cs, x) && build_key(cs, x, 'Q', pl + 1, len - 1, NULL, 0) &&
 			 hit_only(cs, x, t0);
-		if (!served) {
-			tok = tokenize(cs, (const char *)pl + 1, len - 1);
-			served = tok && answer_cache_sql(cs, x, (const char *)pl + 1, len - 1, tok);
-		}
+		if (!served)
+			served = answer_cache_sql(cs, x, stmt_of(cs, (const char *)pl + 1, len - 1));
 	} else {
 		s = pl[0] == CMD_STMT_EXECUTE && len >= 10 ? stmts_find(x->stmts, rd_u32(pl + 1)) : NULL;
 		served = s && s->def && pl[5] == 0 && !s->long_data && !s->cursor && serve_possible(cs, x) &&
@@ -890,7 +919,7 @@ bool cache_serve_only(struct cache_session *cs, const struct cache_ctx *x, const
  * does). */
 static bool prepare_may_cache(struct cache_session *cs, const uint8_t *pl, uint32_t len)
 {
-	struct sql_tok_result *tok = tokenize(cs, (const char *)pl + 1, len - 1);
+	const struct sql_tok_result *tok = tokenize(stmt_of(cs, (const char *)pl + 1, len - 1));
 	struct cache_def *d;
 
 	if (!tok)
@@ -909,13 +938,13 @@ enum cache_step cache_command(struct cache_session *cs, const struct cache_ctx *
 {
 	enum cmd_cache what = command_of(pl[0])->cache;
 
+	cs->stmt_gen++;   /* a new command: the worker's reading is no longer its */
 	cs->cur_def = NULL;
 	cs->served_rows = UINT64_MAX;
 	cs->cur_dirty = cs->cur_write = false;
 	cs->cur_ends_oneshot = false;
 	cs->grants.refused = false;
 	cs->cons.cur_set = false;
-	cs->cons.facts_text = NULL;   /* the facts of an earlier command */
 	switch (what) {
 	case CMDC_QUERY:
 		return on_query(cs, x, pl, len);
@@ -969,8 +998,8 @@ bool cache_prepare_stamp(const struct cache_session *cs, const struct cache_ctx 
 	return true;
 }
 
-bool cache_prepare_keepable(struct cache_session *cs, const struct cache_ctx *x, const char *text,
-			    size_t len)
+bool cache_prepare_keepable(struct cache_session *cs, const struct cache_ctx *x, const struct stmt_info *s)
 {
-	return prepare_answers_possible(cs, x) && consist_prepare_resolves(&cs->cons, text, len, x->db);
+	return s && prepare_answers_possible(cs, x) &&
+	       consist_prepare_resolves(&cs->cons, cache_stmt_exec(cs, s), x->db);
 }

@@ -86,10 +86,18 @@ uint64_t cache_now_us(void);
  * tell when an answer stops being exact, so none is given or kept: not in
  * binlog mode, the stream down or behind, the catalog being read, a
  * session with temporary tables, ...); and may the upstream's answer to a
- * PREPARE of text be kept (its tables are all known to the catalog)? */
+ * PREPARE be kept (its tables are all known to the catalog)? */
 bool cache_prepare_stamp(const struct cache_session *cs, const struct cache_ctx *x,
 			 struct stmtreg_stamp *st);
-bool cache_prepare_keepable(struct cache_session *cs, const struct cache_ctx *x, const char *text,
-			    size_t len);
+/* ... of the statement s, just prepared (NULL: none, never kept). */
+bool cache_prepare_keepable(struct cache_session *cs, const struct cache_ctx *x, const struct stmt_info *s);
+
+/* The reading of a statement (sql/stmt.h) the session core acts on too
+ * (the multiplexer: what it does to the session): of the command's text
+ * q[0, n), the one the cache made for this command when it did, else made
+ * now; of a prepared statement, the one kept at PREPARE. NULL: out of
+ * memory. */
+const struct stmt *cache_stmt(struct cache_session *cs, const char *q, size_t n);
+const struct stmt *cache_stmt_exec(struct cache_session *cs, const struct stmt_info *s);
 
 #endif

@@ -47,9 +47,14 @@ enum cache_step {
 			  * upstream: keep it queued until the refresh is answered */
 };
 
+struct stmt;
+
 /* The cache's per-worker state, embedded in struct worker. */
 struct cache_worker {
-	struct tok_scratch *tok;      /* tokenizer scratch, made on first use */
+	struct stmt *stmt;            /* the reading of the statement in hand (sql/stmt.h),
+				       * made on first use, for one command at a time: */
+	const struct cache_session *stmt_cs;  /* ... of this session's ... */
+	uint32_t stmt_gen;            /* ... command (cache_session.stmt_gen) */
 	struct grant_worker grants;   /* the grant verdicts (grants.h) */
 };
 
@@ -57,6 +62,9 @@ struct cache_worker {
 struct cache_session {
 	struct cache_worker *cw;
 	uint32_t id;                  /* the session's connection id (logs) */
+	uint32_t stmt_gen;            /* moves with each command asked about: a reading
+				       * of the worker's (cw->stmt) is this command's
+				       * only while it holds */
 	struct pbuf keybuf;           /* the current command's cache key */
 	uint64_t key_hash;
 	char settings[SETTINGS_MAX];  /* values that change result bytes, see docs/caching.md */

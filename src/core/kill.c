@@ -6,7 +6,6 @@
  */
 #include "core/kill.h"
 
-#include <ctype.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdatomic.h>
@@ -17,6 +16,7 @@
 #include "session/stmts.h"
 #include "base/log.h"
 #include "proto/packet.h"
+#include "sql/local.h"
 #include "upstream/upstream.h"
 
 #define NBUCKETS 1024
@@ -154,72 +154,29 @@ void kill_unregister(uint32_t id)
 
 /* ---- reading the statement --------------------------------------------- */
 
-static const char *skip_space(const char *p, const char *e)
-{
-	while (p < e && isspace((unsigned char)*p))
-		p++;
-	return p;
-}
-
-/* The word w (case-insensitive) at p, as a whole word: the position after
- * it and the spaces that follow, or NULL. */
-static const char *word(const char *p, const char *e, const char *w)
-{
-	size_t n = strlen(w);
-
-	if ((size_t)(e - p) < n || strncasecmp(p, w, n) != 0)
-		return NULL;
-	if (p + n < e && (isalnum((unsigned char)p[n]) || p[n] == '_' || p[n] == '$'))
-		return NULL;
-	return skip_space(p + n, e);
-}
-
-/* KILL [HARD|SOFT] [CONNECTION|QUERY] <digits> [;], nothing else after.
- * false: not a statement the node answers (it goes upstream). */
+/* KILL [HARD|SOFT] [CONNECTION|QUERY] <digits> [;], nothing else after
+ * (sql/local.h reads it). false: not a statement the node answers (it goes
+ * upstream). */
 static bool parse_kill(const char *q, size_t n, struct kill_req *r)
 {
-	const char *p = skip_space(q, q + n), *e = q + n, *t;
-	uint64_t id = 0;
+	struct sql_kill k;
 
+	sql_kill_read(q, n, &k);
+	if (k.kind != SQL_KILL_ID && k.kind != SQL_KILL_UNSUPPORTED)
+		return false;   /* no KILL, or one that goes upstream as written */
 	memset(r, 0, sizeof(*r));
-	r->kind = KK_CONNECTION;
-	if (!(p = word(p, e, "KILL")))
-		return false;
-	if ((t = word(p, e, "HARD")) || (t = word(p, e, "SOFT")))
-		p = t;
-	if ((t = word(p, e, "CONNECTION"))) {
-		p = t;
-	} else if ((t = word(p, e, "QUERY"))) {
-		p = t;
-		r->kind = KK_QUERY;
-		if (word(p, e, "ID")) {
-			r->unsupported = true;
-			return true;
-		}
-	}
-	if (word(p, e, "USER")) {
-		r->unsupported = true;
-		return true;
-	}
-	if (p == e || !isdigit((unsigned char)*p))
-		return false;
-	while (p < e && isdigit((unsigned char)*p)) {
-		if (id > (UINT64_MAX - 9) / 10)
-			return false;
-		id = id * 10 + (uint64_t)(*p++ - '0');
-	}
-	p = skip_space(p, e);
-	if (p < e && *p == ';')
-		p = skip_space(p + 1, e);
-	if (p != e)
-		return false;
-	r->id = id;
+	r->kind = k.query ? KK_QUERY : KK_CONNECTION;
+	r->id = k.id;
+	r->unsupported = k.kind == SQL_KILL_UNSUPPORTED;
 	return true;
 }
 
 bool kill_statement(const char *q, size_t n)
 {
-	return word(skip_space(q, q + n), q + n, "KILL") != NULL;
+	struct sql_kill k;
+
+	sql_kill_read(q, n, &k);
+	return k.kind != SQL_KILL_NONE;
 }
 
 static atomic_uint kill_gen;

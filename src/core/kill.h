@@ -24,8 +24,8 @@
  *
  * This module is a leaf: the session table (id -> worker, login user, last
  * upstream thread), shared by all threads under one mutex, taken when a
- * session starts, logs in and ends, and by KILL; reading the statement; and
- * the upstream KILL.
+ * session starts, logs in and ends, and by KILL; the statement as
+ * sql/local.h reads it; and the upstream KILL.
  */
 #ifndef SHOAL_KILL_H
 #define SHOAL_KILL_H

@@ -1,20 +1,18 @@
 /*
  * monitor.c: matching and answering the load balancers' health-check
- * queries (see monitor.h). A query is normalised into a small stack buffer
- * (lowercase, whitespace runs as one space, trimmed) and compared with the
- * known texts; queries that do not start with 's' or are longer than any
- * known text are rejected after looking at a few bytes.
+ * queries (see monitor.h). The one lexer compares a query with the known
+ * texts token by token (sql/local.h: sql_same_text); a query that does not
+ * start with SHOW or SELECT @@, or is much longer than any known text, is
+ * turned away after a look at its first bytes.
  */
 #include "core/monitor.h"
 
-#include <ctype.h>
 #include <stdbool.h>
-#include <string.h>
-#include <strings.h>
 
 #include "cache/commands.h"
 #include "proto/packet.h"
 #include "proto/resultset.h"
+#include "sql/local.h"
 
 #define NORM_MAX 80 /* longer than the longest known text */
 
@@ -33,63 +31,12 @@ static const struct {
 	{ "show shoal status", MQ_SHOAL_STATUS },
 };
 
-/* Cheap first look: "show ..." or "select" + spaces + "@@". */
-static bool might_be_monitor(const char *q, size_t n)
-{
-	size_t i = 6;
-
-	if (n >= 4 && strncasecmp(q, "show", 4) == 0)
-		return true;
-	if (n < 8 || strncasecmp(q, "select", 6) != 0)
-		return false;
-	while (i < n && isspace((unsigned char)q[i]))
-		i++;
-	return i > 6 && i + 1 < n && q[i] == '@' && q[i + 1] == '@';
-}
-
-/* Normalise q into out[NORM_MAX]; its length, or -1 if too long. */
-static int normalise(const char *q, size_t n, char *out)
-{
-	const char *end = q + n;
-	int len = 0;
-
-	while (q < end && isspace((unsigned char)*q))
-		q++;
-	while (end > q && (isspace((unsigned char)end[-1]) || end[-1] == ';'))
-		end--;
-	while (q < end) {
-		if (isspace((unsigned char)*q)) {
-			while (q < end && isspace((unsigned char)*q))
-				q++;
-			if (len >= NORM_MAX)
-				return -1;
-			out[len++] = ' ';
-			continue;
-		}
-		if (len >= NORM_MAX)
-			return -1;
-		out[len++] = (char)tolower((unsigned char)*q++);
-	}
-	return len;
-}
-
 enum monitor_query monitor_match(const char *q, size_t n)
 {
-	char norm[NORM_MAX];
-	size_t i = 0;
-	int len;
-
-	while (i < n && i < 8 && isspace((unsigned char)q[i]))
-		i++;
-	if (i >= n || (q[i] != 's' && q[i] != 'S') || n > 4 * NORM_MAX)
-		return MQ_NONE;
-	if (!might_be_monitor(q + i, n - i))
-		return MQ_NONE; /* every other SELECT: no normalising on the hit path */
-	len = normalise(q, n, norm);
-	if (len < 0)
-		return MQ_NONE;
+	if (n > 4 * NORM_MAX || !sql_lead_show_or_sysvar(q, n))
+		return MQ_NONE; /* every other query: a look at its first bytes only (the hit path) */
 	for (size_t k = 0; k < sizeof(known) / sizeof(known[0]); k++)
-		if (strlen(known[k].text) == (size_t)len && memcmp(known[k].text, norm, (size_t)len) == 0)
+		if (sql_same_text(q, n, known[k].text))
 			return known[k].kind;
 	return MQ_NONE;
 }

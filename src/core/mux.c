@@ -19,6 +19,7 @@
 #include "core/kill.h"
 #include "base/log.h"
 #include "core/pool.h"
+#include "sql/stmt.h"
 #include "base/stats.h"
 #include "session/stmtreg.h"
 #include "upstream/upstream.h"
@@ -95,12 +96,13 @@ static struct stmtreg_key reg_key(const struct client *c, const struct pbuf *ctx
 
 /* A statement joins the session's table (from the PREPARE in flight, in the
  * session's state of now), and the cache learns its shape. */
-static void add_stmt(struct client *c, uint32_t id, uint16_t nparams, uint64_t serial)
+static struct stmt_info *add_stmt(struct client *c, uint32_t id, uint16_t nparams, uint64_t serial)
 {
 	struct stmt_info *s = stmts_add(&c->stmts, id, nparams, serial, &c->sv);
 
 	if (s)
 		cache_stmt_prepared(&c->cs, c->ident, s);
+	return s;
 }
 
 /* Before MariaDB: an execute too short for its id, flags and iteration
@@ -218,22 +220,19 @@ bool mux_local(struct client *c, const uint8_t *pl, uint32_t len)
 static unsigned note_session(struct client *c, const struct command *k, const uint8_t *pl,
 			     uint32_t len, struct sv_delta *d)
 {
-	struct stmt_facts f;
 	struct stmt_info *s;
-	bool known;
 
 	switch (k->session) {
 	case CSE_TEXT:
-		/* read with its tables when the cache looked at them */
-		known = consist_facts(&c->cs.cons, (const char *)pl + 1, len - 1, &f);
-		return sv_classify((const char *)pl + 1, len - 1, known ? &f : NULL, d, upstream_mariadb());
+		/* the reading the cache made of it (sql/stmt.h) */
+		return sv_classify(cache_stmt(&c->cs, (const char *)pl + 1, len - 1), d, upstream_mariadb());
 	case CSE_STMT_TEXT:
 		/* a prepared SET, CREATE TEMPORARY TABLE, LOCK TABLES, ... does
 		 * to the session what the same text does in a COM_QUERY */
 		s = len >= 5 ? stmts_find(&c->stmts, rd_u32(pl + 1)) : NULL;
 		if (!s || !s->text)
 			return 0; /* no statement of the session's: the server refuses it */
-		return sv_classify(s->text, s->text_len, &s->facts, d, upstream_mariadb());
+		return sv_classify(cache_stmt_exec(&c->cs, s), d, upstream_mariadb());
 	case CSE_SCHEMA:
 		memset(d, 0, sizeof(*d));
 		if (len - 1 >= sizeof(d->db))
@@ -379,13 +378,11 @@ void mux_close_upstream_stmt(struct upstream *u, uint32_t up_id)
 /* The upstream's answer to a PREPARE is kept for the next PREPARE of the
  * same key when the statement's tables are all known to the catalog (what
  * could change the answer then moves the stamp). */
-static void keep_answer(struct client *c, uint64_t serial)
+static void keep_answer(struct client *c, uint64_t serial, const struct stmt_info *s)
 {
 	struct cache_ctx x = cache_ctx_of(c);
 
-	if (c->prep_keep && c->prep_answer.len &&
-	    cache_prepare_keepable(&c->cs, &x, (const char *)c->stmts.prep_text.data,
-				   c->stmts.prep_text.len))
+	if (c->prep_keep && c->prep_answer.len && cache_prepare_keepable(&c->cs, &x, s))
 		stmtreg_keep_answer(serial, c->prep_answer.data, c->prep_answer.len, &c->prep_stamp);
 	c->prep_keep = false;
 	c->prep_answer.len = 0;
@@ -416,8 +413,7 @@ void mux_prepared(struct client *c)
 				c->up->dirty = true;
 		}
 	}
-	add_stmt(c, c->prep_id, c->relay.prep_params, serial);
-	keep_answer(c, serial);
+	keep_answer(c, serial, add_stmt(c, c->prep_id, c->relay.prep_params, serial));
 }
 
 /* What the upstream's answer did to the statement it was for, found by
@@ -532,7 +528,10 @@ static bool front_facts(struct client *c, struct stmt_facts *f)
 		return false;
 	pl = sbuf_in_ptr(&c->io) + PKT_HEADER_LEN;
 	if (pl[0] == CMD_QUERY) {
-		stmt_facts_read((const char *)pl + 1, len - 1, f);
+		const struct stmt *st = cache_stmt(&c->cs, (const char *)pl + 1, len - 1);
+
+		/* not read (out of memory): as if it named everything */
+		*f = st ? st->facts : (struct stmt_facts){ .seen = SF_LAST_ID | SF_FOUND_ROWS };
 		return true;
 	}
 	s = pl[0] == CMD_STMT_EXECUTE && len >= 5 ? stmts_find(&c->stmts, rd_u32(pl + 1)) : NULL;

@@ -1,7 +1,8 @@
 /*
  * sessvars.h: the upstream session state a client session carries with it
  * when its commands run on pooled upstream connections (multiplexing), and
- * the reading of statements for what they do to that state.
+ * what a statement does to that state, from its reading (sql/stmt.h,
+ * sql/setuse.h).
  *
  * A session's state is its schema, its character set (SET NAMES / SET
  * CHARACTER SET, or the handshake collation) and the session variables it
@@ -22,7 +23,7 @@
 #include <stdint.h>
 
 #include "proto/packet.h"
-#include "sql/facts.h"
+#include "sql/stmt.h"
 
 #define SV_NAME_MAX 64
 #define SV_VALUE_MAX 512
@@ -85,11 +86,10 @@ void sv_names_from_collation(struct sess_state *s, uint16_t collation);
 /* Apply a delta. 0 or -1 (out of memory, or too many variables). */
 int sv_apply(struct sess_state *s, const struct sv_delta *d);
 
-/* Read a statement's text: SV_* flags, and the delta when SV_CHANGES.
- * facts: the text's (sql/facts.h), or NULL to read them here. mariadb
- * selects the variable names of SET TRANSACTION. */
-unsigned sv_classify(const char *q, size_t n, const struct stmt_facts *facts, struct sv_delta *d,
-		     bool mariadb);
+/* What a statement does, from its reading (sql/stmt.h: st read; NULL when
+ * it could not be read, which pins): SV_* flags, and the delta when
+ * SV_CHANGES. mariadb selects the variable names of SET TRANSACTION. */
+unsigned sv_classify(const struct stmt *st, struct sv_delta *d, bool mariadb);
 /* The session set completion_type to RELEASE (or 2). */
 bool sv_completion_releases(const struct sess_state *s);
 

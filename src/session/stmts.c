@@ -26,6 +26,7 @@ static void info_free(struct stmt_info *s)
 {
 	free(s->text);
 	free(s->types);
+	free(s->kept);
 	sv_free(&s->ctx);
 	stmtreg_release(s->serial);
 }
@@ -77,7 +78,9 @@ struct stmt_info *stmts_add(struct stmt_table *t, uint32_t id, uint16_t nparams,
 	memcpy(s->text, t->prep_text.data, t->prep_text.len);
 	s->text[t->prep_text.len] = 0;
 	s->text_len = t->prep_text.len;
-	stmt_facts_read(s->text, s->text_len, &s->facts);
+	/* its reading is the cache's, once it is prepared (cache_stmt_prepared):
+	 * until then, facts that pin the session (SF_MULTI) */
+	s->facts = (struct stmt_facts){ .first = KW_NONE, .seen = SF_MULTI };
 	sv_init(&s->ctx);
 	s->have_ctx = ctx && sv_copy(&s->ctx, ctx) == 0;
 	t->n++;

@@ -21,6 +21,7 @@
 #include "session/sessvars.h"
 
 struct cache_def;
+struct stmt_kept;
 
 struct stmt_info {
 	uint32_t id;                  /* as the client knows it */
@@ -31,6 +32,8 @@ struct stmt_info {
 	char *text;
 	size_t text_len;
 	struct stmt_facts facts;      /* of text, read once when it was prepared */
+	struct stmt_kept *kept;       /* its reading, kept then for each execute
+				       * (sql/stmt.h; NULL: not kept) */
 	uint8_t *types;               /* 2 bytes per parameter, from the last execute */
 	uint64_t serial;              /* in the statement registry (stmtreg.h), held by it */
 	struct sess_state ctx;        /* the session's state when it was prepared */

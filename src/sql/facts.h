@@ -4,8 +4,9 @@
  * the words and marks anywhere after it that change what the node must do. One
  * raw pass of the lexer (comments skipped, executable comments read as
  * code, strings and `quoted` names never taken for words), nothing
- * allocated. A prepared statement's facts are read once, when it is
- * prepared (session/stmts.h), and serve every execute.
+ * allocated. They are part of a statement's one reading (sql/stmt.h); a
+ * prepared statement's are read once, when it is prepared, and serve every
+ * execute (session/stmts.h).
  */
 #ifndef SHOAL_SQL_FACTS_H
 #define SHOAL_SQL_FACTS_H
@@ -14,6 +15,7 @@
 #include <stddef.h>
 
 #include "sql/keywords.h"
+#include "sql/lexer.h"
 
 /* stmt_facts.seen: marks found anywhere in the text */
 #define SF_MULTI        0x001  /* a ';' with more SQL after it */
@@ -39,18 +41,63 @@ struct stmt_facts {
 			      * (@select.x marks nothing); NULL: none */
 };
 
-struct sql_lex;
-struct sql_tok;
-
-/* Read q[0, n) once, on a lexer of its own. */
+/* Read q[0, n) once, on a lexer of its own (the tests' reference: the node
+ * notes the facts in its one reading, stmt.h). */
 void stmt_facts_read(const char *q, size_t n, struct stmt_facts *f);
 
-/* Or note the facts while another reader walks the text (sql_tables_facts):
- * begin, then each token the reader's lexer reads (its on_token hook, with
- * f as the argument). Every token must be read at least once, in order;
- * a token read again (a peek, a reader going back) changes nothing but may
- * add a mark (a pin the session did not need, never one missed). */
+/* Or note the facts while another reader walks the text (stmt.c's reading,
+ * through the tables reader's lexer): begin, then each token the reader's
+ * lexer reads (its on_token hook, with f as the argument). Every token must
+ * be read at least once, in order; a token read again (a reader going back)
+ * changes nothing but may add a mark (a pin the session did not need, never
+ * one missed). */
 void stmt_facts_begin(struct stmt_facts *f);
 void stmt_facts_note(void *f, const struct sql_lex *lx, const struct sql_tok *t);
+
+/* The mark a punctuation character sets (lx stands after it). */
+unsigned stmt_facts_punct(const struct sql_lex *lx, const struct sql_tok *t);
+
+/* The mark a keyword sets wherever it stands. */
+static inline unsigned stmt_facts_word(enum sql_kw kw)
+{
+	switch (kw) {
+	case KW_GET_LOCK: return SF_GET_LOCK;
+	case KW_TEMPORARY: return SF_TEMPORARY;
+	case KW_PROFILING: case KW_PROFILING_HISTORY_SIZE: return SF_PROFILING;
+	case KW_SQL_CALC_FOUND_ROWS: return SF_CALC_FOUND;
+	case KW_CONNECTION_ID: return SF_CONNECTION_ID;
+	case KW_SELECT: return SF_SELECT;
+	case KW_LAST_INSERT_ID: case KW_IDENTITY: return SF_LAST_ID;
+	case KW_FOUND_ROWS: return SF_FOUND_ROWS;
+	default: return 0;
+	}
+}
+
+/* stmt_facts_note's work, inline for a hook that notes more (stmt.c). */
+static inline void stmt_facts_token(struct stmt_facts *f, const struct sql_lex *lx, const struct sql_tok *t)
+{
+	if (t->p == f->var_end && (t->kind == T_WORD || sql_is_punct(t, '.'))) {
+		/* @select, @a.identity: a user variable's name, no word of SQL */
+		f->var_end = t->p + t->len;
+		f->prev = KW_NONE;
+		return;
+	}
+	f->var_end = t->kind == T_USERVAR ? t->p + t->len : NULL;
+	if (!f->started && !sql_is_punct(t, '(')) {
+		f->first = t->kw;   /* marks nothing: a SELECT mark is a later one */
+		f->started = true;
+		f->lead = t->p;
+	} else if (t->p == f->lead) {
+		/* the leading word read again (the table reader goes back to a
+		 * leading SELECT): still no mark */
+	} else if (t->kind == T_WORD) {
+		f->seen |= stmt_facts_word(t->kw);
+	}
+	if (t->kind == T_PUNCT)
+		f->seen |= stmt_facts_punct(lx, t);
+	else if (t->kind == T_USERVAR && f->prev == KW_INTO)
+		f->seen |= SF_INTO_VAR;
+	f->prev = t->kw;
+}
 
 #endif

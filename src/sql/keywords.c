@@ -14,9 +14,9 @@
 
 static const char *const texts[KW__COUNT] = {
 	[KW_NONE] = "",
-#define SQL_KW_TEXT(w) [KW_##w] = #w,
-	SQL_KEYWORDS(SQL_KW_TEXT)
-#undef SQL_KW_TEXT
+#define KW_TEXT_ENTRY(w) [KW_##w] = #w,
+	SQL_KEYWORDS(KW_TEXT_ENTRY)
+#undef KW_TEXT_ENTRY
 };
 
 static uint8_t lengths[KW__COUNT];
@@ -87,4 +87,11 @@ enum sql_kw sql_kw_lookup(const char *p, size_t n)
 			return (enum sql_kw)id;
 	}
 	return KW_NONE;
+}
+
+const char *sql_kw_name(enum sql_kw kw)
+{
+	if ((unsigned)kw >= KW__COUNT)
+		return "";   /* no such id: nothing to name */
+	return texts[kw];
 }

@@ -3,26 +3,23 @@
  */
 #include "sql/lexer.h"
 
-#define CL_IDENT 1
-#define CL_SPACE 2
-
 /* A byte's class, one load per byte: MySQL allows bytes >= 0x80 in
  * unquoted identifiers. */
-static const unsigned char classes[256] = {
-	['a' ... 'z'] = CL_IDENT, ['A' ... 'Z'] = CL_IDENT, ['0' ... '9'] = CL_IDENT,
-	['_'] = CL_IDENT, ['$'] = CL_IDENT, [0x80 ... 0xff] = CL_IDENT,
-	[' '] = CL_SPACE, ['\t'] = CL_SPACE, ['\n'] = CL_SPACE, ['\r'] = CL_SPACE,
-	['\f'] = CL_SPACE, ['\v'] = CL_SPACE,
+const unsigned char sql_byte_class[256] = {
+	['a' ... 'z'] = SQL_CL_IDENT, ['A' ... 'Z'] = SQL_CL_IDENT, ['0' ... '9'] = SQL_CL_IDENT,
+	['_'] = SQL_CL_IDENT, ['$'] = SQL_CL_IDENT, [0x80 ... 0xff] = SQL_CL_IDENT,
+	[' '] = SQL_CL_SPACE, ['\t'] = SQL_CL_SPACE, ['\n'] = SQL_CL_SPACE, ['\r'] = SQL_CL_SPACE,
+	['\f'] = SQL_CL_SPACE, ['\v'] = SQL_CL_SPACE,
 };
 
 static inline bool is_ident(unsigned char c)
 {
-	return classes[c] & CL_IDENT;
+	return sql_byte_class[c] & SQL_CL_IDENT;
 }
 
 static inline bool is_space(unsigned char c)
 {
-	return classes[c] & CL_SPACE;
+	return sql_byte_class[c] & SQL_CL_SPACE;
 }
 
 /* End of a quoted run opened at s[i]: doubled quotes (and, in strings,
@@ -163,6 +160,7 @@ void sql_lex_peek(const struct sql_lex *lx, struct sql_tok *t)
 {
 	struct sql_lex copy = *lx;
 
+	copy.on_token = NULL;   /* a look ahead: the token is read later, and noted then */
 	sql_lex_next(&copy, t);
 }
 
@@ -241,4 +239,22 @@ bool sql_skip_cte_list(struct sql_lex *lx, struct sql_tok *t)
 	while (sql_is_punct(t, '('))
 		sql_lex_next(lx, t);
 	return true;
+}
+
+size_t sql_name_copy(const char *p, size_t len, bool quoted, bool lower, char *dst, size_t cap)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)p[i];
+
+		if (quoted && c == '`' && i + 1 < len && p[i + 1] == '`')
+			i++;   /* a doubled backtick is one */
+		if (o + 1 >= cap)
+			return 0;
+		dst[o++] = (char)(lower && c >= 'A' && c <= 'Z' ? c + 32 : c);
+	}
+	if (cap)
+		dst[o] = 0;
+	return o;
 }

@@ -33,10 +33,20 @@ struct sql_tok {
 	char c;         /* T_PUNCT: the character (len > 1: a run of dots) */
 };
 
+/* The lexer's byte classes (its readers in src/sql/ share them). */
+#define SQL_CL_IDENT 1   /* a byte of an unquoted word: letters, digits, _ $, >= 0x80 */
+#define SQL_CL_SPACE 2   /* white space between tokens */
+extern const unsigned char sql_byte_class[256];
+
+static inline bool sql_space_byte(unsigned char c)
+{
+	return sql_byte_class[c] & SQL_CL_SPACE;
+}
+
 struct sql_lex;
 /* Called with each token read (not T_END), by every copy of the lexer
- * (peeks too): a reader that walks the text once can note other facts on
- * the way (sql/facts.h). */
+ * but a peek's (sql_lex_peek: the token is read later): a reader that walks
+ * the text once can note other facts on the way (sql/facts.h, sql/stmt.c). */
 typedef void sql_token_hook(void *arg, const struct sql_lex *lx, const struct sql_tok *t);
 
 struct sql_lex {
@@ -51,7 +61,7 @@ struct sql_lex {
 
 /* The next token (T_END at the end of the text, and from then on). */
 void sql_lex_next(struct sql_lex *lx, struct sql_tok *t);
-/* The next token, without moving. */
+/* The next token, without moving (and without the hook). */
 void sql_lex_peek(const struct sql_lex *lx, struct sql_tok *t);
 
 static inline bool sql_is_punct(const struct sql_tok *t, char c)
@@ -72,6 +82,11 @@ static inline bool sql_kw_is(const struct sql_tok *t, enum sql_kw kw)
 {
 	return t->kw == kw;
 }
+
+/* Copy a name (a word, or the inside of a `quoted` one: quoted, its doubled
+ * backticks undone) into dst, NUL-ended, ASCII lower-cased when lower. Its
+ * length, or 0 when it is empty or does not fit in cap - 1 bytes. */
+size_t sql_name_copy(const char *p, size_t len, bool quoted, bool lower, char *dst, size_t cap);
 
 /* After a '(' was read: true once its matching ')' has been read. */
 bool sql_skip_parens(struct sql_lex *lx);

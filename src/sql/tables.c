@@ -67,6 +67,8 @@ struct scan {
 	bool calls;         /* look for stored-function calls */
 	bool skip_from;     /* the next FROM belongs to FOR SYSTEM_TIME */
 	bool after_table;   /* the previous token ended a table reference */
+	int alias_of;       /* the reference whose alias may come next (-1: none) */
+	bool alias_as;      /* ... after its AS */
 	struct cte ctes[MAX_CTES];
 	unsigned nctes;
 	size_t ref_pos[SQL_TABLES_MAX];
@@ -278,6 +280,42 @@ static void with_clause(struct scan *s, const struct sql_tok *with)
 		unknown(s);
 }
 
+/* Words that may follow a table factor and are no alias of it. */
+static bool follows_table(const struct sql_tok *t)
+{
+	switch (t->kw) {
+	case KW_JOIN: case KW_STRAIGHT_JOIN: case KW_LEFT: case KW_RIGHT: case KW_INNER: case KW_CROSS:
+	case KW_NATURAL: case KW_ON: case KW_USING: case KW_WHERE: case KW_GROUP: case KW_HAVING:
+	case KW_ORDER: case KW_LIMIT: case KW_WINDOW: case KW_UNION: case KW_EXCEPT: case KW_INTERSECT:
+	case KW_INTO: case KW_SET: case KW_VALUES: case KW_VALUE: case KW_RETURNING: case KW_PROCEDURE:
+	case KW_LOCK: case KW_SELECT: case KW_OFFSET: case KW_FETCH: case KW_FOR: case KW_PARTITION:
+	case KW_USE: case KW_IGNORE: case KW_FORCE: case KW_AS:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The token after a table factor's name (s->alias_of: its reference): its
+ * alias, [AS] name, noted from the tokens the body scan reads anyway. */
+static void note_alias(struct scan *s, const struct sql_tok *t)
+{
+	struct sql_table_ref *r = &s->out->refs[s->alias_of];
+
+	if (!s->alias_as && sql_kw_is(t, KW_AS)) {
+		s->alias_as = true;   /* the name follows */
+		return;
+	}
+	if (sql_is_name(t) && t->len > 0 && t->len <= UINT16_MAX &&
+	    (s->alias_as || t->kind == T_QUOTED || !follows_table(t))) {
+		r->alias = t->p;
+		r->alias_len = (uint16_t)t->len;
+		r->quoted |= t->kind == T_QUOTED ? 4 : 0;
+	}
+	s->alias_of = -1;
+	s->alias_as = false;
+}
+
 /* A table factor is expected and t is its first token. */
 static void table_factor(struct scan *s, const struct sql_tok *t, bool write)
 {
@@ -309,6 +347,8 @@ static void table_factor(struct scan *s, const struct sql_tok *t, bool write)
 	if (!q && t->kind == T_WORD && sql_name_is(&name, "DUAL"))
 		return;
 	add_ref(s, q ? &schema : NULL, &name, write);
+	if (s->out->n > 0 && s->ref_pos[s->out->n - 1] == pos_of(s, &name))
+		s->alias_of = (int)s->out->n - 1;   /* added: the next token may be its alias */
 	s->after_table = true;
 }
 
@@ -511,6 +551,8 @@ static void body(struct scan *s)
 		next(s, &t);
 		if (t.kind == T_END)
 			break;
+		if (s->alias_of >= 0)
+			note_alias(s, &t);
 		s->after_table = false;
 		if (s->expect) {
 			s->expect = false;
@@ -1075,9 +1117,9 @@ static void drop_ctes(struct scan *s, size_t end)
 	o->n = w;
 }
 
-/* The facts of the text the table reader left unread (it stops at an
- * executable comment some servers skip). */
-static void facts_rest(const struct sql_lex *lx)
+/* The rest of the text, for the hook: the table reader stops at an
+ * executable comment some servers skip, and the hook sees every token. */
+static void read_rest(const struct sql_lex *lx)
 {
 	struct sql_lex rest = *lx;
 	struct sql_tok t;
@@ -1090,24 +1132,23 @@ static void facts_rest(const struct sql_lex *lx)
 
 void sql_tables(const char *text, size_t len, struct sql_tables *out)
 {
-	sql_tables_facts(text, len, out, NULL);
+	sql_tables_read(text, len, out, NULL, NULL);
 }
 
-void sql_tables_facts(const char *text, size_t len, struct sql_tables *out, struct stmt_facts *facts)
+void sql_tables_read(const char *text, size_t len, struct sql_tables *out, sql_token_hook *hook,
+		     void *arg)
 {
 	struct scan s;
 	struct sql_tok t;
 
 	memset(out, 0, sizeof(*out));
-	if (facts)
-		stmt_facts_begin(facts);
 	if (!text) {
 		out->flags = SQL_TABLES_UNKNOWN;
 		return;
 	}
 	memset(&s, 0, sizeof(s));
-	s.lx = (struct sql_lex){ .s = text, .n = len, .raw = true,
-				 .on_token = facts ? stmt_facts_note : NULL, .on_token_arg = facts };
+	s.alias_of = -1;
+	s.lx = (struct sql_lex){ .s = text, .n = len, .raw = true, .on_token = hook, .on_token_arg = arg };
 	s.out = out;
 	s.calls = true;
 	s.lv[0].kind = LV_STMT;
@@ -1122,31 +1163,19 @@ void sql_tables_facts(const char *text, size_t len, struct sql_tables *out, stru
 		unknown(&s);
 	while (!s.lx.doubt && s.lx.i < len)  /* a head parser may stop early */
 		next(&s, &t);
-	if (facts && s.lx.i < len)
-		facts_rest(&s.lx);
+	if (hook && s.lx.i < len)
+		read_rest(&s.lx);
 	/* some servers skip an executable comment: which tables the text
 	 * names depends on the server */
 	if (s.lx.doubt)
-		out->flags |= SQL_TABLES_UNKNOWN | (out->flags & SQL_TABLES_UNKNOWN ? 0 : SQL_TABLES_VERSIONED);
+		out->flags |= SQL_TABLES_UNKNOWN | SQL_TABLES_DOUBT |
+			      (out->flags & SQL_TABLES_UNKNOWN ? 0 : SQL_TABLES_VERSIONED);
 	drop_ctes(&s, len);
 }
 
 size_t sql_table_name_copy(const char *p, size_t len, bool quoted, char *dst, size_t cap)
 {
-	size_t o = 0;
-
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)p[i];
-
-		if (quoted && c == '`' && i + 1 < len && p[i + 1] == '`')
-			i++;
-		if (o + 1 >= cap)
-			return 0;
-		dst[o++] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
-	}
-	if (cap)
-		dst[o] = 0;
-	return o;
+	return sql_name_copy(p, len, quoted, true, dst, cap);
 }
 
 const char *sql_stmt_kind_name(enum sql_stmt_kind k)

@@ -6,7 +6,8 @@
  *
  * Reads: FROM and JOIN lists, comma joins, parenthesised joins, subqueries
  * anywhere, derived tables, CTE bodies (a CTE's own name is not a table
- * where it is in scope). Writes: INSERT / REPLACE / UPDATE / DELETE (the
+ * where it is in scope), and the alias of each table of a FROM or JOIN
+ * list. Writes: INSERT / REPLACE / UPDATE / DELETE (the
  * multi-table forms too), LOAD DATA / LOAD XML, TRUNCATE, CREATE / ALTER /
  * DROP / RENAME of tables, views and sequences, CREATE / DROP INDEX.
  *
@@ -20,8 +21,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "sql/facts.h"
 #include <stdint.h>
+
+#include "sql/lexer.h"
 
 /* References recorded per statement; more set SQL_TABLES_UNKNOWN. */
 #define SQL_TABLES_MAX 32
@@ -49,6 +51,9 @@ enum sql_stmt_kind {
 				     * the reading with every comment run */
 #define SQL_TABLES_DELAYED   0x200 /* INSERT / REPLACE DELAYED: the server writes the
 				     * rows after its OK, when its queue gets to them */
+#define SQL_TABLES_DOUBT     0x400 /* the text has an executable comment some servers
+				     * skip (with UNKNOWN: what it names depends on the
+				     * server) */
 
 /* Reference flags. */
 #define SQL_TREF_WRITE 0x01
@@ -56,9 +61,10 @@ enum sql_stmt_kind {
 struct sql_table_ref {
 	const char *schema; /* NULL: unqualified (the session's schema) */
 	const char *name;
-	uint16_t schema_len, name_len;
+	const char *alias;  /* [AS] alias after a table of a FROM or JOIN list (NULL: none) */
+	uint16_t schema_len, name_len, alias_len;
 	uint8_t flags;      /* SQL_TREF_* */
-	uint8_t quoted;     /* bit 0: schema `quoted`, bit 1: name `quoted` */
+	uint8_t quoted;     /* bit 0: schema `quoted`, bit 1: name, bit 2: alias */
 };
 
 /* Stored routines called (CALL's procedure, stored functions) recorded. */
@@ -77,9 +83,11 @@ struct sql_tables {
  * with backslash escapes: under NO_BACKSLASH_ESCAPES the caller must not
  * trust a text that uses them). Always fills *out. */
 void sql_tables(const char *text, size_t len, struct sql_tables *out);
-/* The same, and the statement's facts noted on the way (facts.h): one
- * reading of the text for both. */
-void sql_tables_facts(const char *text, size_t len, struct sql_tables *out, struct stmt_facts *facts);
+/* The same, with hook called for every token read (lexer.h; tokens may be
+ * read more than once, in order): what else the one reading of a
+ * statement notes (stmt.c). Every token of the text is read. */
+void sql_tables_read(const char *text, size_t len, struct sql_tables *out, sql_token_hook *hook,
+		     void *arg);
 
 /* Copy a name into dst (NUL-terminated, ASCII lower-cased, a doubled
  * backtick of a quoted name undone). Returns its length, or 0 when it

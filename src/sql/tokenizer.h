@@ -2,7 +2,8 @@
  * tokenizer.h: Shoal's single-pass SQL tokenizer.  Owns the ProxySQL-
  * compatible query digest (digest_text + 64-bit SpookyHash digest), the list
  * of literal values with their exact source bytes, and a few cheap flags
- * (first keyword, whether the query could be read).
+ * (first keyword, by the one keyword enum of keywords.h; whether the query
+ * could be read).
  *
  * One pass over the query, no allocation: the caller supplies the
  * digest_text buffer inside struct sql_tok_result.  The normalisation follows
@@ -16,6 +17,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "sql/keywords.h"
 
 /* Bytes of digest_text covered by the hash (ProxySQL's
  * mysql-query_digests_max_digest_length default). */
@@ -57,20 +60,6 @@ struct sql_lit {
 	uint8_t flags; /* SQL_LIT_* */
 };
 
-/* First keyword of the normalised query (leading '(' skipped). */
-enum sql_keyword {
-	SQL_KW_NONE = 0, SQL_KW_OTHER,
-	SQL_KW_SELECT, SQL_KW_INSERT, SQL_KW_UPDATE, SQL_KW_DELETE,
-	SQL_KW_REPLACE, SQL_KW_SET, SQL_KW_SHOW, SQL_KW_BEGIN, SQL_KW_START,
-	SQL_KW_COMMIT, SQL_KW_ROLLBACK, SQL_KW_USE, SQL_KW_CALL, SQL_KW_WITH,
-	SQL_KW_EXPLAIN, SQL_KW_DESCRIBE, SQL_KW_CREATE, SQL_KW_ALTER,
-	SQL_KW_DROP, SQL_KW_TRUNCATE, SQL_KW_LOCK, SQL_KW_UNLOCK,
-	SQL_KW_PREPARE, SQL_KW_EXECUTE, SQL_KW_DEALLOCATE, SQL_KW_LOAD,
-	SQL_KW_GRANT, SQL_KW_REVOKE, SQL_KW_KILL, SQL_KW_FLUSH, SQL_KW_DO,
-	SQL_KW_HANDLER, SQL_KW_SAVEPOINT, SQL_KW_RELEASE, SQL_KW_XA,
-	SQL_KW_ANALYZE, SQL_KW_OPTIMIZE,
-};
-
 /* Result flags. */
 #define SQL_TOK_UNTERMINATED_STRING  0x01
 #define SQL_TOK_UNTERMINATED_COMMENT 0x02
@@ -102,7 +91,8 @@ struct sql_tok_result {
 	unsigned nlits;
 	bool lits_overflow;
 
-	enum sql_keyword keyword;
+	enum sql_kw keyword; /* the first word of digest_text past '(' (keywords.h;
+			      * KW_NONE: no word, or none the node knows) */
 	unsigned flags; /* SQL_TOK_* */
 	bool ok;        /* false: unterminated string or comment */
 };
@@ -124,8 +114,5 @@ void sql_query_id(uint64_t digest, char out[19]);
 
 /* "0x" + 16 uppercase hex digits + NUL (ProxySQL's display format). */
 void sql_digest_hex(uint64_t digest, char out[19]);
-
-/* Upper-case name of a keyword ("SELECT"), "" for NONE, "OTHER" for OTHER. */
-const char *sql_keyword_name(enum sql_keyword kw);
 
 #endif

@@ -52,8 +52,8 @@ static void check_result(const struct sql_tok_result *r, size_t qlen)
 			   i, l->off, l->len, qlen);
 		FUZZ_CHECK(l->kind >= SQL_LIT_STRING && l->kind <= SQL_LIT_NULL, "literal kind %u", l->kind);
 	}
-	FUZZ_CHECK(r->keyword <= SQL_KW_OPTIMIZE, "keyword %d", (int)r->keyword);
-	FUZZ_CHECK(sql_keyword_name(r->keyword) != NULL, "keyword without a name");
+	FUZZ_CHECK((unsigned)r->keyword < KW__COUNT, "keyword %d", (int)r->keyword);
+	FUZZ_CHECK(r->keyword == KW_NONE || sql_kw_name(r->keyword)[0] != 0, "keyword without a name");
 	FUZZ_CHECK(r->ok == !(r->flags & (SQL_TOK_UNTERMINATED_STRING | SQL_TOK_UNTERMINATED_COMMENT)),
 		   "ok %d with flags 0x%x", r->ok, r->flags);
 	check_reason(sql_skip_reason(r->text, r->text_len));

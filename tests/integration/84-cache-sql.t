@@ -6,13 +6,14 @@
 # unknown id), DROP CACHE by name and by id (and of an unknown cache), FLUSH
 # CACHE, FLUSH ALL SHALLOW CACHES, DROP ALL CACHES, SHOW CACHES [WHERE],
 # SHOW PROXIED QUERIES [WHERE] [LIMIT], EXPLAIN LAST STATEMENT, SHOW SHOAL
-# STATUS, syntax errors (ERROR 1064, the connection stays usable), and
+# STATUS, syntax errors (ERROR 1064, the connection stays usable), comments
+# of every kind around it, and
 # persistence of the definitions across a restart with the same --data-dir.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 if fake_mode; then skip_all "cache SQL: needs a node (SHOAL_FAKE_DIRECT=1)"; fi
-plan 101
+plan 105
 
 if ! mdb -e "DROP TABLE IF EXISTS t84; CREATE TABLE t84 (id INT PRIMARY KEY, v VARCHAR(20));
   INSERT INTO t84 VALUES (1,'one'),(2,'two'),(3,'three'),(4,'four'),(5,'five')"; then
@@ -247,6 +248,16 @@ def basics():
         e = expect_err(sql, 1064, "syntax error: %r -> ERROR 1064" % sql)
         if e and e[0] == 1064:
             ok(e[1] == "42000", "  ... with SQLSTATE 42000 (%s)" % e[1])
+
+    # Comments of every kind around cache SQL are skipped as the server
+    # skips them (the node's reader once knew only /* */: "-- " and "#"
+    # sent the command upstream, or made it a syntax error).
+    for sql in ("-- a note\nSHOW CACHES", "# a note\nSHOW CACHES", "SHOW CACHES -- a note",
+                "/* a note */ SHOW CACHES"):
+        pk = v.query(sql)
+        ok(cp.err_of(pk) is None and cp.decode_text(pk, v._deprecate_eof())[0] ==
+           ["query_id", "name", "query", "properties", "count"],
+           "cache SQL beside a comment is the node's: %r" % sql, repr(pk[:1]))
 
     # Cache SQL is COM_QUERY only: as a prepared statement it is the upstream's.
     sid, _, _, pk = v.prepare("SHOW CACHES")

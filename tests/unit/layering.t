@@ -7,7 +7,12 @@ comes back: the real graph with one dependency added (a cache module calling
 back into the core, a loop inside admin/, one inside ha/, one module more in
 the core loop, two modules outside the core that call each other), and
 small C trees compiled here whose only loop is in the call graph (seen in the
-objects) or closed by an #include.
+objects) or closed by an #include. Rule 6, no tokenizing outside src/sql/:
+the node has none, a planted tokenizer in src/cache/ fails on every one of
+its marks (the lexer's insides, a private lexer, character classes, a
+comment's mark, a keyword compared as text), and what only looks like one
+(a config file's white space, a case-sensitive comparison with a server's
+value, a protocol byte, a comment naming the lexer) passes.
 """
 import os
 import subprocess
@@ -18,7 +23,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SRCDIR = os.path.abspath(os.environ.get("srcdir") or os.path.join(HERE, "..", ".."))
 OBJDIR = os.getcwd() if os.path.isdir(os.path.join(os.getcwd(), "src")) else SRCDIR
 CHECK = os.path.join(SRCDIR, "scripts", "check-layering")
-PLAN = 16
+PLAN = 18
 n = 0
 
 
@@ -76,8 +81,9 @@ print(f"1..{PLAN}")
 
 # --- the node itself
 rc, out = run("--top", SRCDIR, "--objdir", OBJDIR)
-ok(rc == 0, "the node's layering holds (no loop through src/cache/, admin/ or ha/; only the event core's)",
-   out)
+ok(rc == 0 and "0 place(s) tokenize outside src/sql/" in out,
+   "the node's layering holds (no loop through src/cache/, admin/ or ha/; only the event core's; "
+   "no tokenizing outside src/sql/)", out)
 ok("0 dependencies point up" in out, "no dependency of the node points up the folder order", out)
 for line in out.splitlines():
     if not line.startswith("      "):
@@ -245,6 +251,42 @@ ok(rc == 1 and "uncalled: store_forgotten (src/cache/store.c)" in out
    and "tests only: store_seam (src/cache/store.c)" in out and "store_own" not in out,
    "a function nothing calls fails (a comment naming it is no call); one only a test calls "
    "is listed; one called in its own file passes", out)
+
+# --- rule 6: tokenizing outside src/sql/
+LEXER_H = "struct sql_lex { const char *s; };\nvoid sql_lex_next(struct sql_lex *lx);\n"
+planted = compile_tree({
+    "src/sql/lexer.h": LEXER_H,
+    "src/sql/lexer.c": '#include "sql/lexer.h"\nvoid sql_lex_next(struct sql_lex *lx) { (void)lx; }\n',
+    "src/cache/peek.c": '#include <ctype.h>\n#include <strings.h>\n#include "sql/lexer.h"\n'
+                        "struct lex { const char *p, *end; };\n"
+                        "static int word(struct lex *l, const char *w) { return strncasecmp(l->p, w, 4) == 0; }\n"
+                        "int cache_is_kill(struct lex *l)\n{\n"
+                        "\twhile (l->p < l->end && isspace((unsigned char)*l->p))\n\t\tl->p++;\n"
+                        "\tif (l->p[0] == '/' && l->p[1] == '*')\n\t\treturn 0;\n"
+                        "\treturn word(l, \"KILL\");\n}\n"
+                        "void cache_walk(struct sql_lex *lx) { sql_lex_next(lx); }\n",
+    "src/main.c": "int cache_is_kill(void *); void cache_walk(void *);\n"
+                  "int main(void) { cache_walk(0); return cache_is_kill(0); }\n",
+})
+rc, out = run("--top", planted)
+marks = ("private): src/cache/peek.c:4", "class): src/cache/peek.c:8", "comment): src/cache/peek.c:10",
+         "keyword): src/cache/peek.c:12", "lexer): src/cache/peek.c:14")
+ok(rc == 1 and "5 place(s) tokenize outside src/sql/" in out and all("tokenizes (" + m in out for m in marks),
+   "a tokenizer planted in src/cache/ fails on each of its marks: private lexer, class, comment, keyword, "
+   "lexer", out)
+
+lookalike = compile_tree({
+    "src/config/conf.c": "#include <ctype.h>\nstruct conf_scan { int n; };\n"
+                         "int conf_blank(const char *p) { return isspace((unsigned char)*p); }\n",
+    "src/cache/rule.c": '#include <string.h>\n/* no sql_lex_next here: stmt.h is read */\n'
+                        'int cache_rule(const char *r) { return strncmp(r, "SET", 3) == 0 || r[3] == \'#\'; }\n',
+    "src/main.c": 'int conf_blank(const char *); int cache_rule(const char *);\n'
+                  'int main(void) { return conf_blank("") + cache_rule("SET NULL"); }\n',
+})
+rc, out = run("--top", lookalike)
+ok(rc == 0 and "0 place(s) tokenize outside src/sql/" in out,
+   "what only looks like tokenizing passes: a config file's white space and scanner, a case-sensitive "
+   "comparison with a server's value, a protocol byte, a comment naming the lexer", out)
 
 if n != PLAN:
     print(f"# ran {n} of {PLAN}")

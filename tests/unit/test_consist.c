@@ -14,6 +14,7 @@
 #include "cache/inval.h"
 #include "cache/tcols.h"
 #include "config/config.h"
+#include "sql/stmt.h"
 #include "tap.h"
 
 static const struct catalog_row rows[] = {
@@ -184,9 +185,19 @@ static void test_writes(void)
 	}
 }
 
+/* The reading of sql (sql/stmt.h), as the cache hands it over. */
+static const struct stmt *rd(const char *sql)
+{
+	static struct stmt st;
+
+	stmt_begin(&st, sql, strlen(sql));
+	stmt_read(&st);
+	return &st;
+}
+
 static void statement(struct consist *s, const char *sql, bool in_txn)
 {
-	consist_statement(s, sql, strlen(sql), false, "db");
+	consist_statement(s, rd(sql), false, "db");
 	consist_done(s, in_txn, true);
 }
 
@@ -229,28 +240,28 @@ static void test_session(void)
 	statement(&s, "COMMIT", false);
 	ok(atomic_load(&t1->gen) == g + 2, "  ... and again when it ends");
 
-	ok(consist_read_deps(&s, "SELECT * FROM t1", 16, "db", &d, NULL) == NULL && d.n == 1,
+	ok(consist_read_deps(&s, rd("SELECT * FROM t1"), "db", &d, NULL) == NULL && d.n == 1,
 	   "a read resolves to its table");
 	statement(&s, "CREATE TEMPORARY TABLE t1 (a INT)", false);
 	ok(consist_has_temps(&s), "CREATE TEMPORARY TABLE: the session has temporary tables");
-	ok(consist_read_deps(&s, "SELECT * FROM t1", 16, "db", &d, NULL) != NULL,
+	ok(consist_read_deps(&s, rd("SELECT * FROM t1"), "db", &d, NULL) != NULL,
 	   "a read of the temporary table's name is not resolved");
-	ok(consist_read_deps(&s, "SELECT * FROM db.t1", 19, "db", &d, NULL) != NULL, "  ... qualified too");
-	ok(consist_read_deps(&s, "SELECT * FROM t2", 16, "db", &d, NULL) == NULL, "another table still is");
+	ok(consist_read_deps(&s, rd("SELECT * FROM db.t1"), "db", &d, NULL) != NULL, "  ... qualified too");
+	ok(consist_read_deps(&s, rd("SELECT * FROM t2"), "db", &d, NULL) == NULL, "another table still is");
 	statement(&s, "RENAME TABLE t1 TO t9", false);
 	catalog_load_rows(rows, sizeof(rows) / sizeof(rows[0]), false); /* the reload DDL asks for */
-	ok(consist_read_deps(&s, "SELECT * FROM t1", 16, "db", &d, NULL) == NULL &&
-	   consist_read_deps(&s, "SELECT * FROM t9", 16, "db", &d, NULL) != NULL,
+	ok(consist_read_deps(&s, rd("SELECT * FROM t1"), "db", &d, NULL) == NULL &&
+	   consist_read_deps(&s, rd("SELECT * FROM t9"), "db", &d, NULL) != NULL,
 	   "RENAME of the temporary table: the new name is the temporary one");
 	statement(&s, "DROP TABLE t9", false);
 	ok(!consist_has_temps(&s), "DROP TABLE of it: none left");
 	ok(!catalog_ready(), "after DDL the catalog is stale until read again");
 	g_config.auto_cache = false;
-	ok(!consist_wants_catalog("CALL plain()", 12) && !consist_wants_catalog("UPDATE t1 SET a = 1", 19),
+	ok(!consist_wants_catalog(rd("CALL plain()")) && !consist_wants_catalog(rd("UPDATE t1 SET a = 1")),
 	   "nothing can be cached: no statement waits for the catalog");
 	g_config.auto_cache = true;
-	ok(consist_wants_catalog("CALL plain()", 12) && consist_wants_catalog("UPDATE t1 SET a = 1", 19) &&
-	   !consist_wants_catalog("SELECT * FROM t1", 16),
+	ok(consist_wants_catalog(rd("CALL plain()")) && consist_wants_catalog(rd("UPDATE t1 SET a = 1")) &&
+	   !consist_wants_catalog(rd("SELECT * FROM t1")),
 	   "auto-cache: a CALL or a write waits for it, a plain read does not");
 	g = atomic_load(&t1->gen);
 	{
@@ -263,15 +274,15 @@ static void test_session(void)
 	ok(consist_has_temps(&s) && !s.temps_unknown,
 	   "  ... and whether its triggers made temporary tables is left to the next read");
 	catalog_load_rows(rows, sizeof(rows) / sizeof(rows[0]), false); /* the read it waited for */
-	ok(!consist_wants_catalog("CALL plain()", 12), "once read: no wait");
-	ok(consist_read_deps(&s, "SELECT * FROM t2", 16, "db", &d, NULL) != NULL && s.temps_unknown,
+	ok(!consist_wants_catalog(rd("CALL plain()")), "once read: no wait");
+	ok(consist_read_deps(&s, rd("SELECT * FROM t2"), "db", &d, NULL) != NULL && s.temps_unknown,
 	   "  ... a catalog with a routine that creates temporary tables: the session may have some");
 	consist_reset(&s);
 	g_config.auto_cache = false;
 	statement(&s, "CALL plain()", false);
 	ok(!consist_has_temps(&s), "CALL of a routine that creates none: still none");
 	statement(&s, "CALL maketemp()", false);
-	ok(consist_has_temps(&s) && consist_read_deps(&s, "SELECT * FROM t2", 16, "db", &d, NULL) != NULL,
+	ok(consist_has_temps(&s) && consist_read_deps(&s, rd("SELECT * FROM t2"), "db", &d, NULL) != NULL,
 	   "CALL of one that does: every read goes upstream");
 	consist_reset(&s);
 	ok(!consist_has_temps(&s), "COM_RESET_CONNECTION: none");
@@ -287,10 +298,10 @@ static void test_session(void)
 		catalog_changed();
 		statement(&s, "UPDATE t1 SET a = 5", false);
 		ok(s.temps_pending && !s.temps_unknown, "a write with the catalog stale: temporary tables undecided");
-		ok(consist_read_deps(&s, "SELECT * FROM t2", 16, "db", &d, NULL) != NULL && s.temps_pending,
+		ok(consist_read_deps(&s, rd("SELECT * FROM t2"), "db", &d, NULL) != NULL && s.temps_pending,
 		   "  ... a read waits for the catalog");
 		catalog_load_rows(plain_rows, 2, false);
-		ok(consist_read_deps(&s, "SELECT * FROM t2", 16, "db", &d, NULL) == NULL && !consist_has_temps(&s),
+		ok(consist_read_deps(&s, rd("SELECT * FROM t2"), "db", &d, NULL) == NULL && !consist_has_temps(&s),
 		   "  ... a catalog where nothing creates temporary tables: none, the read is served");
 		catalog_load_rows(rows, sizeof(rows) / sizeof(rows[0]), false);
 	}
@@ -300,7 +311,7 @@ static void test_session(void)
 	catalog_load_rows(rows, sizeof(rows) / sizeof(rows[0]), false);
 	inval_set_mode(INVAL_BINLOG);
 	g_config.auto_cache = true;
-	consist_statement(&s, "CALL plain()", 12, false, "db");
+	consist_statement(&s, rd("CALL plain()"), false, "db");
 	ok(consist_done(&s, false, true) && catalog_ready(),
 	   "binlog mode: its OK is held for the binlog, which brings its DDL: the catalog stays current");
 	consist_hold_failed();

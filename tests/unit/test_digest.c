@@ -330,43 +330,44 @@ static void test_flags(void)
 {
 	static const struct {
 		const char *q;
-		enum sql_keyword kw;
+		enum sql_kw kw;
 		bool ok;
 		unsigned flags;
 	} v[] = {
-		{ "SELECT 1", SQL_KW_SELECT, true, 0 },
-		{ "  (select 1) union (select 2)", SQL_KW_SELECT, true, 0 },
-		{ "/* hi */ insert into t values (1)", SQL_KW_INSERT, true, SQL_TOK_HAS_COMMENT },
-		{ "/*!40101 SET NAMES utf8 */", SQL_KW_SET, true, SQL_TOK_HAS_COMMENT },
-		{ "update t set a=1", SQL_KW_UPDATE, true, 0 },
-		{ "delete from t", SQL_KW_DELETE, true, 0 },
-		{ "desc t", SQL_KW_DESCRIBE, true, 0 },
-		{ "start transaction", SQL_KW_START, true, 0 },
-		{ "select1", SQL_KW_OTHER, true, 0 },
-		{ "frobnicate", SQL_KW_OTHER, true, 0 },
-		{ "", SQL_KW_NONE, true, 0 },
-		{ "-- only a comment", SQL_KW_NONE, true, SQL_TOK_HAS_COMMENT },
-		{ "SELECT 'abc", SQL_KW_SELECT, false, SQL_TOK_UNTERMINATED_STRING },
-		{ "SELECT \"abc\\\"", SQL_KW_SELECT, false,
+		{ "SELECT 1", KW_SELECT, true, 0 },
+		{ "  (select 1) union (select 2)", KW_SELECT, true, 0 },
+		{ "/* hi */ insert into t values (1)", KW_INSERT, true, SQL_TOK_HAS_COMMENT },
+		{ "/*!40101 SET NAMES utf8 */", KW_SET, true, SQL_TOK_HAS_COMMENT },
+		{ "update t set a=1", KW_UPDATE, true, 0 },
+		{ "delete from t", KW_DELETE, true, 0 },
+		{ "desc t", KW_DESC, true, 0 },
+		{ "describe t", KW_DESCRIBE, true, 0 },
+		{ "start transaction", KW_START, true, 0 },
+		{ "select1", KW_NONE, true, 0 },
+		{ "frobnicate", KW_NONE, true, 0 },
+		{ "", KW_NONE, true, 0 },
+		{ "-- only a comment", KW_NONE, true, SQL_TOK_HAS_COMMENT },
+		{ "SELECT 'abc", KW_SELECT, false, SQL_TOK_UNTERMINATED_STRING },
+		{ "SELECT \"abc\\\"", KW_SELECT, false,
 		  SQL_TOK_UNTERMINATED_STRING | SQL_TOK_BACKSLASH_ESCAPE },
-		{ "SELECT 'a\\'' ; SELECT 2", SQL_KW_SELECT, true,
+		{ "SELECT 'a\\'' ; SELECT 2", KW_SELECT, true,
 		  SQL_TOK_BACKSLASH_ESCAPE | SQL_TOK_MULTI_STATEMENT },
-		{ "SELECT 'a;b', `c;d`", SQL_KW_SELECT, true, SQL_TOK_MULTI_STATEMENT },
-		{ "SELECT 'a;b' /* ; x */ -- ;y", SQL_KW_SELECT, true, SQL_TOK_HAS_COMMENT },
-		{ "SELECT 1; /*!50000 DROP TABLE t */", SQL_KW_SELECT, true,
+		{ "SELECT 'a;b', `c;d`", KW_SELECT, true, SQL_TOK_MULTI_STATEMENT },
+		{ "SELECT 'a;b' /* ; x */ -- ;y", KW_SELECT, true, SQL_TOK_HAS_COMMENT },
+		{ "SELECT 1; /*!50000 DROP TABLE t */", KW_SELECT, true,
 		  SQL_TOK_HAS_COMMENT | SQL_TOK_MULTI_STATEMENT },
-		{ "SELECT 1 --\n; DELETE FROM t", SQL_KW_SELECT, true,
+		{ "SELECT 1 --\n; DELETE FROM t", KW_SELECT, true,
 		  SQL_TOK_HAS_COMMENT | SQL_TOK_HIDDEN_SQL },
-		{ "SELECT 1 -- a --\r; DELETE FROM t", SQL_KW_SELECT, true,
+		{ "SELECT 1 -- a --\r; DELETE FROM t", KW_SELECT, true,
 		  SQL_TOK_HAS_COMMENT | SQL_TOK_HIDDEN_SQL },
-		{ "SELECT 1 --\r\nFROM t", SQL_KW_SELECT, true, SQL_TOK_HAS_COMMENT },
-		{ "SELECT 1 /* never closed", SQL_KW_SELECT, false,
+		{ "SELECT 1 --\r\nFROM t", KW_SELECT, true, SQL_TOK_HAS_COMMENT },
+		{ "SELECT 1 /* never closed", KW_SELECT, false,
 		  SQL_TOK_HAS_COMMENT | SQL_TOK_UNTERMINATED_COMMENT },
-		{ "SELECT 1; SELECT 2", SQL_KW_SELECT, true, SQL_TOK_MULTI_STATEMENT },
-		{ "SELECT 1;;  ", SQL_KW_SELECT, true, 0 },
-		{ "SELECT a FROM t /*M!100100 JOIN u */", SQL_KW_SELECT, true,
+		{ "SELECT 1; SELECT 2", KW_SELECT, true, SQL_TOK_MULTI_STATEMENT },
+		{ "SELECT 1;;  ", KW_SELECT, true, 0 },
+		{ "SELECT a FROM t /*M!100100 JOIN u */", KW_SELECT, true,
 		  SQL_TOK_HAS_COMMENT | SQL_TOK_HIDDEN_SQL },
-		{ "SELECT a FROM t /*M JOIN u */", SQL_KW_SELECT, true, SQL_TOK_HAS_COMMENT },
+		{ "SELECT a FROM t /*M JOIN u */", KW_SELECT, true, SQL_TOK_HAS_COMMENT },
 	};
 
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
@@ -374,7 +375,7 @@ static void test_flags(void)
 
 		ok(r->keyword == v[i].kw && r->ok == v[i].ok && r->flags == v[i].flags,
 		   "flags of [%s]: kw %s ok %d flags %#x", shown(v[i].q),
-		   sql_keyword_name(r->keyword), r->ok, r->flags);
+		   sql_kw_name(r->keyword), r->ok, r->flags);
 	}
 	{
 		static char big[1200];
@@ -386,8 +387,8 @@ static void test_flags(void)
 		r = tok(big);
 		ok(r->flags & SQL_TOK_HIDDEN_SQL, "a / *! body over 1023 bytes: hidden SQL");
 	}
-	is_str(sql_keyword_name(SQL_KW_SELECT), "SELECT", "keyword name");
-	is_str(sql_keyword_name(SQL_KW_OTHER), "OTHER", "OTHER name");
+	is_str(sql_kw_name(KW_SELECT), "SELECT", "keyword name");
+	is_str(sql_kw_name(KW_NONE), "", "no keyword: no name");
 }
 
 static void test_ids(void)

@@ -8,6 +8,8 @@
 #include "core/monitor.h"
 #include "tap.h"
 
+#include <string.h>
+
 #include <stdlib.h>
 
 static enum monitor_query m(const char *q)
@@ -57,6 +59,20 @@ static void not_matched(void)
 	is_int(m("   "), MQ_NONE, "blank");
 	is_int(m(";"), MQ_NONE, "a lone ;");
 	is_int(monitor_match("SHOW SLAVE STATUS", 10), MQ_NONE, "only the first bytes of a text");
+	/* the one lexer's edges: a comment anywhere, an executable one, a
+	 * quoted name, a string: none is the known text */
+	is_int(m("SHOW SLAVE /* x */ STATUS"), MQ_NONE, "a comment inside");
+	is_int(m("SHOW SLAVE STATUS -- x"), MQ_NONE, "a -- comment after");
+	is_int(m("SHOW SLAVE STATUS # x"), MQ_NONE, "a # comment after");
+	is_int(m("/*!50000 SHOW SLAVE STATUS */"), MQ_NONE, "an executable comment");
+	is_int(m("/*M!100100 SHOW SLAVE STATUS */"), MQ_NONE, "a MariaDB executable comment");
+	is_int(m("SHOW `SLAVE` STATUS"), MQ_NONE, "a `quoted` word");
+	is_int(m("SELECT @@global.`read_only` read_only"), MQ_NONE, "a `quoted` variable");
+	is_int(m("SELECT @@global.read_only 'read_only'"), MQ_NONE, "a string alias");
+	is_int(m("SELECT @@global .read_only read_only"), MQ_NONE, "a space where the text has none");
+	is_int(m("SELECT@@global.read_only read_only"), MQ_NONE, "none where it has one");
+	is_int(m("         SHOW SLAVE STATUS"), MQ_NONE, "more than 8 bytes of white space before it");
+	is_int(m("\tSHOW\tSLAVE\tSTATUS\t;\t;"), MQ_SLAVE_STATUS, "tabs and a ';' between white space");
 	if (big) {
 		memset(big, ' ', 5000);
 		memcpy(big + 4000, "SHOW SLAVE STATUS", 17);

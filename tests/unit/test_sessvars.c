@@ -12,10 +12,18 @@
 #include <string.h>
 
 static struct sv_delta d;
+static struct stmt stm;
+
+static unsigned cl_on(const char *q, bool mariadb)
+{
+	stmt_begin(&stm, q, strlen(q));
+	stmt_read(&stm);
+	return sv_classify(&stm, &d, mariadb);
+}
 
 static unsigned cl(const char *q)
 {
-	return sv_classify(q, strlen(q), NULL, &d, true);
+	return cl_on(q, true);
 }
 
 static void pins(void)
@@ -115,7 +123,7 @@ static void set_statements(void)
 	       "SET SESSION TRANSACTION ISOLATION LEVEL");
 	ok(d.n == 1 && strcmp(d.vars[0].name, "tx_isolation") == 0 &&
 	   strcmp(d.vars[0].value, "'READ-COMMITTED'") == 0, "  recorded as tx_isolation");
-	is_int(sv_classify("SET SESSION TRANSACTION READ ONLY", 33, NULL, &d, false), SV_CHANGES, "MySQL: READ ONLY");
+	is_int(cl_on("SET SESSION TRANSACTION READ ONLY", false), SV_CHANGES, "MySQL: READ ONLY");
 	ok(d.n == 1 && strcmp(d.vars[0].name, "transaction_read_only") == 0, "  as transaction_read_only");
 	is_int(cl("SET TRANSACTION ISOLATION LEVEL SERIALIZABLE"), SV_PIN_FOREVER,
 	       "SET TRANSACTION without SESSION (the next transaction only) pins");

@@ -15,7 +15,7 @@
 #include "cache/grants.h"
 #include "config/config.h"
 #include "upstream/ident.h"
-#include "sql/tokenizer.h"
+#include "sql/stmt.h"
 #include "tap.h"
 #include "upstream/upauth.h"
 
@@ -249,15 +249,11 @@ static void test_switch_rewrite(void)
 
 static void note(struct ident *id, const char *sql)
 {
-	static struct {
-		struct sql_tok_result r;
-		char text[SQL_TOK_MIN_TEXT_CAP];
-	} t;
+	static struct stmt st;
 
-	t.r.text = t.text;
-	t.r.text_cap = sizeof t.text;
-	sql_tokenize(sql, strlen(sql), &t.r);
-	grants_note_statement(id, &t.r);
+	stmt_begin(&st, sql, strlen(sql));
+	stmt_read(&st);
+	grants_note_statement(id, &st);
 }
 
 static void test_grants(void)

@@ -1,0 +1,110 @@
+KILL 5
+kill query 7
+KILL HARD CONNECTION 8;
+KILL /* a note */ 5
+/* a note */ KILL 5
+KILL 5 -- a note
+# a note
+KILL 5 # a note
+/*!50000 KILL 5 */
+/*M!100100 KILL 5 */
+KILL /*!99999 5 */
+KILL 5;;
+KILL 5; SELECT 1
+KILL QUERY ID 5
+KILL USER app
+KILL CONNECTION_ID()
+KILL `5`
+KILL 18446744073709551616
+SELECT 'KILL 5'
+SHOW CACHES
+SHOW CACHES -- a note
+SHOW CACHES # a note
+/* a note */ SHOW CACHES
+SHOW /* a note */ CACHES
+/*!50000 SHOW CACHES */
+/*M!100100 SHOW CACHES */
+SHOW PROXIED QUERIES WHERE query_id = 'q_0123' LIMIT 5
+SHOW PROXIED QUERIES LIMIT 10x
+DROP CACHE `my cache`
+DROP CACHE 'a''b'
+DROP CACHE 'unclosed
+FLUSH ALL SHALLOW CACHES
+EXPLAIN LAST STATEMENT -- why
+CREATE CACHE POLICY TTL 10s REFRESH EVERY 2 SECONDS COALESCE 50 MS ALWAYS c1 FROM SELECT * FROM t WHERE id = ?
+CREATE CACHE FROM /* c */ SELECT * FROM t
+CREATE CACHE FROM -- c
+CREATE SHALLOW CACHE UNTIL WRITE FROM q_0bc1ae031e4721d4
+SHOW SLAVE STATUS
+show   slave	status ;
+SHOW SLAVE /* x */ STATUS
+SHOW SLAVE STATUS -- x
+/*!50000 SHOW SLAVE STATUS */
+SELECT @@global.read_only read_only
+SELECT @@global.read_only&@@global.innodb_read_only read_only
+SELECT @@global .read_only read_only
+SELECT @@global.`read_only` read_only
+         SHOW SLAVE STATUS
+SHOW READYSET STATUS
+/*!40101 SET NAMES utf8 */
+/*!40101 SET NAMES utf8 */;
+/*!99999 SET sql_mode = '' */
+/*M!100100 SET sql_mode = '' */
+SET sql_mode = /*!50700 'ANSI' */ ''
+SET /* c */ sql_mode = ''
+SET sql_mode = '' -- c
+SET sql_mode = '' # c
+SET `sql_mode` = ''
+SET sql_mode = 'a;b', time_zone = "+00:00"
+SET max_error_count = 1.5e3
+SET max_error_count = - .5
+SET max_error_count = 1_000
+SET @@session . sql_mode = ''
+SET @@local.sql_mode = ''
+SET NAMES utf8 /* c */ COLLATE utf8_bin
+SET NAMES utf8 -- c
+SET NAMES `utf8`
+SET CHARACTER SET latin1
+SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED, READ ONLY
+SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED
+SET TRANSACTION ISOLATION LEVEL /* READ UNCOMMITTED */ SERIALIZABLE
+SET STATEMENT max_statement_time = 1 FOR SELECT 1
+USE `my``db`
+USE /* c */ db1 -- c
+USE 'db1'
+USE `db1
+DROP DATABASE IF EXISTS `a``b`
+DROP DATABASE `a
+COMMIT /* c */ RELEASE
+COMMIT -- RELEASE
+COMMIT AND NO CHAIN NO RELEASE
+ROLLBACK WORK TO SAVEPOINT s
+FLUSH TABLES t FOR EXPORT
+FLUSH TABLES /* WITH READ LOCK */ t
+FLUSH /* c */ TABLES
+FLUSH NO_WRITE_TO_BINLOG TABLES t1
+REPAIR TABLE t1 USE_FRM
+SELECT 1; FLUSH TABLES
+SET GLOBAL ft_boolean_syntax = ' +-'
+set @@global.`ft_boolean_syntax`=DEFAULT
+SELECT 'ft_boolean_syntax'
+SET ROLE r
+SET /* c */ ROLE r
+SET ROLE`r`
+SET role = 'x'
+GRANT ALL ON *.* TO u
+/*!50000 GRANT ALL ON *.* TO u */
+/*M!100100 GRANT ALL ON *.* TO u */
+SELECT 1; GRANT ALL ON *.* TO u
+SELECT 1 --\nGRANT ALL ON *.* TO u
+(GRANT ALL ON *.* TO u)
+CREATE OR REPLACE USER u
+ALTER TABLE user ADD x INT
+SELECT * FROM t1 AS a JOIN db.t2 b ON a.x = b.y LEFT JOIN t3 ON 1
+INSERT INTO t SELECT @v := a FROM u
+SELECT a FROM t /*!99999 , u */ WHERE SQL_CALC_FOUND_ROWS
+WITH c AS (SELECT GET_LOCK('x', 1)) SELECT * FROM c
+UPDATE t SET a = CONNECTION_ID(); SELECT 2
+BEGIN INSERT INTO log VALUES (NEW.a); CALL p(); END
+BEGIN IF NEW.a > 0 THEN UPDATE t2 SET b = 1; END IF; DELETE FROM t3 WHERE f(x); END
+BEGIN CREATE TEMPORARY TABLE tmp (a INT); CALL db.proc(1); SET @x = myfn(2); END

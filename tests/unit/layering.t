@@ -14,7 +14,9 @@ comment's mark, a keyword compared as text), and what only looks like one
 (a config file's white space, a case-sensitive comparison with a server's
 value, a protocol byte, a comment naming the lexer) passes.
 """
+import atexit
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -64,6 +66,7 @@ def compile_tree(files):
     """Write files {path: text} into a temporary tree and compile each .c
     into its .o (the way the build does: -I src -I .)."""
     d = tempfile.mkdtemp(prefix="layering-")
+    atexit.register(shutil.rmtree, d, True)   # each run's trees go with it
     for path, text in files.items():
         full = os.path.join(d, path)
         os.makedirs(os.path.dirname(full), exist_ok=True)

@@ -224,6 +224,18 @@ static bool build_key(struct cache_session *cs, const struct cache_ctx *x, char 
 	return true;
 }
 
+/* Is cs->keybuf still the 'Q' key of a text of n bytes that build_key made
+ * earlier in this command, under the settings and the grants' scope of now?
+ * (The text is the command's own and unchanged; no other key was built
+ * since: only build_key and exec_key write keybuf.) */
+static bool query_key_current(const struct cache_session *cs, const struct cache_ctx *x, size_t n)
+{
+	const struct pbuf *k = &cs->keybuf;
+
+	return k->len == 10 + n && k->data[0] == 'Q' && rd_u32(k->data + 2) == cs->settings_id &&
+	       rd_u32(k->data + 6) == grants_key_id(x->ident);
+}
+
 static void serve_hit(struct cache_session *cs, const struct cache_ctx *x, struct cache_entry *e,
 		      uint64_t t0)
 {
@@ -698,13 +710,14 @@ static enum cache_step on_query(struct cache_session *cs, const struct cache_ctx
 	struct stmt *st;
 	struct cache_def *d;
 	enum cache_step step;
+	bool keyed;
 
 	cs->bypass_once = false;
 	/* a session with temporary tables has its queries read first: a name
 	 * may be one of them */
-	step = first_look(cs, x, !bypass && !cs->settings_dirty && !dirty_reads(cs) &&
-			  !consist_has_temps(&cs->cons) && inval_serving() &&
-			  build_key(cs, x, 'Q', q, n, NULL, 0), &bypass, q, n);
+	keyed = !bypass && !cs->settings_dirty && !dirty_reads(cs) && !consist_has_temps(&cs->cons) &&
+		inval_serving() && build_key(cs, x, 'Q', q, n, NULL, 0);
+	step = first_look(cs, x, keyed, &bypass, q, n);
 	if (step != CSTEP_PASS)
 		return step;
 	st = stmt_of(cs, q, n);
@@ -732,7 +745,8 @@ static enum cache_step on_query(struct cache_session *cs, const struct cache_ctx
 	step = read_deps(cs, d, read_stmt(st), cs->cons.schema);
 	if (step != CSTEP_SERVED)
 		return step;
-	if (!build_key(cs, x, 'Q', q, n, NULL, 0))
+	/* the key first_look looked up, unless something it is made of moved */
+	if (!(keyed && query_key_current(cs, x, n)) && !build_key(cs, x, 'Q', q, n, NULL, 0))
 		return CSTEP_PASS;
 	return lookup_or_load(cs, x, d, q, n);
 }

@@ -16,6 +16,7 @@
 #include "cache/rowimage.h"
 #include "cache/tablemap.h"
 #include "cache/tcols.h"
+#include "config/config.h"
 
 #define MAP_SLOTS 256         /* remembered table maps (by table id) */
 #define MAP_PROBES 8          /* slots a table id may take */
@@ -284,6 +285,11 @@ void rows_event(struct trx_set *s, const MARIADB_RPL_EVENT *ev, unsigned checksu
 		add_cascade(s, m);
 	/* the fence first, then gen: a snapshot that sees the new gen sees it */
 	inval_row_fenced(m->t, fence_pos_here(end), settle_ms);
+	if (g_config.invalidation_granularity == GRANULARITY_TABLE) {
+		trx_set_add(s, m->t, IW_T_GRANULARITY);   /* row precision turned off: the table goes whole */
+		atomic_fetch_add_explicit(&n_events, 1, memory_order_relaxed);
+		return;
+	}
 	if (!decoded_fit(&img_vals[0], m->map.ncols) || !decoded_fit(&img_vals[1], m->map.ncols) ||
 	    rowimg_open(&r, &m->map, ev->event_type, body, blen, 0, &scratch, err, sizeof(err)) < 0 ||
 	    match_images(m, &r, &matched, &unsure, err, sizeof(err)) < 0) {

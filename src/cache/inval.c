@@ -232,6 +232,7 @@ const char *inval_why_name(enum inval_why why)
 		[IW_T_STATEMENT] = "statement_event", [IW_T_CASCADE] = "cascade",
 		[IW_T_UNKNOWN] = "unknown_table", [IW_T_UNREADABLE] = "unreadable_event",
 		[IW_T_DEFINITION] = "definition_changed", [IW_T_NOTINDEXED] = "index_full",
+		[IW_T_GRANULARITY] = "granularity_table",
 		[IW_A_FLUSH] = "stream_gap", [IW_A_UNKNOWN] = "tables_unknown",
 		[IW_A_WRITE] = "own_write_unknown",
 	};

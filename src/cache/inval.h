@@ -138,6 +138,7 @@ enum inval_why {
 	IW_T_UNREADABLE,     /* a table map or row event that cannot be read or does not fit */
 	IW_T_DEFINITION,     /* the catalog read a different definition of the table */
 	IW_T_NOTINDEXED,     /* the index is at its bound or out of memory */
+	IW_T_GRANULARITY,    /* a row change, with invalidation_granularity = table */
 	/* everything */
 	IW_A_FLUSH,          /* the stream was lost or skipped, a snapshot's server differs */
 	IW_A_UNKNOWN,        /* writes whose tables are not known (statement, catalog stale, ...) */

@@ -17,6 +17,7 @@ static const char *const log_names[] = { "error", "warn", "info", "debug", NULL 
 static const char *const policy_names[] = { "shun", "serve-stale", NULL };
 static const char *const inval_names[] = { "auto", "binlog", "writes", "ttl", NULL };
 static const char *const scope_names[] = { "user", "shared", NULL };
+static const char *const granularity_names[] = { "row", "table", NULL };
 
 #define SZ(f) sizeof(((struct shoal_config *)0)->f)
 #define PATH_SETTING(k, e, fl, field, d, h) \
@@ -239,6 +240,12 @@ const struct setting config_settings[] = {
 		  "invalidation in which results are not stored. Correctness does not depend on "
 		  "it: a result is stored only once the commits it could miss are proven visible "
 		  "on the upstream (the visibility fence)." },
+	{ .key = "invalidation_granularity", .env = "INVALIDATION_GRANULARITY",
+	  .flag = "invalidation-granularity", .type = T_ENUM, .off = OFF(invalidation_granularity),
+	  .names = granularity_names, .metavar = "HOW", .def = "row",
+	  .help = "What a row changed in the binlog invalidates: row (the cached answers whose "
+		  "WHERE constraints the row's before or after image can meet) or table (every "
+		  "answer that reads its table)." },
 	{ .key = "cache_scope", .env = "CACHE_SCOPE", .flag = "cache-scope", .type = T_ENUM,
 	  .off = OFF(cache_scope), .names = scope_names, .metavar = "SCOPE", .def = "user",
 	  .help = "user: each upstream user has its own cached results; shared: users share "

@@ -34,6 +34,8 @@ enum shoal_invalidation { INVALIDATION_AUTO, INVALIDATION_BINLOG, INVALIDATION_W
 			  INVALIDATION_TTL };
 /* What the node does while its upstream is down (docs/operations.md). */
 enum shoal_down_policy { DOWN_POLICY_SHUN, DOWN_POLICY_SERVE_STALE };
+/* What a changed row of the binlog invalidates (docs/caching.md). */
+enum shoal_inval_granularity { GRANULARITY_ROW, GRANULARITY_TABLE };
 /* Who shares cached results (docs/security.md). */
 enum shoal_cache_scope { CACHE_SCOPE_USER, CACHE_SCOPE_SHARED };
 
@@ -127,6 +129,7 @@ struct shoal_config {
 	int binlog_server_id;            /* 0: derived from the host name and listen port */
 	int binlog_max_lag_ms;           /* further behind: nothing served; default 10000 */
 	int binlog_settle_ms;            /* obsolete extra window after a binlog invalidation (0) */
+	enum shoal_inval_granularity invalidation_granularity; /* default row: the answers a row can change */
 
 	/* high availability (docs/operations.md) */
 	int drain_timeout_ms;            /* SIGTERM/SIGINT: longest wait for sessions; default 30000 */

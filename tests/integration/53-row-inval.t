@@ -16,6 +16,8 @@
 #   - a cascading delete (the child's rows are not logged: the child goes whole);
 #   - a trigger writing another table (its rows are logged: matched by row);
 #   - an UPDATE through a MINIMAL row image (columns absent: counted as a match);
+#   - invalidation_granularity = table turns row precision off: a changed
+#     row invalidates every answer of its table, counted as such;
 # (each table is read once first: a fill before the catalog reader has read
 # the table's columns keeps no constraint on it);
 # then what is seen from outside: /metrics, SHOW SHOAL STATUS and the
@@ -25,7 +27,7 @@ set -uo pipefail
 
 if fake_mode; then skip_all "row-precise invalidation: needs a node (SHOAL_FAKE_DIRECT=1)"; fi
 
-plan 44
+plan 50
 work="$BUILD_TEST/t53"
 rm -rf "$work"
 mkdir -p "$work"
@@ -63,9 +65,10 @@ else
   bail "an AUTO_CACHE node in binlog mode"
 fi
 
-q() { via_to nb -N -e "$1" 2>&1; }
+NODE=nb   # the node q, hits, warm and cached read through
+q() { via_to "$NODE" -N -e "$1" 2>&1; }
 d() { bl -N -e "$1" 2>&1; }
-hits() { via_to nb -N -e "SHOW SHOAL STATUS" 2>/dev/null | awk -F'\t' '$1 == "Cache Hits" {print $2}'; }
+hits() { via_to "$NODE" -N -e "SHOW SHOAL STATUS" 2>/dev/null | awk -F'\t' '$1 == "Cache Hits" {print $2}'; }
 # warm SQL...: each read through the node until it is a hit (stored: its
 # tables checked by the catalog reader, no fence open)
 warm() {
@@ -220,5 +223,41 @@ warm "SELECT v, name FROM t WHERE id = 7"
 ad=$(mariadb --no-defaults -h127.0.0.1 -P"$ADMIN_P" -uadmin -padmin -N \
   -e "SELECT query, constraints FROM stats_shoal_entry_constraints" 2>&1)
 like "$ad" "WHERE id = 7.*shoaltest\.t: id IN \(7\)" "admin: stats_shoal_entry_constraints shows an entry's constraints"
+
+# ---- invalidation_granularity = table: a second node, row precision off
+out=$("$SHOAL_BIN" --invalidation-granularity column --upstream-db-url "mysql://app:pw@127.0.0.1:$BL_PORT/shoaltest" 2>&1)
+rc=$?
+if [ $rc = 2 ] && [[ $out == *invalidation-granularity* ]] && [[ $out == *row* ]]; then
+  ok "an unknown granularity is a start-up error naming the setting and its values (exit 2)"
+else
+  not_ok "an unknown granularity is a start-up error"; diag "exit $rc: $out"
+fi
+MT_P=$(free_port)
+mkdir -p "$work/nt"
+if shoal_start nt --auto-cache --upstream-db-url "mysql://app:pw@127.0.0.1:$BL_PORT/shoaltest" \
+  --invalidation binlog --invalidation-granularity table --metrics-address "127.0.0.1:$MT_P" \
+  --data-dir "$work/nt"; then
+  ok "a node with invalidation_granularity = table"
+else
+  bail "a node with invalidation_granularity = table"
+fi
+NODE=nt
+warm "SELECT COUNT(*) FROM t" "SELECT v FROM t WHERE id = 10" "SELECT v FROM t WHERE id = 11"
+cached "SELECT v FROM t WHERE id = 11" "table granularity: warm, id = 11 is cached"
+bl -e "UPDATE t SET v = v + 1 WHERE id = 10"
+fresh "SELECT v FROM t WHERE id = 10" "  ... a changed row: its key's answer is invalidated"
+# the row change reached this node (its key read the new value): was the
+# other key's answer invalidated with it? A read of it is a miss.
+h0=$(hits)
+got=$(q "SELECT v FROM t WHERE id = 11")
+h1=$(hits)
+if [ "$got" = "$(d "SELECT v FROM t WHERE id = 11")" ] && [ "${h1:-0}" = "${h0:-0}" ]; then
+  ok "  ... and the other key of the table too (a miss, the right answer)"
+else
+  not_ok "  ... and the other key of the table too"; diag "got $got, hits $h0 -> $h1"
+fi
+like "$(curl -s "http://127.0.0.1:$MT_P/metrics")" \
+  'shoal_invalidations_by_table_total\{reason="granularity_table"\} [1-9]' \
+  "  ... counted as granularity_table by table"
 
 done_testing

@@ -197,12 +197,14 @@ static int parse_create(struct reader *r, struct sql_cache_cmd *cc)
 			return syntax(r);
 		return SQL_CC_CREATE;
 	}
-	if (t.kind == T_END)
-		return syntax(r);
+	if (t.kind == T_END || sql_is_punct(&t, ';'))
+		return syntax(r);   /* FROM and no query (the fuzzer's CREATE CACHE FROM;;) */
 	cc->select = start_of(&t);
 	while (end > cc->select && (sql_space_byte((unsigned char)end[-1]) || end[-1] == ';'))
 		end--;
 	cc->select_len = (size_t)(end - cc->select);
+	if (cc->select_len == 0)
+		return syntax(r);   /* nothing left of the query once its ';'s are trimmed */
 	return SQL_CC_CREATE;
 }
 

@@ -93,6 +93,8 @@ static void cache_sql(void)
 		   "CREATE CACHE FROM a query id");
 		ok(cmd("CREATE CACHE FROM") == -1 && cmd("CREATE CACHE POLICY TTL 10 DAYS FROM SELECT 1") == -1,
 		   "CREATE CACHE without a query, or with a unit it does not know: syntax errors");
+		ok(cmd("CREATE CACHE FROM;;  ") == -1 && cmd("CREATE CACHE c FROM ;") == -1,
+		   "CREATE CACHE FROM and only ';': a syntax error, no empty query (the fuzzer's find)");
 	}
 }
 

@@ -2,7 +2,7 @@
  * test_vcols.c: the verdict on generated columns (src/cache/vcols.c): which
  * generation expressions count as not deterministic, and the verdict's
  * life: unknown, queued once for the catalog reader, forgotten at each
- * catalog read. (The reader's check itself runs against a real server in
+ * catalog read; the server's spelling of a table the check asks by. (The reader's check itself runs against a real server in
  * tests/integration/66-autocache-fidelity.t.)
  */
 #include <string.h>
@@ -51,12 +51,35 @@ static void lifecycle(void)
 	is_int(vcols_verdict(t), VCOLS_UNKNOWN, "a table whose check failed: unknown again");
 }
 
+/* The key is folded to lower case; the check asks the server by the name
+ * as its catalog listed it (a server with case-sensitive names knows
+ * `Items`, not `items`). */
+static void spelling(void)
+{
+	struct inval_table *t = inval_table_get("CaseDb", 6, "Items", 5);
+
+	if (!ok(t != NULL, "a table named in mixed case"))
+		return;
+	is_str(inval_table_spelled_name(t), "items", "never listed: its folded key");
+	inval_table_spell(t, "CaseDb", "Items", 1);
+	is_str(inval_table_spelled_schema(t), "CaseDb", "listed by a catalog read: the server's schema");
+	is_str(inval_table_spelled_name(t), "Items", "  ... and table");
+	ok(!t->spelled_twice, "  one spelling");
+	inval_table_spell(t, "CaseDb", "ITEMS", 1);
+	ok(t->spelled_twice, "two spellings in one read (Items and ITEMS): marked");
+	inval_table_spell(t, "casedb", "ITEMS", 2);
+	ok(!t->spelled_twice && strcmp(inval_table_spelled_name(t), "ITEMS") == 0,
+	   "the next read lists it renamed: its new spelling, one");
+	ok(inval_table_get("CASEDB", 6, "items", 5) == t, "any spelling finds the one table");
+}
+
 int main(void)
 {
 	if (inval_init() < 0)
 		return 1;
 	expressions();
 	lifecycle();
+	spelling();
 	inval_destroy(tcols_drop);
 	return done_testing();
 }

@@ -1011,8 +1011,25 @@ static void reader_idle(MYSQL *m)
 	}
 }
 
+/* Is t a view of the current catalog (and no table shares its key)? */
+static bool is_view(const struct inval_table *t)
+{
+	bool twice = false, view;
+	const struct cat_obj *o;
+
+	pthread_rwlock_rdlock(&snap_lock);
+	o = current ? snap_find_self(current, t, &twice) : NULL;
+	view = o && o->kind == CAT_VIEW;
+	pthread_rwlock_unlock(&snap_lock);
+	return view;
+}
+
 void catalog_check_vcols(struct inval_table *t)
 {
+	if (is_view(t)) {
+		vcols_set_view(t);   /* nothing to ask the server (vcols.h) */
+		return;
+	}
 	if (!vcols_check_later(t))
 		return;
 	ensure_reader();

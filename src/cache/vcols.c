@@ -63,6 +63,14 @@ bool vcols_check_later(struct inval_table *t)
 	return added;
 }
 
+void vcols_set_view(struct inval_table *t)
+{
+	uint32_t expect = atomic_load(&t->vcols);
+
+	if (vcols_verdict(t) == VCOLS_UNKNOWN)   /* a queued one is the reader's to settle */
+		atomic_compare_exchange_strong(&t->vcols, &expect, word(VCOLS_PLAIN));
+}
+
 void vcols_forget_all(void)
 {
 	pthread_mutex_lock(&queue_lock);

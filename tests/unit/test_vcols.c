@@ -49,6 +49,17 @@ static void lifecycle(void)
 	ok(vcols_pending(), "  the reader still has it");
 	atomic_store(&t->vcols, 0u); /* as a failed check leaves it */
 	is_int(vcols_verdict(t), VCOLS_UNKNOWN, "a table whose check failed: unknown again");
+
+	struct inval_table *v = inval_table_get("db", 2, "v", 1);
+
+	vcols_set_view(v);
+	is_int(vcols_verdict(v), VCOLS_PLAIN, "a view: plain at once, nothing asked of the server");
+	vcols_set_view(t);
+	is_int(vcols_verdict(t), VCOLS_PLAIN, "  (unknown before: settled as a view)");
+	vcols_forget_all();
+	ok(vcols_check_later(v), "a catalog read forgets it: a view known no more is queued like a table");
+	vcols_set_view(v);
+	is_int(vcols_verdict(v), VCOLS_QUEUED, "  a queued one is the reader's to settle");
 }
 
 /* The key is folded to lower case; the check asks the server by the name

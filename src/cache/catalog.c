@@ -1168,12 +1168,13 @@ bool catalog_writes_may_create_temps(const struct sql_tables *t, const char *sch
 	return r;
 }
 
-bool catalog_any_temps(void)
+enum catalog_temps catalog_any_temps(void)
 {
-	bool r;
+	enum catalog_temps r;
 
 	pthread_rwlock_rdlock(&snap_lock);
-	r = !current || !catalog_ready() || current->any_temps;
+	r = !current || !catalog_ready() ? CATALOG_TEMPS_UNKNOWN :
+	    current->any_temps ? CATALOG_TEMPS_SOME : CATALOG_TEMPS_NONE;
 	pthread_rwlock_unlock(&snap_lock);
 	return r;
 }

@@ -9,6 +9,7 @@
 #include "base/stats.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <openssl/err.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -30,6 +31,17 @@ void sbuf_init(struct sbuf *s, int fd)
 	s->ssl_want_write = false;
 	s->z = NULL;
 	s->z_out = 0;
+}
+
+int sbuf_set_nonblocking(struct sbuf *s)
+{
+	int fl = fcntl(s->fd, F_GETFL);
+
+	if (fl < 0)
+		return -1;
+	if (fl & O_NONBLOCK)
+		return 0;
+	return fcntl(s->fd, F_SETFL, fl | O_NONBLOCK) < 0 ? -1 : 0;
 }
 
 void sbuf_close(struct sbuf *s)

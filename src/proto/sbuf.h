@@ -37,6 +37,10 @@ struct sbuf {
 };
 
 void sbuf_init(struct sbuf *s, int fd);
+/* Put the fd in non-blocking mode, which every read and write here assumes
+ * (a socket the node did not open itself, such as the connector's, may be
+ * blocking). 0, or -1 with errno set. */
+int sbuf_set_nonblocking(struct sbuf *s);
 /* Close the fd, free TLS state and buffers. */
 void sbuf_close(struct sbuf *s);
 /* Read what is available, at most max bytes in this call. */

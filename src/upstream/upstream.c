@@ -342,6 +342,18 @@ static void become_ready(struct upstream *u)
 	ev_io_stop(u->loop, &u->watcher);
 	ev_timer_stop(u->loop, &u->timer);
 	sbuf_init(&u->io, mysql_get_socket(u->mysql));
+	/* The connector leaves its socket blocking (its asynchronous calls
+	 * pass MSG_DONTWAIT instead), and the relay's reads and writes would
+	 * then stall the worker: over TLS, sbuf's SSL_read loop waited forever
+	 * for a record after the last one (every login through a node with
+	 * upstream_tls hung, found against MySQL 9.7 and 8.0); in plain, a read
+	 * that filled its chunk exactly waited for more. */
+	if (sbuf_set_nonblocking(&u->io) < 0) {
+		snprintf(u->err, sizeof(u->err), "cannot make the upstream socket non-blocking: %s",
+			 strerror(errno));
+		fail(u);
+		return;
+	}
 	set_socket_timeouts(u->io.fd);
 	if (pvio && pvio->ctls)
 		u->io.ssl = (SSL *)pvio->ctls->ssl;

@@ -179,6 +179,9 @@ mysql97_start() {
   port_free "$port" || { _mysql_err "port $port is in use"; return 1; }
   data="/var/lib/shoal-$name"   # as mysqld sees it, inside the chroot
   run="$root$data.log"          # its stdout and stderr, on the host
+  # mysqld refuses to start without its secure_file_priv directory, which
+  # only the full mysql-server package makes
+  mkdir -p "$root/var/lib/mysql-files" || { _mysql_err "cannot create $root/var/lib/mysql-files"; return 1; }
   if [ ! -d "$root$data/mysql" ]; then
     if [ -e "$root$data" ]; then rm -rf "${root:?}$data"; fi
     if ! chroot "$root" mysqld --no-defaults --user=root --datadir="$data" \

@@ -60,6 +60,7 @@ struct edge {
 
 struct cat_obj {
 	struct cat_obj *next;
+	struct cat_obj *next_self;  /* the chain of its inval_table's bucket (by_self) */
 	uint64_t hash;
 	enum cat_kind kind;
 	char *schema, *name;
@@ -80,6 +81,9 @@ struct cat_obj {
 
 struct snapshot {
 	struct cat_obj **buckets;
+	struct cat_obj **by_self; /* tables and views again, by their inval_table: its key
+				   * is folded, so on a server with case-sensitive names
+				   * its folded name would not find `Items` in buckets */
 	size_t nbuckets, count;
 	bool fold;                /* lower_case_table_names != 0 */
 	bool any_temps;           /* some routine or trigger may create temporary tables */
@@ -157,6 +161,7 @@ static void snap_free(struct snapshot *s)
 		}
 	}
 	free(s->buckets);
+	free(s->by_self);
 	free(s);
 }
 
@@ -170,13 +175,21 @@ static struct snapshot *snap_new(size_t rows, bool fold)
 	while (n < rows * 2)
 		n *= 2;
 	s->buckets = calloc(n, sizeof(*s->buckets));
-	if (!s->buckets) {
+	s->by_self = calloc(n, sizeof(*s->by_self));
+	if (!s->buckets || !s->by_self) {
+		free(s->buckets);
+		free(s->by_self);
 		free(s);
 		return NULL;
 	}
 	s->nbuckets = n;
 	s->fold = fold;
 	return s;
+}
+
+static size_t self_bucket(const struct snapshot *s, const struct inval_table *t)
+{
+	return (size_t)(t->hash >> 7) & (s->nbuckets - 1);   /* the folded name's hash */
 }
 
 static struct cat_obj *snap_add(struct snapshot *s, enum cat_kind kind, const char *schema,
@@ -205,8 +218,33 @@ static struct cat_obj *snap_add(struct snapshot *s, enum cat_kind kind, const ch
 	o->hash = key_hash(s, schema, slen, name, nlen);
 	o->next = s->buckets[o->hash & (s->nbuckets - 1)];
 	s->buckets[o->hash & (s->nbuckets - 1)] = o;
+	if (kind != CAT_ROUTINE) {
+		size_t b = self_bucket(s, o->self);
+
+		o->next_self = s->by_self[b];
+		s->by_self[b] = o;
+	}
 	s->count++;
 	return o;
+}
+
+/* The table or view whose inval_table is t. NULL: none, or two (`Foo`
+ * and `foo` on a server with case-sensitive names share one: *twice). */
+static struct cat_obj *snap_find_self(const struct snapshot *s, const struct inval_table *t, bool *twice)
+{
+	struct cat_obj *found = NULL;
+
+	*twice = false;
+	for (struct cat_obj *o = s->by_self[self_bucket(s, t)]; o; o = o->next_self) {
+		if (o->self != t)
+			continue;
+		if (found) {
+			*twice = true;
+			return NULL;   /* which one is meant, t does not tell */
+		}
+		found = o;
+	}
+	return found;
 }
 
 static bool dep_add(struct inval_table ***arr, unsigned *n, unsigned *cap, struct inval_table *t)
@@ -505,6 +543,7 @@ static void snap_finish(struct snapshot *s)
 int catalog_load_rows(const struct catalog_row *rows, size_t n, bool fold)
 {
 	struct snapshot *s = snap_new(n, fold), *old;
+	uint32_t this_load = atomic_load(&loads) + 1;   /* loads happen on one thread */
 	unsigned want;
 	int rc = 0;
 
@@ -516,6 +555,8 @@ int catalog_load_rows(const struct catalog_row *rows, size_t n, bool fold)
 		if (rows[i].kind != 'T' && rows[i].kind != 'V')
 			continue;
 		o = snap_add(s, rows[i].kind == 'T' ? CAT_TABLE : CAT_VIEW, rows[i].schema, rows[i].name);
+		if (o)   /* a table's or a view's name as the server spells it */
+			inval_table_spell(o->self, rows[i].schema, rows[i].name, this_load);
 		if (!o)
 			rc = -1;
 		else if (rows[i].kind == 'V')
@@ -782,10 +823,11 @@ static void write_one(const char *sch, size_t slen, const char *name, size_t nle
 			*opaque = true;
 	if (o->kind == CAT_VIEW)                 /* and what writes to those also change */
 		for (unsigned i = 1; i < o->ndeps; i++) {
-			const struct inval_table *b = o->deps[i];
-			struct cat_obj *bo = snap_find(current, inval_table_schema(b), b->schema_len,
-						       inval_table_name(b), b->name_len);
+			bool twice;
+			struct cat_obj *bo = snap_find_self(current, o->deps[i], &twice);
 
+			if (twice)
+				*opaque = true;   /* Foo and foo: whose closure, not known */
 			for (unsigned k = 0; bo && bo->kind == CAT_TABLE && k < bo->ndeps; k++)
 				if (!push_dep(out, cap, n, bo->deps[k]))
 					*opaque = true;
@@ -845,11 +887,12 @@ bool catalog_cascade_closure(struct inval_table *t, struct inval_table **out, un
 	unsigned qh = 0, qt = 0;
 	bool ok;
 
+	bool twice = false;
+
 	*n = 0;
 	pthread_rwlock_rdlock(&snap_lock);
-	o = current && catalog_ready() ? snap_find(current, inval_table_schema(t), t->schema_len,
-						   inval_table_name(t), t->name_len) : NULL;
-	ok = o && o->kind == CAT_TABLE;
+	o = current && catalog_ready() ? snap_find_self(current, t, &twice) : NULL;
+	ok = o && o->kind == CAT_TABLE;   /* twice: not known */
 	if (ok)
 		queue[qt++] = o;
 	while (ok && qh < qt)   /* breadth first over the cascading keys only */
@@ -968,8 +1011,25 @@ static void reader_idle(MYSQL *m)
 	}
 }
 
+/* Is t a view of the current catalog (and no table shares its key)? */
+static bool is_view(const struct inval_table *t)
+{
+	bool twice = false, view;
+	const struct cat_obj *o;
+
+	pthread_rwlock_rdlock(&snap_lock);
+	o = current ? snap_find_self(current, t, &twice) : NULL;
+	view = o && o->kind == CAT_VIEW;
+	pthread_rwlock_unlock(&snap_lock);
+	return view;
+}
+
 void catalog_check_vcols(struct inval_table *t)
 {
+	if (is_view(t)) {
+		vcols_set_view(t);   /* nothing to ask the server (vcols.h) */
+		return;
+	}
 	if (!vcols_check_later(t))
 		return;
 	ensure_reader();
@@ -1108,12 +1168,13 @@ bool catalog_writes_may_create_temps(const struct sql_tables *t, const char *sch
 	return r;
 }
 
-bool catalog_any_temps(void)
+enum catalog_temps catalog_any_temps(void)
 {
-	bool r;
+	enum catalog_temps r;
 
 	pthread_rwlock_rdlock(&snap_lock);
-	r = !current || !catalog_ready() || current->any_temps;
+	r = !current || !catalog_ready() ? CATALOG_TEMPS_UNKNOWN :
+	    current->any_temps ? CATALOG_TEMPS_SOME : CATALOG_TEMPS_NONE;
 	pthread_rwlock_unlock(&snap_lock);
 	return r;
 }

@@ -101,10 +101,14 @@ void catalog_check_vcols(struct inval_table *t);
 void catalog_wait_vcols(struct store_waiter *w);
 void catalog_cancel_vcols_wait(struct store_waiter *w);
 
-/* Counters for SHOW SHOAL STATUS and /metrics. */
 /* May any routine of the catalog create temporary tables (or call one
- * that may)? True when the catalog is not current. */
-bool catalog_any_temps(void);
+ * that may)? CATALOG_TEMPS_UNKNOWN while the catalog is not current: the
+ * readiness and the answer are read together, under one lock (a caller
+ * that asked "ready?" first could be answered for a catalog that went
+ * stale in between). */
+enum catalog_temps { CATALOG_TEMPS_NONE, CATALOG_TEMPS_SOME, CATALOG_TEMPS_UNKNOWN };
+enum catalog_temps catalog_any_temps(void);
+/* Counters for SHOW SHOAL STATUS and /metrics. */
 unsigned catalog_loads(void);
 size_t catalog_objects(void);
 

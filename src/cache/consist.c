@@ -425,13 +425,17 @@ bool consist_done(struct consist *s, bool in_txn, bool ok)
  * decided, else why not yet (the catalog is being read). */
 static const struct reason *decide_pending_temps(struct consist *s, bool *retry)
 {
-	if (!catalog_ready()) {
+	enum catalog_temps t = catalog_any_temps();
+
+	if (t == CATALOG_TEMPS_UNKNOWN) {
+		/* the catalog is being read (a DDL): wait for it, never decide
+		 * "some" for a catalog that is merely stale */
 		if (retry)
 			*retry = true;
 		return reason_of(WHY_CATALOG_TEMPS);
 	}
 	s->temps_pending = false;
-	if (catalog_any_temps())
+	if (t == CATALOG_TEMPS_SOME)
 		s->temps_unknown = true;
 	return NULL;
 }

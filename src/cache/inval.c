@@ -58,6 +58,7 @@ void inval_destroy(void (*drop)(struct inval_table *t))
 			next = t->next;
 			if (drop)
 				drop(t);
+			free(t->spelled);
 			free(t);
 		}
 	}
@@ -154,6 +155,31 @@ struct inval_table *inval_table_get(const char *schema, size_t slen, const char 
 	}
 	pthread_mutex_unlock(&lock);
 	return t;
+}
+
+void inval_table_spell(struct inval_table *t, const char *schema, const char *name, uint32_t read)
+{
+	size_t sl = strlen(schema), nl = strlen(name);
+	bool same = t->spelled && strcmp(inval_table_spelled_schema(t), schema) == 0 &&
+		    strcmp(inval_table_spelled_name(t), name) == 0;
+	char *s;
+
+	if (t->spelled && t->spelled_read == read) {
+		if (!same)
+			t->spelled_twice = true;   /* Foo and foo, both listed by this read */
+		return;
+	}
+	t->spelled_read = read;
+	t->spelled_twice = false;
+	if (same)
+		return;   /* as the last read listed it */
+	s = malloc(sl + nl + 2);
+	if (!s)
+		return;   /* out of memory: the spelling before (or the folded key) stays */
+	memcpy(s, schema, sl + 1);
+	memcpy(s + sl + 1, name, nl + 1);
+	free(t->spelled);
+	t->spelled = s;
 }
 
 /* Fills of t that start within settle_ms from now are not stored. */

@@ -36,6 +36,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "cache/fence.h"
 #include "sql/reasons.h"
@@ -70,15 +71,37 @@ struct inval_table {
 				       * under that file's lock) */
 	struct mgroup *mgroups;       /* the match index's groups of this table
 				       * (match.c: under its shard lock) */
+	/* the catalog reader's own (read and written on its thread only): */
+	char *spelled;                /* "schema\0table\0" as the server lists it (the key is
+				       * folded to lower case; a server with case-sensitive
+				       * names knows the table only as spelled); NULL: never listed */
+	uint32_t spelled_read;        /* the catalog read that listed it last */
+	bool spelled_twice;           /* that read listed two spellings of it: two tables
+				       * whose names differ only in case */
 	uint64_t hash;
 	uint16_t schema_len, name_len;
-	char key[];                   /* schema, NUL, table, NUL */
+	char key[];                   /* schema, NUL, table, NUL (lower case) */
 };
 
 static inline const char *inval_table_schema(const struct inval_table *t) { return t->key; }
 static inline const char *inval_table_name(const struct inval_table *t)
 {
 	return t->key + t->schema_len + 1;
+}
+
+/* The catalog read numbered `read` lists t's table as schema.name (the
+ * server's spelling); a second, different spelling in the same read sets
+ * spelled_twice. Catalog reader thread only. */
+void inval_table_spell(struct inval_table *t, const char *schema, const char *name, uint32_t read);
+/* The server's spelling of t, as last listed (else its folded key).
+ * Catalog reader thread only. */
+static inline const char *inval_table_spelled_schema(const struct inval_table *t)
+{
+	return t->spelled ? t->spelled : inval_table_schema(t);
+}
+static inline const char *inval_table_spelled_name(const struct inval_table *t)
+{
+	return t->spelled ? t->spelled + strlen(t->spelled) + 1 : inval_table_name(t);
 }
 
 /* What an entry depends on: the table and its generation (`gen`, or

@@ -63,6 +63,14 @@ bool vcols_check_later(struct inval_table *t)
 	return added;
 }
 
+void vcols_set_view(struct inval_table *t)
+{
+	uint32_t expect = atomic_load(&t->vcols);
+
+	if (vcols_verdict(t) == VCOLS_UNKNOWN)   /* a queued one is the reader's to settle */
+		atomic_compare_exchange_strong(&t->vcols, &expect, word(VCOLS_PLAIN));
+}
+
 void vcols_forget_all(void)
 {
 	pthread_mutex_lock(&queue_lock);
@@ -145,13 +153,20 @@ static void read_columns(MYSQL_RES *res, struct inval_table *t, uint32_t gen)
  * installed as its definition (tcols.h) on the way. */
 static enum vcols_verdict check_table(MYSQL *m, struct inval_table *t, uint32_t gen, bool *conn_lost)
 {
-	const char *schema = inval_table_schema(t), *name = inval_table_name(t);
+	/* asked by the server's own spelling: on a server with case-sensitive
+	 * names the folded key would find no column of `Items` */
+	const char *schema = inval_table_spelled_schema(t), *name = inval_table_spelled_name(t);
 	char es[2 * INVAL_MAX_NAME + 1], en[2 * INVAL_MAX_NAME + 1], sql[2 * sizeof(es) + 320];
 	enum vcols_verdict v = VCOLS_PLAIN;
 	unsigned columns = 0;
 	MYSQL_RES *res;
 	MYSQL_ROW row;
 
+	if (t->spelled_twice) {
+		log_info("catalog: %s.%s: two tables of that name differ only in case: never cached",
+			 schema, name);
+		return VCOLS_NONDET;   /* which one a statement reads, its key does not tell */
+	}
 	mysql_real_escape_string(m, es, schema, strlen(schema));
 	mysql_real_escape_string(m, en, name, strlen(name));
 	/* every column (none seen: the login may not see them); the expression

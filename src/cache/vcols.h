@@ -39,6 +39,12 @@ uint32_t vcols_generation(void);
 /* A client's read of t has run: have the catalog reader check t (once).
  * True when a check was queued now. */
 bool vcols_check_later(struct inval_table *t);
+/* t is a view: no generated column of its own (its base tables are
+ * checked as tables of their own), so no check is asked of the server,
+ * whose reading of a view's columns opens the view and its tables on the
+ * reader's connection (which changed the plan of a client's next
+ * execution: main.derived_view). */
+void vcols_set_view(struct inval_table *t);
 /* The catalog was read again: every verdict is forgotten. */
 void vcols_forget_all(void);
 /* Tables waiting for a check (the reader's loop asks). */

@@ -84,7 +84,7 @@ bl -e "UPDATE one SET v = CONCAT(v, '-changed') WHERE id % 100 = 7"
 reset_log
 if start_node n2; then ok "it starts again with the snapshot"; else bail "the restart"; fi
 check "the replay is done: the state is warm" wait_state shoal_warm_state warm
-check "the refill is done" wait_state shoal_warm_refill_state done
+check "the refill is done" wait_state shoal_warm_refill_state "done"
 kept=$(metric 'shoal_warm_entries{kind="kept"}')
 if [ "${kept:-0}" -ge 1960 ]; then
   ok "$kept entries kept: the replay invalidated the changed rows' entries, not the table's"

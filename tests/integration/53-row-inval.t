@@ -16,6 +16,8 @@
 #   - a cascading delete (the child's rows are not logged: the child goes whole);
 #   - a trigger writing another table (its rows are logged: matched by row);
 #   - an UPDATE through a MINIMAL row image (columns absent: counted as a match);
+#   - tables and views named in mixed case (`CamelItems`) on a server whose
+#     names are case-sensitive: cached, and invalidated by their rows;
 #   - invalidation_granularity = table turns row precision off: a changed
 #     row invalidates every answer of its table, counted as such;
 # (each table is read once first: a fill before the catalog reader has read
@@ -27,7 +29,7 @@ set -uo pipefail
 
 if fake_mode; then skip_all "row-precise invalidation: needs a node (SHOAL_FAKE_DIRECT=1)"; fi
 
-plan 50
+plan 54
 work="$BUILD_TEST/t53"
 rm -rf "$work"
 mkdir -p "$work"
@@ -52,7 +54,10 @@ INSERT INTO src VALUES (1, 0), (2, 0); INSERT INTO audit (sid, v) VALUES (1, 0),
 CREATE TRIGGER src_audit AFTER UPDATE ON src FOR EACH ROW
   INSERT INTO audit (sid, v) VALUES (NEW.id, NEW.v);
 CREATE TABLE mini (id INT PRIMARY KEY, k INT, v INT) ENGINE=InnoDB;
-INSERT INTO mini VALUES (1, 1, 0), (2, 2, 0), (3, 3, 0);" 2>&1 | head -5
+INSERT INTO mini VALUES (1, 1, 0), (2, 2, 0), (3, 3, 0);
+CREATE TABLE CamelItems (id INT PRIMARY KEY, v INT) ENGINE=InnoDB;
+INSERT INTO CamelItems VALUES (1, 0), (2, 0);
+CREATE VIEW CamelView AS SELECT id, v FROM CamelItems;" 2>&1 | head -5
 
 METRICS_P=$(free_port)
 ADMIN_P=$(free_port)
@@ -109,7 +114,7 @@ cached() {
 # The first read of a table after the start (or a DDL) has the catalog
 # reader read its columns: until then a fill keeps no row constraint on it
 # (any change to the table invalidates that one entry). Read each once.
-for tb in t m1 m2 tt parent child src audit mini; do warm "SELECT COUNT(*) FROM $tb"; done
+for tb in t m1 m2 tt parent child src audit mini CamelItems; do warm "SELECT COUNT(*) FROM $tb"; done
 
 # ---- a row moving out of a constraint, and into another
 warm "SELECT COUNT(*), SUM(v) FROM t WHERE k = 1" "SELECT COUNT(*), SUM(v) FROM t WHERE k = 2" \
@@ -206,6 +211,17 @@ if [ "$got" = "$(d "SELECT v FROM t WHERE id = 9")" ] && [ "${h1:-0}" -gt "${h0:
 else
   not_ok "  ... another key's execute stays cached"; diag "got $got, hits $h0 -> $h1"
 fi
+
+# ---- names in mixed case: the server knows `CamelItems`, not `camelitems`
+# (before, the check of its generated columns asked by the folded name,
+# found no column and never cached the table)
+warm "SELECT v FROM CamelItems WHERE id = 1" "SELECT v FROM CamelItems WHERE id = 2" \
+  "SELECT v FROM CamelView WHERE id = 2"
+cached "SELECT v FROM CamelItems WHERE id = 1" "a table named in mixed case is cached"
+cached "SELECT v FROM CamelView WHERE id = 2" "  ... and a view named so"
+bl -e "UPDATE CamelItems SET v = 7 WHERE id = 2"
+fresh "SELECT v FROM CamelView WHERE id = 2" "  ... the view's answer is invalidated by its base table's row"
+cached "SELECT v FROM CamelItems WHERE id = 1" "  ... and the table's other key stays cached"
 
 # ---- seen from outside
 m=$(curl -s "http://127.0.0.1:$METRICS_P/metrics")

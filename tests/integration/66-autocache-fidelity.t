@@ -17,6 +17,7 @@
 #   - SET GLOBAL ft_boolean_syntax (a global with no session value that
 #     changes MATCH ... IN BOOLEAN MODE) through the node invalidates the
 #     cache (main.fulltext_var);
+#   - a view's columns are never asked of the server (its base tables are);
 #   - the greeting's server version is the upstream's exactly, MariaDB's
 #     "5.5.5-" included, and the node's own version is on /health.
 # Each output is compared with MariaDB's own, directly.
@@ -24,7 +25,7 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 if fake_mode; then skip_all "auto-cache fidelity: needs a node (SHOAL_FAKE_DIRECT=1)"; fi
-plan 27
+plan 30
 
 DD=$(mktemp -d)
 on_exit "rm -rf '$DD'"
@@ -114,6 +115,24 @@ v=$(via -N -e "SHOW SHOAL STATUS; SELECT a, b FROM t66g; SELECT a, b FROM t66g; 
 h=$(grep -E '^Cache Hits' <<<"$v" | cut -f2 | tr '\n' ' ')
 read -r h0 h1 <<<"$h"
 is "$((h1 - h0))" 1 "a deterministic generated column: the second read is a hit (its first fill waited for the check)"
+
+# --- a view: no generated column of its own, so the reader asks the server
+# nothing about its columns (reading a view's columns opens the view and its
+# tables on the reader's connection, which changed the plan of a client's
+# next execution in main.derived_view); its base table is checked
+mdb -e "DROP VIEW IF EXISTS v66; DROP TABLE IF EXISTS t66b; CREATE TABLE t66b (a INT); INSERT INTO t66b VALUES (1);
+CREATE VIEW v66 AS SELECT a FROM t66b"
+on_exit 'mdb -e "DROP VIEW IF EXISTS v66; DROP TABLE IF EXISTS t66b"'
+mdb -e "SET GLOBAL log_output = 'TABLE'; TRUNCATE mysql.general_log; SET GLOBAL general_log = 1"
+v=$(via -N -e "SHOW SHOAL STATUS; SELECT a FROM v66; SELECT a FROM v66; SHOW SHOAL STATUS" 2>&1)
+mdb -e "SET GLOBAL general_log = 0"
+h=$(grep -E '^Cache Hits' <<<"$v" | cut -f2 | tr '\n' ' ')
+read -r h0 h1 <<<"$h"
+is "$((h1 - h0))" 1 "a view: the second read is a hit"
+cols() { mdb -N -e "SELECT COUNT(*) FROM mysql.general_log WHERE argument LIKE '%information_schema.COLUMNS%TABLE_NAME = ''$1''%'"; }
+is "$(cols v66)" 0 "  the reader asked nothing about the view's columns"
+is "$(cols t66b)" 1 "  ... and checked its base table once"
+mdb -e "TRUNCATE mysql.general_log; SET GLOBAL log_output = 'FILE'"
 
 # --- a global variable that changes answers (main.fulltext_var):
 # ft_boolean_syntax has no session value, so no key can hold it; a SET

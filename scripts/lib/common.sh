@@ -6,7 +6,7 @@
 # building the node, running scripts/demo, running scripts/test (every test).
 SHOAL_BUILD_PACKAGES=(build-essential autoconf automake libtool pkg-config libev-dev
   libssl-dev default-libmysqlclient-dev libsqlite3-dev libcurl4-openssl-dev
-  libjansson-dev libmicrohttpd-dev zlib1g-dev)
+  libjansson-dev libmicrohttpd-dev zlib1g-dev libzstd-dev)
 SHOAL_DEMO_PACKAGES=("${SHOAL_BUILD_PACKAGES[@]}" mariadb-server mariadb-client
   python3-pymysql curl)
 SHOAL_PACKAGES=("${SHOAL_DEMO_PACKAGES[@]}" sysbench python3-cryptography

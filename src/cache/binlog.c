@@ -35,12 +35,15 @@
 #include <unistd.h>
 
 #include "cache/binlog_conn.h"
+#include "cache/binlog_follow.h"
 #include "cache/binlog_rows.h"
 #include "cache/binlog_start.h"
 #include "cache/catalog.h"
 #include "cache/fence.h"
 #include "cache/fence_probe.h"
 #include "cache/grants.h"
+#include "cache/gtid_set.h"
+#include "cache/mysql_dump.h"
 #include "cache/inval.h"
 #include "cache/store.h"
 #include "config/config.h"
@@ -56,11 +59,17 @@
 
 struct follower {
 	MYSQL *m;
-	MARIADB_RPL *rpl;
-	struct gtid pos[MAX_DOMAINS];      /* last transaction applied, per domain */
+	bool mysql;                        /* the upstream is MySQL: its stream, its GTID sets */
+	MARIADB_RPL *rpl;                  /* MariaDB's stream */
+	struct mysql_dump dump;            /* MySQL's stream */
+	struct gtid pos[MAX_DOMAINS];      /* MariaDB: last transaction applied, per domain */
 	unsigned npos;
-	struct gtid target[MAX_DOMAINS];   /* the server's position when we connected */
+	struct gtid target[MAX_DOMAINS];   /* MariaDB: the server's position when we connected */
 	unsigned ntarget;
+	struct gtid_set mpos, mtarget;     /* MySQL: the same, as GTID sets */
+	uint8_t trx_uuid[GTID_UUID_LEN];   /* MySQL: the transaction's GTID (trx_gno 0: none) */
+	char trx_tag[GTID_TAG_MAX + 1];    /* ... its tag ("" none) */
+	uint64_t trx_gno;
 	bool fresh;                        /* no position yet: start at the server's */
 	bool locating;                     /* the start's position not found yet (binlog_start.h) */
 	struct binlog_start start;
@@ -95,6 +104,7 @@ static int64_t wall_s(void)
  * read by it; the result is an atomic any thread reads. */
 static struct gtid resume_pos[MAX_DOMAINS];
 static unsigned resume_npos;
+static struct gtid_set resume_set;   /* a MySQL snapshot's (resume_npos 0) */
 static uint32_t resume_server_id;
 static atomic_bool resume_released;
 static _Atomic int resume_result = BINLOG_RESUME_NONE;
@@ -184,6 +194,8 @@ static void pos_set(struct gtid *g, unsigned *n, const struct gtid *v)
 /* Has the follower applied everything up to the target position? */
 static bool caught_up(void)
 {
+	if (F.mysql)
+		return gtid_set_subset(&F.mtarget, &F.mpos);
 	for (unsigned i = 0; i < F.ntarget; i++) {
 		bool found = false;
 
@@ -202,12 +214,17 @@ static pthread_cond_t pos_cond;
 static struct gtid applied[MAX_DOMAINS];
 static unsigned napplied;
 static uint32_t upstream_server_id;    /* @@server_id of the server followed (pos_lock) */
+static bool applied_mysql;             /* the position is applied_set's (pos_lock) */
+static struct gtid_set applied_set;    /* MySQL: the GTID set applied (pos_lock) */
 
 static void publish_pos(void)
 {
 	pthread_mutex_lock(&pos_lock);
 	memcpy(applied, F.pos, sizeof(applied));
 	napplied = F.npos;
+	applied_mysql = F.mysql;
+	if (F.mysql && gtid_set_copy(&applied_set, &F.mpos) < 0)
+		gtid_set_clear(&applied_set);   /* out of memory: nothing is claimed applied */
 	pthread_cond_broadcast(&pos_cond);
 	pthread_mutex_unlock(&pos_lock);
 }
@@ -310,7 +327,10 @@ static void start_covered(uint64_t pos)
 static void trx_end(void)
 {
 	int settle = __atomic_load_n(&g_config.binlog_settle_ms, __ATOMIC_RELAXED);
-	uint64_t fence = fence_note_trx_end(F.ev_end, mono_ms());
+	bool gtid = F.mysql && F.in_trx && F.trx_gno;
+	uint64_t fence = F.mysql ? fence_note_trx_end_gtid(F.ev_end, mono_ms(), gtid ? F.trx_uuid : NULL,
+							   F.trx_tag, gtid ? F.trx_gno : 0)
+				 : fence_note_trx_end(F.ev_end, mono_ms());
 
 	for (unsigned i = 0; i < F.set.n; i++)
 		inval_bump_why(F.set.t[i], fence, settle, (enum inval_why)F.set.why[i]);
@@ -320,8 +340,11 @@ static void trx_end(void)
 	}
 	if (F.in_trx && F.locating && start_cover_group(&F.start, &F.trx))
 		start_covered(fence);
-	if (F.in_trx)
+	if (F.in_trx && !F.mysql)
 		pos_set(F.pos, &F.npos, &F.trx);
+	if (gtid && gtid_set_add(&F.mpos, F.trx_uuid, F.trx_tag, F.trx_gno) < 0)
+		log_error("binlog: out of memory for the GTID set applied: the follower stays behind "
+			  "until it reconnects");
 	F.in_trx = false;
 	F.set.n = 0;
 	F.set.all = false;
@@ -332,32 +355,57 @@ static void trx_end(void)
 
 /* ---- events -------------------------------------------------------------------- */
 
+static void follow_table_map(const struct rows_map_event *e)
+{
+	/* a table map precedes the row events of each table the transaction
+	 * changed: binlog_rows.c reads it, and the row events against it */
+	if (grants_table_is_privileges(e->db, e->dlen, e->table, e->tlen))
+		grants_invalidate("a write to a privilege table in the binlog");
+	replay_await_catalog();
+	rows_table_map(&F.set, e);
+}
+
 static void on_table_map(const MARIADB_RPL_EVENT *ev)
 {
 	const struct st_mariadb_rpl_table_map_event *tm = &ev->event.table_map;
+	bool kept = ev->raw_data && ev->raw_data_ofs + ev->event_length <= ev->raw_data_size;
+	struct rows_map_event e = {
+		.table_id = tm->table_id, .db = tm->database.str, .dlen = tm->database.length,
+		.table = tm->table.str, .tlen = tm->table.length,
+		.raw = kept ? ev->raw_data + ev->raw_data_ofs : NULL, .len = ev->event_length,
+		.checksum_len = F.checksum_len,
+	};
 
-	/* a table map precedes the row events of each table the transaction
-	 * changed: binlog_rows.c reads it, and the row events against it */
-	if (grants_table_is_privileges(tm->database.str, tm->database.length, tm->table.str,
-				       tm->table.length))
-		grants_invalidate("a write to a privilege table in the binlog");
-	replay_await_catalog();
-	rows_table_map(&F.set, ev, F.checksum_len);
+	follow_table_map(&e);
 }
 
-static bool word_is(const MARIADB_STRING *s, const char *w)
+static void follow_rows(const struct rows_event_bytes *ev)
+{
+	rows_event(&F.set, ev, F.ev_end, __atomic_load_n(&g_config.binlog_settle_ms, __ATOMIC_RELAXED));
+}
+
+static void on_rows(const MARIADB_RPL_EVENT *ev)
+{
+	bool kept = ev->raw_data && ev->raw_data_ofs + ev->event_length <= ev->raw_data_size;
+	struct rows_event_bytes r = { ev->event_type, kept ? ev->raw_data + ev->raw_data_ofs : NULL,
+				      ev->event_length, F.checksum_len };
+
+	follow_rows(&r);
+}
+
+static bool word_is(const char *s, size_t len, const char *w)
 {
 	size_t n = strlen(w);
 
-	return s->length == n && strncasecmp(s->str, w, n) == 0;
+	return len == n && strncasecmp(s, w, n) == 0;
 }
 
 /* The tables a statement of the binlog writes, into the transaction. */
 static void query_tables(const struct sql_tables *t, const char *schema, size_t slen,
-			 const MARIADB_STRING *stmt)
+			 const char *stmt, size_t stmt_len)
 {
 	if ((t->flags & SQL_TABLES_UNKNOWN) || t->kind == SQL_STMT_OPAQUE ||
-	    (stmt->length >= 9 && strncasecmp(stmt->str, "XA COMMIT", 9) == 0)) {
+	    (stmt_len >= 9 && strncasecmp(stmt, "XA COMMIT", 9) == 0)) {
 		/* (an XA transaction's row events came before XA PREPARE) */
 		trx_set_all(&F.set, IW_A_UNKNOWN);
 		return;
@@ -378,36 +426,71 @@ static void query_tables(const struct sql_tables *t, const char *schema, size_t 
 	}
 }
 
-static void on_query(const MARIADB_RPL_EVENT *ev)
+static void follow_query(const char *db, size_t dlen, const char *stmt, size_t stmt_len)
 {
-	const struct st_mariadb_rpl_query_event *q = &ev->event.query;
 	struct sql_tables t;
 	char schema[256];
-	size_t slen = q->database.length < sizeof(schema) ? q->database.length : 0;
+	size_t slen = dlen < sizeof(schema) ? dlen : 0;
 
-	if (word_is(&q->statement, "BEGIN"))
+	if (word_is(stmt, stmt_len, "BEGIN") ||
+	    (stmt_len > 9 && strncasecmp(stmt, "XA START ", 9) == 0)) {
+		F.standalone = false;   /* (MySQL: a GTID's transaction is one statement without it;
+					 * an XA transaction ends at its XA_PREPARE event) */
 		return;
-	if (word_is(&q->statement, "COMMIT") || word_is(&q->statement, "ROLLBACK")) {
+	}
+	if (stmt_len > 7 && strncasecmp(stmt, "XA END ", 7) == 0)
+		return;   /* (its XA PREPARE follows) */
+	if (word_is(stmt, stmt_len, "COMMIT") || word_is(stmt, stmt_len, "ROLLBACK")) {
 		trx_end();
 		return;
 	}
 	if (slen) /* no default schema: the connector's str may be NULL */
-		memcpy(schema, q->database.str, slen);
+		memcpy(schema, db, slen);
 	schema[slen] = 0;
-	if (grants_text_changes_privileges(q->statement.str, q->statement.length))
+	if (grants_text_changes_privileges(stmt, stmt_len))
 		grants_invalidate("a privilege change in the binlog");
-	sql_tables(q->statement.str, q->statement.length, &t);
+	sql_tables(stmt, stmt_len, &t);
 	/* a session's temporary table (statement format) changes nothing
 	 * shared; a DDL's own tables are worked out on the catalog before it
 	 * (a redefined view still names the tables its old entries read), and
 	 * the writes after it wait for the catalog to be read again */
 	if (!(t.flags & SQL_TABLES_TEMPORARY)) {
-		query_tables(&t, schema, slen, &q->statement);
+		query_tables(&t, schema, slen, stmt, stmt_len);
 		if (t.flags & SQL_TABLES_CATALOG)
 			catalog_changed();
 	}
 	if (!F.in_trx || F.standalone)
 		trx_end();
+}
+
+static void on_query(const MARIADB_RPL_EVENT *ev)
+{
+	const struct st_mariadb_rpl_query_event *q = &ev->event.query;
+
+	follow_query(q->database.str, q->database.length, q->statement.str, q->statement.length);
+}
+
+static void follow_begin_gtid(const uint8_t *uuid, const char *tag, uint64_t gno)
+{
+	struct gtid none = { 0, 0, 0 };
+
+	if (F.in_trx)
+		trx_end();   /* an unterminated group: apply what it had */
+	trx_begin(&none, true);   /* a DDL is its one statement; BEGIN says otherwise */
+	F.trx_gno = uuid ? gno : 0;
+	if (uuid)
+		memcpy(F.trx_uuid, uuid, GTID_UUID_LEN);
+	snprintf(F.trx_tag, sizeof(F.trx_tag), "%s", uuid && tag ? tag : "");
+}
+
+static void follow_trx_end(void)
+{
+	trx_end();
+}
+
+static void follow_event_end(uint32_t next_pos)
+{
+	F.ev_end = next_pos;
 }
 
 #define EVENT_HEADER_LEN 19
@@ -493,8 +576,7 @@ static void on_event(const MARIADB_RPL_EVENT *ev)
 		break;
 	default:
 		if (rows_is_rows_event(ev->event_type))
-			rows_event(&F.set, ev, F.checksum_len, F.ev_end,
-				   __atomic_load_n(&g_config.binlog_settle_ms, __ATOMIC_RELAXED));
+			on_rows(ev);
 		break;  /* (rotate, heartbeat, ...) */
 	}
 }
@@ -566,8 +648,23 @@ static unsigned take_batch(struct barrier_req *out)
 	return n;
 }
 
+/* What the barrier waits for: MariaDB's position, or MySQL's set. */
+struct barrier_target {
+	struct gtid g[MAX_DOMAINS];
+	unsigned n;
+	struct gtid_set set;
+	bool mysql;
+};
+
+static bool target_covered(const struct barrier_target *t)
+{
+	if (t->mysql)
+		return applied_mysql && gtid_set_subset(&t->set, &applied_set);
+	return !applied_mysql && covers(t->g, t->n);
+}
+
 /* Wait until the follower covers target (or BARRIER_WAIT_S pass). */
-static bool wait_covered(const struct gtid *target, unsigned n)
+static bool wait_covered(const struct barrier_target *target)
 {
 	struct timespec until;
 	bool ok;
@@ -575,39 +672,56 @@ static bool wait_covered(const struct gtid *target, unsigned n)
 	clock_gettime(CLOCK_MONOTONIC, &until);
 	until.tv_sec += BARRIER_WAIT_S;
 	pthread_mutex_lock(&pos_lock);
-	while (!(ok = covers(target, n)) && !atomic_load(&stopping) &&
+	while (!(ok = target_covered(target)) && !atomic_load(&stopping) &&
 	       pthread_cond_timedwait(&pos_cond, &pos_lock, &until) == 0)
 		;
 	pthread_mutex_unlock(&pos_lock);
 	return ok;
 }
 
+static int query_gtid_set(MYSQL *m, const char *sql, struct gtid_set *set, char *err, size_t cap);
+
+/* What the server has committed now. 0, or -1. */
+static int read_target(MYSQL *m, struct barrier_target *t, char *err, size_t cap)
+{
+	char pos[1024];
+	int n;
+
+	t->mysql = !strstr(mysql_get_server_info(m), "MariaDB");
+	if (t->mysql)
+		return query_gtid_set(m, "SELECT @@global.gtid_executed", &t->set, err, cap);
+	if (binlog_query_value(m, "SELECT @@gtid_binlog_pos", pos, sizeof(pos)) < 0 ||
+	    (n = parse_pos(pos, t->g, MAX_DOMAINS)) < 0)
+		return -1;
+	t->n = (unsigned)n;
+	return 0;
+}
+
 static void *barrier_main(void *arg)
 {
 	static struct barrier_req batch[BARRIER_BATCH];
+	static struct barrier_target target;
 	MYSQL *m = NULL;
 
 	(void)arg;
 	pthread_setname_np(pthread_self(), "shoal-barrier");
 	mysql_thread_init();
+	gtid_set_init(&target.set);
 	while (!atomic_load(&stopping)) {
-		struct gtid target[MAX_DOMAINS];
-		char pos[1024], err[256];
+		char err[256];
 		unsigned n = take_batch(batch);
-		int nt;
 
 		if (n == 0)
 			continue;
 		if (!m)
 			m = binlog_connect(err, sizeof(err));
-		if (!m || binlog_query_value(m, "SELECT @@gtid_binlog_pos", pos, sizeof(pos)) < 0 ||
-		    (nt = parse_pos(pos, target, MAX_DOMAINS)) < 0) {
+		if (!m || read_target(m, &target, err, sizeof(err)) < 0) {
 			if (m)
 				mysql_close(m);
 			m = NULL;
 			continue;   /* no wake-ups: the sessions time out and flush */
 		}
-		if (!wait_covered(target, (unsigned)nt))
+		if (!wait_covered(&target))
 			continue;
 		for (unsigned i = 0; i < n; i++)
 			if (bar_wake)
@@ -615,6 +729,7 @@ static void *barrier_main(void *arg)
 	}
 	if (m)
 		mysql_close(m);
+	gtid_set_free(&target.set);
 	mysql_thread_end();
 	return NULL;
 }
@@ -639,6 +754,7 @@ static void close_conn(void)
 		mariadb_rpl_close(F.rpl);
 		F.rpl = NULL;
 	}
+	mysql_dump_close(&F.dump);
 	pthread_mutex_lock(&sock_lock);
 	atomic_store(&sock_fd, -1);
 	pthread_mutex_unlock(&sock_lock);
@@ -668,6 +784,78 @@ static void resume_check_server(const char *id)
 	resume_settle(BINLOG_RESUME_REPLAYING, BINLOG_RESUME_FOREIGN);
 }
 
+/* A position of the other server kind (a snapshot's, or the last
+ * server's): what the cache holds is dropped and the follower starts at
+ * the server's position. */
+static void drop_foreign_position(const char *why)
+{
+	if (F.fresh)
+		return;   /* no position to drop */
+	log_warn("binlog: %s: the cached entries are dropped and the follower starts at the server's "
+		 "position", why);
+	inval_all_why(INVAL_SRC_FLUSH, IW_A_FLUSH);
+	resume_settle(BINLOG_RESUME_REPLAYING, BINLOG_RESUME_FOREIGN);
+	F.fresh = true;
+}
+
+/* A GTID set the server prints (gtid_executed) into set. 0, or -1. */
+static int query_gtid_set(MYSQL *m, const char *sql, struct gtid_set *set, char *err, size_t cap)
+{
+	MYSQL_RES *res;
+	MYSQL_ROW r;
+	unsigned long *len;
+	int rc = -1;
+
+	if (mysql_query(m, sql) || !(res = mysql_store_result(m))) {
+		snprintf(err, cap, "%s: %s", sql, mysql_error(m));
+		return -1;
+	}
+	if ((r = mysql_fetch_row(res)) && (len = mysql_fetch_lengths(res)))
+		rc = gtid_set_parse(set, r[0] ? r[0] : "", r[0] ? len[0] : 0, err, cap);
+	else
+		snprintf(err, cap, "%s: no row", sql);
+	mysql_free_result(res);
+	return rc;
+}
+
+/* MySQL: the dump from the GTID set applied. Every transaction the server
+ * skips is in that set, and the set is within the server's gtid_executed
+ * (else it is dropped): MySQL adds a GTID to gtid_executed only after the
+ * engine commit of its transaction, so what is skipped is visible, and the
+ * start fence opens at once. */
+static int start_mysql(char *err, size_t cap)
+{
+	char pos[1024];
+
+	if (query_gtid_set(F.m, "SELECT @@global.gtid_executed", &F.mtarget, err, cap) < 0)
+		return -1;
+	if (!F.fresh && gtid_set_empty(&F.mpos) && F.npos > 0)
+		drop_foreign_position("the position is a MariaDB GTID position and the upstream is MySQL");
+	if (!F.fresh && !gtid_set_subset(&F.mpos, &F.mtarget))
+		drop_foreign_position("the server has not executed every transaction the cache reflects "
+				      "(another source, or a replica behind)");
+	if (F.fresh) {
+		if (gtid_set_copy(&F.mpos, &F.mtarget) < 0) {
+			snprintf(err, cap, "out of memory for a GTID set");
+			return -1;
+		}
+		F.fresh = false;
+	}
+	F.npos = 0;
+	publish_pos();
+	if (F.locating) {
+		F.locating = false;
+		fence_start_at(0);
+	}
+	if (gtid_set_format(&F.mpos, pos, sizeof(pos)) >= sizeof(pos))
+		snprintf(pos + sizeof(pos) - 5, 5, "...");
+	if (mysql_follow_open(&F.dump, F.m, &F.mpos, err, cap) < 0)
+		return -1;
+	log_info("binlog: following MySQL %s:%u from GTID set '%s' as server id %u",
+		 g_config.upstream_host, g_config.upstream_port, pos, binlog_server_id());
+	return 0;
+}
+
 /* Connect and open the dump at the follower's position. 0, or -1. */
 static int start_stream(char *err, size_t cap)
 {
@@ -680,12 +868,7 @@ static int start_stream(char *err, size_t cap)
 	pthread_mutex_lock(&sock_lock);
 	atomic_store(&sock_fd, mysql_get_socket(F.m));
 	pthread_mutex_unlock(&sock_lock);
-	if (binlog_query_value(F.m, "SELECT @@gtid_binlog_pos", target, sizeof(target)) < 0 ||
-	    (n = parse_pos(target, F.target, MAX_DOMAINS)) < 0) {
-		snprintf(err, cap, "cannot read the server's GTID position: %s", mysql_error(F.m));
-		return -1;
-	}
-	F.ntarget = (unsigned)n;
+	F.mysql = !strstr(mysql_get_server_info(F.m), "MariaDB");
 	if (binlog_query_value(F.m, "SELECT @@server_id", id, sizeof(id)) == 0) {
 		pthread_mutex_lock(&pos_lock);
 		upstream_server_id = (uint32_t)strtoul(id, NULL, 10);
@@ -693,6 +876,16 @@ static int start_stream(char *err, size_t cap)
 	} else {
 		id[0] = 0;
 	}
+	if (F.mysql)
+		return start_mysql(err, cap);
+	if (!F.fresh && F.npos == 0 && !gtid_set_empty(&F.mpos))
+		drop_foreign_position("the position is a MySQL GTID set and the upstream is MariaDB");
+	if (binlog_query_value(F.m, "SELECT @@gtid_binlog_pos", target, sizeof(target)) < 0 ||
+	    (n = parse_pos(target, F.target, MAX_DOMAINS)) < 0) {
+		snprintf(err, cap, "cannot read the server's GTID position: %s", mysql_error(F.m));
+		return -1;
+	}
+	F.ntarget = (unsigned)n;
 	resume_check_server(id);
 	if (F.fresh) {
 		memcpy(F.pos, F.target, sizeof(F.pos));
@@ -732,12 +925,12 @@ static bool is_transaction_event(const MARIADB_RPL_EVENT *ev)
 	}
 }
 
-static void update_state(bool heartbeat, const MARIADB_RPL_EVENT *ev)
+static void follow_update_state(bool heartbeat, bool transaction_event, uint32_t timestamp)
 {
 	double lag = 0;
 	enum binlog_state st;
 
-	if (!heartbeat && !is_transaction_event(ev)) {
+	if (!heartbeat && !transaction_event) {
 		atomic_fetch_add_explicit(&n_events, 1, memory_order_relaxed);
 		if (caught_up() && atomic_load(&cur_state) == BINLOG_CATCHING_UP)
 			set_state(BINLOG_STREAMING, NULL);
@@ -746,8 +939,8 @@ static void update_state(bool heartbeat, const MARIADB_RPL_EVENT *ev)
 
 	/* the lag is measured on transactions: the events that open a dump (the
 	 * binlog's format description, GTID list, ...) carry old times */
-	if (!heartbeat && ev->timestamp && is_transaction_event(ev)) {
-		int64_t d = wall_s() - (int64_t)ev->timestamp;
+	if (!heartbeat && timestamp) {
+		int64_t d = wall_s() - (int64_t)timestamp;
 
 		lag = d > 0 ? (double)d : 0;
 	}
@@ -769,13 +962,20 @@ static void update_state(bool heartbeat, const MARIADB_RPL_EVENT *ev)
 		set_state(st, NULL);
 }
 
-/* How a stream ended. */
-enum stream_end {
-	STREAM_LOST,        /* the connection: resume from the position */
-	STREAM_GONE,        /* the server's binlogs no longer have the position */
-	STREAM_UNREADABLE,  /* an event the connector cannot parse (it fails on
-			     * a statement-format LOAD DATA's Begin_load_query,
-			     * for one): resuming would fail on it again */
+static void update_state(bool heartbeat, const MARIADB_RPL_EVENT *ev)
+{
+	follow_update_state(heartbeat, !heartbeat && is_transaction_event(ev), ev->timestamp);
+}
+
+/* What a MySQL stream's events do (binlog_mysql.c). */
+static const struct follow_ops mysql_ops = {
+	.begin_gtid = follow_begin_gtid,
+	.trx_end = follow_trx_end,
+	.event_end = follow_event_end,
+	.query = follow_query,
+	.table_map = follow_table_map,
+	.rows = follow_rows,
+	.update_state = follow_update_state,
 };
 
 /* Read events until the stream ends. */
@@ -785,6 +985,8 @@ static enum stream_end stream(char *err, size_t cap)
 	unsigned code;
 
 	set_state(caught_up() ? BINLOG_STREAMING : BINLOG_CATCHING_UP, "");
+	if (F.mysql)
+		return mysql_follow_stream(&F.dump, &mysql_ops, &stopping, err, cap);
 	/* one event structure for the whole stream: mariadb_rpl_fetch() clears
 	 * and refills the one it is given, instead of allocating a new one (and
 	 * its arena) that is freed after each event; when it returns NULL it
@@ -821,7 +1023,11 @@ static void skip_ahead(enum stream_end end)
 	F.locating = true;
 	/* privileges may have changed in what is skipped too */
 	grants_invalidate("the binlog position was lost");
-	if (end == STREAM_UNREADABLE && F.in_trx) {
+	if (end == STREAM_UNREADABLE && F.in_trx && F.mysql && F.trx_gno) {
+		if (gtid_set_add(&F.mpos, F.trx_uuid, F.trx_tag, F.trx_gno) < 0)
+			F.fresh = true;   /* (out of memory: from the server's position) */
+		publish_pos();
+	} else if (end == STREAM_UNREADABLE && F.in_trx && !F.mysql) {
 		pos_set(F.pos, &F.npos, &F.trx);
 		publish_pos();
 	} else {
@@ -876,6 +1082,11 @@ static void resume_begin(void)
 			 "the whole cache until it is", REPLAY_CATALOG_WAIT_MS);
 	memcpy(F.pos, resume_pos, sizeof(F.pos));
 	F.npos = resume_npos;
+	if (gtid_set_copy(&F.mpos, &resume_set) < 0) {
+		resume_settle(BINLOG_RESUME_WAITING, BINLOG_RESUME_GONE);
+		inval_all_why(INVAL_SRC_FLUSH, IW_A_FLUSH);   /* out of memory: no replay */
+		return;
+	}
 	F.fresh = false;
 	publish_pos();
 	resume_settle(BINLOG_RESUME_WAITING, BINLOG_RESUME_REPLAYING);
@@ -918,6 +1129,8 @@ static void *follower_main(void *arg)
 		backoff = backoff < 5 ? backoff + 1 : 5;
 	}
 	close_conn();
+	gtid_set_free(&F.mpos);
+	gtid_set_free(&F.mtarget);
 	mysql_thread_end();
 	return NULL;
 }
@@ -1015,7 +1228,10 @@ void binlog_get_status(struct binlog_status *out)
 	out->events = atomic_load_explicit(&n_events, memory_order_relaxed);
 	out->transactions = atomic_load_explicit(&n_transactions, memory_order_relaxed);
 	pthread_mutex_lock(&pos_lock);
-	format_pos(applied, napplied, out->position, sizeof(out->position));
+	if (applied_mysql)
+		gtid_set_format(&applied_set, out->position, sizeof(out->position));
+	else
+		format_pos(applied, napplied, out->position, sizeof(out->position));
 	pthread_mutex_unlock(&pos_lock);
 }
 
@@ -1025,6 +1241,12 @@ bool binlog_identity(uint32_t *server_id, char *pos, size_t cap)
 
 	pthread_mutex_lock(&pos_lock);
 	*server_id = upstream_server_id;
+	if (applied_mysql) {
+		bool ok = !gtid_set_empty(&applied_set) && gtid_set_format(&applied_set, pos, cap) < cap;
+
+		pthread_mutex_unlock(&pos_lock);
+		return ok && *server_id;
+	}
 	for (unsigned i = 0; i < napplied; i++)
 		need += (size_t)snprintf(NULL, 0, "%s%u-%u-%llu", i ? "," : "", applied[i].domain,
 					 applied[i].server, (unsigned long long)applied[i].seq);
@@ -1037,10 +1259,15 @@ bool binlog_identity(uint32_t *server_id, char *pos, size_t cap)
 int binlog_resume_from(const char *pos, uint32_t server_id)
 {
 	struct gtid g[MAX_DOMAINS];
-	int n = parse_pos(pos, g, MAX_DOMAINS);
+	char err[160];
+	int n = strchr(pos, ':') ? 0 : parse_pos(pos, g, MAX_DOMAINS);
 
-	if (n <= 0)
+	/* "d-s-n,..." is MariaDB's; "uuid:1-n,..." MySQL's */
+	if (n < 0 || (n == 0 && (gtid_set_parse(&resume_set, pos, strlen(pos), err, sizeof(err)) < 0 ||
+				 gtid_set_empty(&resume_set))))
 		return -1;
+	if (n > 0)
+		gtid_set_clear(&resume_set);
 	memcpy(resume_pos, g, sizeof(resume_pos));
 	resume_npos = (unsigned)n;
 	resume_server_id = server_id;

@@ -42,7 +42,7 @@ enum binlog_state {
 struct binlog_status {
 	enum binlog_state state;
 	double lag_seconds;
-	char position[256];         /* last GTID processed per domain, "d-s-n,..." */
+	char position[256];         /* MariaDB: last GTID per domain, "d-s-n,..."; MySQL: the GTID set applied */
 	uint64_t transactions;      /* transactions applied */
 	uint64_t events;
 	uint64_t reconnects;

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cache/gtid_set.h"
+#include "cache/mysql_dump.h"
 #include "config/config.h"
 #include "sql/spooky.h"
 #include "upstream/upstream.h"
@@ -164,6 +166,93 @@ static int try_dump(MYSQL *m, char *why, size_t cap)
 	return 0;
 }
 
+/* MySQL: a dump from the server's gtid_executed that ends at once. */
+static int try_mysql_dump(MYSQL *m, char *why, size_t cap)
+{
+	struct gtid_set set;
+	struct mysql_dump d;
+	struct mysql_event ev;
+	char v[8192], err[512];
+	int rc = 1;
+
+	gtid_set_init(&set);
+	if (binlog_query_value(m, "SELECT @@global.gtid_executed", v, sizeof(v)) < 0 ||
+	    gtid_set_parse(&set, v, strlen(v), err, sizeof(err)) < 0) {
+		snprintf(why, cap, "cannot read gtid_executed: %s", mysql_error(m));
+		gtid_set_free(&set);
+		return 1;
+	}
+	if (mysql_dump_open(&d, m, binlog_server_id(), &set, 0, true, err, sizeof(err)) < 0) {
+		snprintf(why, cap, "cannot read the binlog: %s", err);
+	} else {
+		int got;
+
+		while ((got = mysql_dump_next(&d, &ev, err, sizeof(err))) > 0)
+			;
+		if (got == 0)
+			rc = 0;
+		else
+			snprintf(why, cap, "cannot read the binlog as '%s': %s%s", login_user(), err,
+				 d.server_error == ER_SPECIFIC_ACCESS_DENIED_ERROR ||
+				 d.server_error == ER_ACCESS_DENIED_ERROR ?
+				 " (the login needs REPLICATION SLAVE: GRANT REPLICATION SLAVE ON *.* TO ...)" : "");
+	}
+	mysql_dump_close(&d);
+	gtid_set_free(&set);
+	return rc;
+}
+
+/* Is the MySQL upstream a replica? -1: the login may not ask. */
+static int mysql_is_replica(MYSQL *m)
+{
+	MYSQL_RES *res;
+	int rows;
+
+	if ((mysql_query(m, "SHOW REPLICA STATUS") && mysql_query(m, "SHOW SLAVE STATUS")) ||
+	    !(res = mysql_store_result(m)))
+		return -1;
+	rows = (int)mysql_num_rows(res);
+	mysql_free_result(res);
+	return rows > 0;
+}
+
+/* The checks of a MySQL upstream: log_bin, GTIDs, a replica's
+ * log_replica_updates, the privilege. */
+static int check_mysql(MYSQL *m, char *why, size_t cap)
+{
+	char v[64];
+	int replica;
+
+	if (binlog_query_value(m, "SELECT @@log_bin", v, sizeof(v)) < 0 || strcmp(v, "1") != 0) {
+		snprintf(why, cap, "the upstream's binlog is off (log_bin = OFF)");
+		return 1;
+	}
+	if (binlog_query_value(m, "SELECT @@global.gtid_mode", v, sizeof(v)) < 0 || strcmp(v, "ON") != 0) {
+		snprintf(why, cap, "the MySQL upstream runs gtid_mode = %s: binlog invalidation follows "
+			 "MySQL by GTID and needs gtid_mode = ON (and enforce_gtid_consistency = ON)",
+			 v[0] ? v : "unknown");
+		return 1;
+	}
+	replica = mysql_is_replica(m);
+	if (replica > 0 && binlog_query_value(m, "SELECT @@log_replica_updates", v, sizeof(v)) < 0 &&
+	    binlog_query_value(m, "SELECT @@log_slave_updates", v, sizeof(v)) < 0)
+		v[0] = 0;   /* neither name: taken as off */
+	if (replica > 0 && strcmp(v, "1") != 0) {
+		snprintf(why, cap, "the upstream is a replica with log_replica_updates = OFF: what it "
+			 "replicates is not in its binlog (set log_replica_updates = ON)");
+		return 1;
+	}
+	if (try_mysql_dump(m, why, cap) != 0)
+		return 1;
+	if (replica < 0)
+		snprintf(why, cap, "binlog readable (whether the upstream is a replica could not be "
+			 "checked: the login lacks REPLICATION CLIENT)");
+	else
+		snprintf(why, cap, "the MySQL upstream's binlog is on with GTIDs and '%s' may read it",
+			 login_user());
+	return 0;
+}
+
 int binlog_check(char *why, size_t cap)
 {
 	char err[512], v[256];
@@ -175,9 +264,7 @@ int binlog_check(char *why, size_t cap)
 		return -1;
 	}
 	if (!strstr(mysql_get_server_info(m), "MariaDB")) {
-		snprintf(why, cap, "the upstream is not MariaDB (binlog invalidation resumes by "
-			 "MariaDB GTID)");
-		rc = 1;
+		rc = check_mysql(m, why, cap);
 	} else if (binlog_query_value(m, "SELECT @@log_bin", v, sizeof(v)) < 0 || strcmp(v, "1") != 0) {
 		snprintf(why, cap, "the upstream's binlog is off (log_bin = OFF): start it with "
 			 "--log-bin");

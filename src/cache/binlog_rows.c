@@ -74,59 +74,49 @@ void trx_set_all(struct trx_set *s, enum inval_why why)
 	s->all = true;
 }
 
-static const uint8_t *event_bytes(const MARIADB_RPL_EVENT *ev, size_t *len)
-{
-	if (!ev->raw_data || ev->raw_data_ofs + ev->event_length > ev->raw_data_size)
-		return NULL;   /* the connector kept no bytes of it */
-	*len = ev->event_length;
-	return ev->raw_data + ev->raw_data_ofs;
-}
-
 /* The whole closure of a table the rows of which are not matched (what a
  * write to it also changes, triggers included), as before row precision. */
-static void add_whole(struct trx_set *s, const MARIADB_STRING *db, const MARIADB_STRING *tbl,
-		      enum inval_why why)
+static void add_whole(struct trx_set *s, const struct rows_map_event *e, enum inval_why why)
 {
 	struct inval_table *also[CLOSURE_MAX];
 	unsigned n = 0;
 	bool opaque = false;
 
-	catalog_write_closure(db->str, db->length, tbl->str, tbl->length, also, CLOSURE_MAX, &n, &opaque);
+	catalog_write_closure(e->db, e->dlen, e->table, e->tlen, also, CLOSURE_MAX, &n, &opaque);
 	for (unsigned i = 0; i < n; i++)
 		trx_set_add(s, also[i], why);
 	if (n == 0)
 		trx_set_all(s, why);   /* not even the table itself could be named */
 }
 
-static bool same_names(const struct map_slot *m, const MARIADB_STRING *db, const MARIADB_STRING *tbl)
+static bool same_names(const struct map_slot *m, const struct rows_map_event *e)
 {
-	return m->slen == db->length && m->nlen == tbl->length &&
-	       memcmp(m->names, db->str, db->length) == 0 &&
-	       memcmp(m->names + db->length, tbl->str, tbl->length) == 0;
+	return m->slen == e->dlen && m->nlen == e->tlen && memcmp(m->names, e->db, e->dlen) == 0 &&
+	       memcmp(m->names + e->dlen, e->table, e->tlen) == 0;
 }
 
 /* The slot's base table and cascading closure, worked out once per table
  * id and catalog read. */
-static void resolve(struct map_slot *m, uint64_t id, const MARIADB_STRING *db, const MARIADB_STRING *tbl)
+static void resolve(struct map_slot *m, const struct rows_map_event *e)
 {
 	unsigned loads = catalog_loads();   /* before the lookups: a newer read retires them */
 
-	if (m->used && m->table_id == id && m->loads == loads && same_names(m, db, tbl))
+	if (m->used && m->table_id == e->table_id && m->loads == loads && same_names(m, e))
 		return;   /* worked out under this catalog read already */
 	m->used = false;
 	m->base = NULL;
-	if (db->length + tbl->length > MAP_NAME_MAX)
+	if (e->dlen + e->tlen > MAP_NAME_MAX)
 		return;   /* not remembered: its rows go table-wide */
-	m->base = catalog_base_table(db->str, db->length, tbl->str, tbl->length);
+	m->base = catalog_base_table(e->db, e->dlen, e->table, e->tlen);
 	m->cascade_known = m->base &&
 			   catalog_cascade_closure(m->base, m->cascade, CLOSURE_MAX, &m->ncascade);
-	m->name_hash = tcols_name_hash(db->str, db->length, tbl->str, tbl->length);
-	m->table_id = id;
+	m->name_hash = tcols_name_hash(e->db, e->dlen, e->table, e->tlen);
+	m->table_id = e->table_id;
 	m->loads = loads;
-	m->slen = (uint16_t)db->length;
-	m->nlen = (uint16_t)tbl->length;
-	memcpy(m->names, db->str, db->length);
-	memcpy(m->names + db->length, tbl->str, tbl->length);
+	m->slen = (uint16_t)e->dlen;
+	m->nlen = (uint16_t)e->tlen;
+	memcpy(m->names, e->db, e->dlen);
+	memcpy(m->names + e->dlen, e->table, e->tlen);
 	m->used = true;
 }
 
@@ -147,12 +137,11 @@ static struct map_slot *slot_of(uint64_t id, unsigned seq, bool take)
 	return free_slot;
 }
 
-void rows_table_map(struct trx_set *s, const MARIADB_RPL_EVENT *ev, unsigned checksum_len)
+void rows_table_map(struct trx_set *s, const struct rows_map_event *e)
 {
-	const struct st_mariadb_rpl_table_map_event *tm = &ev->event.table_map;
-	struct map_slot *m = slot_of(tm->table_id, s->seq, true);
-	const uint8_t *raw = NULL, *body;
-	size_t len, blen;
+	struct map_slot *m = slot_of(e->table_id, s->seq, true);
+	const uint8_t *body;
+	size_t blen;
 	char err[160] = "malformed";
 
 	if (!catalog_ready() || !m) {
@@ -162,20 +151,19 @@ void rows_table_map(struct trx_set *s, const MARIADB_RPL_EVENT *ev, unsigned che
 		trx_set_all(s, IW_A_UNKNOWN);
 		return;
 	}
-	resolve(m, tm->table_id, &tm->database, &tm->table);
+	resolve(m, e);
 	m->seq = s->seq;
 	m->t = NULL;
-	if (m->used && m->base && (raw = event_bytes(ev, &len)) &&
-	    rowimg_event_body(raw, len, checksum_len, &body, &blen) &&
+	if (m->used && m->base && e->raw &&
+	    rowimg_event_body(e->raw, e->len, e->checksum_len, &body, &blen) &&
 	    tmap_parse(&m->map, body, blen, 0, err, sizeof(err)) == 0) {
 		m->t = m->base;
 		return;   /* its rows are matched */
 	}
 	if (m->used && m->base)
 		log_warn("binlog: the table map of %.*s.%.*s cannot be read (%s): its writes invalidate it "
-			 "whole", (int)tm->database.length, tm->database.str, (int)tm->table.length,
-			 tm->table.str, raw ? err : "no bytes");
-	add_whole(s, &tm->database, &tm->table, m->used && m->base ? IW_T_UNREADABLE : IW_T_UNKNOWN);
+			 "whole", (int)e->dlen, e->db, (int)e->tlen, e->table, e->raw ? err : "no bytes");
+	add_whole(s, e, m->used && m->base ? IW_T_UNREADABLE : IW_T_UNKNOWN);
 }
 
 bool rows_is_rows_event(unsigned type)
@@ -256,19 +244,18 @@ static void add_cascade(struct trx_set *s, const struct map_slot *m)
 		trx_set_add(s, m->cascade[i], IW_T_CASCADE);
 }
 
-void rows_event(struct trx_set *s, const MARIADB_RPL_EVENT *ev, unsigned checksum_len, uint32_t end,
-		int settle_ms)
+void rows_event(struct trx_set *s, const struct rows_event_bytes *ev, uint32_t end, int settle_ms)
 {
-	const uint8_t *raw, *body;
-	size_t len, blen;
+	const uint8_t *body;
+	size_t blen;
 	struct rowimg_type rt;
 	struct rowimg_rows r;
 	struct map_slot *m;
 	uint64_t id, matched = 0, unsure = 0;
 	char err[160] = "no bytes";
 
-	if (!rowimg_event_type(ev->event_type, &rt) || !(raw = event_bytes(ev, &len)) ||
-	    !rowimg_event_body(raw, len, checksum_len, &body, &blen) || blen < 6) {
+	if (!rowimg_event_type(ev->type, &rt) || !ev->raw ||
+	    !rowimg_event_body(ev->raw, ev->len, ev->checksum_len, &body, &blen) || blen < 6) {
 		trx_set_all(s, IW_T_UNREADABLE);   /* whose rows, is not even known */
 		return;
 	}
@@ -291,7 +278,7 @@ void rows_event(struct trx_set *s, const MARIADB_RPL_EVENT *ev, unsigned checksu
 		return;
 	}
 	if (!decoded_fit(&img_vals[0], m->map.ncols) || !decoded_fit(&img_vals[1], m->map.ncols) ||
-	    rowimg_open(&r, &m->map, ev->event_type, body, blen, 0, &scratch, err, sizeof(err)) < 0 ||
+	    rowimg_open(&r, &m->map, ev->type, body, blen, 0, &scratch, err, sizeof(err)) < 0 ||
 	    match_images(m, &r, &matched, &unsure, err, sizeof(err)) < 0) {
 		log_warn("binlog: a rows event of %.*s.%.*s cannot be read (%s): the table is invalidated whole",
 			 (int)m->slen, m->names, (int)m->nlen, m->names + m->slen, err);

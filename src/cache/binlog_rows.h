@@ -29,8 +29,6 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <mysql.h>
-#include <mariadb_rpl.h>
 #include <stdint.h>
 
 #include "cache/inval.h"
@@ -52,16 +50,31 @@ void trx_set_add(struct trx_set *s, struct inval_table *t, enum inval_why why);
 /* Everything, when the transaction ends. */
 void trx_set_all(struct trx_set *s, enum inval_why why);
 
-/* A TABLE_MAP event (the whole event: ev->raw_data from raw_data_ofs,
- * checksum_len bytes of checksum at its end). */
-void rows_table_map(struct trx_set *s, const MARIADB_RPL_EVENT *ev, unsigned checksum_len);
+/* A TABLE_MAP event: its table and the whole event's bytes (header,
+ * body, checksum_len bytes of checksum; raw NULL when the bytes were not
+ * kept: its table goes whole). */
+struct rows_map_event {
+	uint64_t table_id;
+	const char *db, *table;
+	size_t dlen, tlen;
+	const uint8_t *raw;
+	size_t len;
+	unsigned checksum_len;
+};
+void rows_table_map(struct trx_set *s, const struct rows_map_event *e);
 /* Is this event type a rows event? */
 bool rows_is_rows_event(unsigned type);
+/* A rows event: its type and the whole event's bytes, as above. */
+struct rows_event_bytes {
+	unsigned type;
+	const uint8_t *raw;
+	size_t len;
+	unsigned checksum_len;
+};
 /* A rows event ending at offset end of the current binlog file: its
  * table's entries are matched, or the table goes into s. settle_ms:
  * binlog_settle_ms. */
-void rows_event(struct trx_set *s, const MARIADB_RPL_EVENT *ev, unsigned checksum_len, uint32_t end,
-		int settle_ms);
+void rows_event(struct trx_set *s, const struct rows_event_bytes *ev, uint32_t end, int settle_ms);
 
 /* Row events seen and decoded, for SHOW SHOAL STATUS and /metrics. */
 struct rows_stats {

@@ -10,10 +10,12 @@
 #include <time.h>
 
 #include "base/log.h"
+#include "cache/gtid_set.h"
 
 #define FILE_SLOTS 16        /* binlog files remembered (name -> rank) */
 #define FILE_NAME_MAX 256
 #define RING 65536           /* transaction ends remembered, a power of two */
+#define SIDS 64              /* MySQL server uuids remembered for the ring's GTIDs */
 
 _Atomic uint64_t fence_visible;
 _Atomic uint64_t fence_start;
@@ -27,6 +29,8 @@ struct file_slot {
 struct trx_end {
 	uint64_t pos;
 	int64_t recv_ms;
+	uint64_t gno;            /* MySQL: the transaction's GTID number (0: none) */
+	uint32_t sid;            /* MySQL: its uuid's index in sids[] */
 };
 
 /* Guarded by lock: the follower writes, the probe reads. */
@@ -36,6 +40,11 @@ static struct file_slot files[FILE_SLOTS];
 static unsigned cur_file;    /* index of the current file in files[] */
 static uint32_t last_rank;
 static struct trx_end ring[RING];
+static struct {
+	uint8_t uuid[GTID_UUID_LEN];
+	char tag[GTID_TAG_MAX + 1];
+} sids[SIDS];
+static unsigned nsids;
 static uint64_t ring_count;  /* ends ever appended */
 static _Atomic uint64_t received;   /* the last end appended */
 
@@ -58,6 +67,7 @@ void fence_reset(void)
 	cur_file = 0;
 	last_rank = 0;
 	ring_count = 0;
+	nsids = 0;
 	atomic_store(&received, 0);
 	atomic_store(&fence_visible, 0);
 	atomic_store(&fence_start, 0);
@@ -131,8 +141,9 @@ static uint64_t ring_lower_bound(uint64_t pos)
 	return lo;
 }
 
-/* Append the end of a transaction at pos, received at now_ms. lock held. */
-static void append_end(uint64_t pos, int64_t now_ms)
+/* Append the end of a transaction at pos, received at now_ms, with its
+ * MySQL GTID (gno 0: none). lock held. */
+static void append_end_gtid(uint64_t pos, int64_t now_ms, uint32_t sid, uint64_t gno)
 {
 	struct trx_end *slot;
 
@@ -141,9 +152,16 @@ static void append_end(uint64_t pos, int64_t now_ms)
 	slot = &ring[ring_count & (RING - 1)];
 	slot->pos = pos;
 	slot->recv_ms = now_ms;
+	slot->gno = gno;
+	slot->sid = sid;
 	ring_count++;
 	atomic_store(&received, pos);
 	pthread_cond_broadcast(&received_cond);
+}
+
+static void append_end(uint64_t pos, int64_t now_ms)
+{
+	append_end_gtid(pos, now_ms, 0, 0);
 }
 
 /* The position of offset end of the current file, appended; UINT64_MAX
@@ -165,6 +183,37 @@ uint64_t fence_note_trx_end(uint32_t end, int64_t now_ms)
 
 	pthread_mutex_lock(&lock);
 	pos = note_end(end, now_ms);
+	pthread_mutex_unlock(&lock);
+	atomic_fetch_add_explicit(&n_transactions, 1, memory_order_relaxed);
+	return pos;
+}
+
+/* The index of uuid in sids[] (added when new); SIDS when they are all
+ * taken. lock held. */
+static uint32_t sid_index(const uint8_t *uuid, const char *tag)
+{
+	for (unsigned i = 0; i < nsids; i++)
+		if (memcmp(sids[i].uuid, uuid, GTID_UUID_LEN) == 0 && strcmp(sids[i].tag, tag) == 0)
+			return i;
+	if (nsids == SIDS)
+		return SIDS;   /* more sources than remembered: its transactions are never proven */
+	memcpy(sids[nsids].uuid, uuid, GTID_UUID_LEN);
+	snprintf(sids[nsids].tag, sizeof(sids[nsids].tag), "%s", tag);
+	return nsids++;
+}
+
+uint64_t fence_note_trx_end_gtid(uint32_t end, int64_t now_ms, const uint8_t *uuid, const char *tag,
+				 uint64_t gno)
+{
+	uint64_t pos = UINT64_MAX;
+
+	pthread_mutex_lock(&lock);
+	if (files[cur_file].rank) {
+		uint32_t sid = uuid && gno ? sid_index(uuid, tag ? tag : "") : SIDS;
+
+		pos = (uint64_t)files[cur_file].rank << 32 | end;
+		append_end_gtid(pos, now_ms, sid, sid < SIDS ? gno : 0);
+	}
 	pthread_mutex_unlock(&lock);
 	atomic_fetch_add_explicit(&n_transactions, 1, memory_order_relaxed);
 	return pos;
@@ -286,6 +335,31 @@ void fence_note_checkpoint(const char *name, size_t len)
 	if (below > 0 && advance(ring_at(below - 1)->pos))
 		atomic_fetch_add_explicit(&n_checkpoints, 1, memory_order_relaxed);
 	pthread_mutex_unlock(&lock);
+}
+
+enum fence_verdict fence_observe_gtids(const struct gtid_set *executed)
+{
+	uint64_t at, last = 0;
+	enum fence_verdict v = FENCE_BEHIND;
+
+	pthread_mutex_lock(&lock);
+	for (at = ring_lower_bound(atomic_load(&fence_visible) + 1); at < ring_len(); at++) {
+		const struct trx_end *e = ring_at(at);
+
+		if (!e->gno) {
+			v = FENCE_UNMATCHED;   /* no GTID to find: it is never proven */
+			break;
+		}
+		if (!gtid_set_contains(executed, sids[e->sid].uuid, sids[e->sid].tag, e->gno))
+			break;   /* not committed yet: neither is it proven, nor what follows */
+		last = e->pos;
+	}
+	if (last)
+		v = advance(last) ? FENCE_ADVANCED : FENCE_BEHIND;
+	pthread_mutex_unlock(&lock);
+	if (v == FENCE_UNMATCHED)
+		atomic_fetch_add_explicit(&n_unmatched, 1, memory_order_relaxed);
+	return v;
 }
 
 enum fence_verdict fence_observe(const char *file, size_t flen, uint64_t offset)

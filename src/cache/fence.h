@@ -16,7 +16,8 @@
  * transaction that invalidated it; a fill's snapshot is settled when every
  * fence it saw is at or below fence_visible.
  *
- * The proof (fence_probe.h asks for it). MariaDB publishes the binlog
+ * The proof (fence_probe.h asks for it). On MySQL, the GTID set the
+ * server has committed (fence_observe_gtids). MariaDB publishes the binlog
  * position of its last commit, last_commit_pos, as the session status
  * Binlog_snapshot_file / Binlog_snapshot_position (outside a consistent
  * snapshot) and updates it, under LOCK_commit_ordered, in the same
@@ -98,6 +99,12 @@ void fence_note_file(const char *name, size_t len);
  * (inval_bump_fenced); UINT64_MAX when no file is known (never passed). */
 uint64_t fence_note_trx_end(uint32_t end, int64_t now_ms);
 
+/* The same for a MySQL transaction with its GTID (tag "" or NULL when
+ * untagged; uuid NULL or gno 0: none, and then it is never proven):
+ * fence_observe_gtids proves it. */
+uint64_t fence_note_trx_end_gtid(uint32_t end, int64_t now_ms, const uint8_t *uuid, const char *tag,
+				 uint64_t gno);
+
 /* The position of offset end of the current file, not appended (a row
  * event's end, inside a transaction not yet received whole: no other
  * transaction ends between it and its transaction's end, so a reading
@@ -134,6 +141,15 @@ void fence_note_checkpoint(const char *name, size_t len);
 
 /* A reading of the server's last commit position. */
 enum fence_verdict fence_observe(const char *file, size_t flen, uint64_t offset);
+
+/* A reading of a MySQL server's @@global.gtid_executed. MySQL adds a
+ * transaction's GTID to it after the engine commit (the commit stage of
+ * its ordered commit, for each group after its engines' commits; with
+ * binlog_order_commits OFF each session after its own): the transactions
+ * received, in binlog order, up to the first whose GTID it lacks are
+ * proven visible. */
+struct gtid_set;
+enum fence_verdict fence_observe_gtids(const struct gtid_set *executed);
 
 /* Has the follower received a transaction not yet proven visible? */
 bool fence_pending(void);

@@ -15,10 +15,12 @@
 #include <unistd.h>
 
 #include "cache/fence.h"
+#include "cache/gtid_set.h"
 #include "base/log.h"
 
 #define POSITION_SQL "SHOW STATUS LIKE 'Binlog_snapshot_%'"
 #define SCHEDULING_SQL "SELECT @@binlog_optimize_thread_scheduling"
+#define EXECUTED_SQL "SELECT @@global.gtid_executed"   /* MySQL */
 /* Pacing: a token bucket of BURST readings, one more every PACE_US (so at
  * most 200 readings a second however fast the commits come: one reading
  * proves all before it); after PATIENT readings in a row that prove
@@ -37,6 +39,8 @@ static atomic_bool stopping;
 static fence_connect_fn connect_fn;
 static pthread_mutex_t sock_lock = PTHREAD_MUTEX_INITIALIZER;
 static int sock_fd = -1;         /* the probe's socket (sock_lock), shut down to stop */
+static bool upstream_mysql;      /* the probe's server is MySQL (the probe thread's) */
+static struct gtid_set executed; /* MySQL: its last reading (the probe thread's) */
 
 static double mono_s(void)
 {
@@ -97,6 +101,7 @@ static MYSQL *probe_connect(int *fails)
 	long wait_ms;
 
 	if (m && scheduling_ok(m)) {
+		upstream_mysql = !strstr(mysql_get_server_info(m), "MariaDB");
 		fence_set_supported(true);
 		set_sock(mysql_get_socket(m));
 		*fails = 0;
@@ -153,12 +158,41 @@ static int read_position(MYSQL *m, char *file, size_t cap, unsigned long long *p
 	return have_file && have_pos ? 0 : -1;
 }
 
+/* MySQL: read the server's gtid_executed into executed. 0, or -1. */
+static int read_executed(MYSQL *m)
+{
+	MYSQL_RES *res;
+	MYSQL_ROW r;
+	unsigned long *len;
+	char err[160] = "no value";
+	int rc = -1;
+
+	if (mysql_query(m, EXECUTED_SQL) || !(res = mysql_store_result(m)))
+		return -1;   /* the connection or the server failed: the caller reconnects */
+	if ((r = mysql_fetch_row(res)) && r[0] && (len = mysql_fetch_lengths(res)))
+		rc = gtid_set_parse(&executed, r[0], len[0], err, sizeof(err));
+	mysql_free_result(res);
+	if (rc < 0)
+		log_debug("fence: gtid_executed cannot be read: %s", err);
+	return rc;
+}
+
 /* One reading, handed to the fence. -1: the connection must go. */
 static int probe_once(MYSQL *m, enum fence_verdict *v)
 {
 	char file[256];
 	unsigned long long pos = 0;
 	double t0 = mono_s();
+
+	if (upstream_mysql) {
+		if (read_executed(m) < 0) {
+			fence_count_probe(false, 0);
+			return -1;
+		}
+		fence_count_probe(true, mono_s() - t0);
+		*v = fence_observe_gtids(&executed);
+		return 0;
+	}
 
 	if (read_position(m, file, sizeof(file), &pos) < 0) {
 		fence_count_probe(false, 0);
@@ -227,6 +261,7 @@ static void *probe_main(void *arg)
 	}
 	if (m)
 		close_conn(m);
+	gtid_set_free(&executed);
 	mysql_thread_end();
 	return NULL;
 }

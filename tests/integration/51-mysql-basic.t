@@ -1,0 +1,233 @@
+#!/usr/bin/env bash
+# 51-mysql-basic: issue 41's first step, MySQL as the upstream: MySQL 9.7
+# (Debian unstable's, in a chroot: scripts/lib/mysql.sh makes it once under
+# build-test/mysql97, or uses $SHOAL_MYSQL97_ROOT) and, where the peers'
+# build is beside the checkout, MySQL 8.0.39. Against each, a node in writes
+# mode with auto-cache: logins with caching_sha2_password with and without
+# TLS (mariadb, PyMySQL, MySQL's own client), a repeated SELECT served from
+# the cache with the server's answer, UPDATE and INSERT invalidating it,
+# views, foreign keys and triggers, session settings, SHOW, errors, KILL,
+# prepared statements (SQL and DBD::MariaDB's server-side), another login's
+# grants, a node whose upstream link is TLS. What does not work yet is
+# checked as TAP TODO, with the reason: zstd compression of the client
+# protocol. Binlog and auto invalidation start and follow MySQL's binlog
+# (47-mysql-binlog tests the follower).
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=../../scripts/lib/mysql.sh
+. "$SRCDIR/scripts/lib/mysql.sh"
+
+work="$BUILD_TEST/mysql-basic"
+mkdir -p "$work"
+root=${SHOAL_MYSQL97_ROOT:-$BUILD_TEST/mysql97}
+PY_CHECKS=23   # tests/integration/lib/51-mysql-basic.py
+PER_SERVER=$((PY_CHECKS + 18))
+
+fake_mode && skip_all "the checks are of the node's cache and invalidation (SHOAL_FAKE_DIRECT=1 has no node)"
+
+# Which servers can run here: found before the plan (the chroot may take a
+# few minutes to make the first time).
+servers=() why=()
+if mysql97_root "$root" 2>"$work/mysql97-root.err"; then
+  servers+=(97)
+else
+  why+=("MySQL 9.7: $(grep '^mysql:' "$work/mysql97-root.err" | tail -n 1)")
+fi
+if mysql80_dir >/dev/null 2>"$work/mysql80.err"; then
+  servers+=(80)
+else
+  why+=("MySQL 8.0: $(tail -n 1 "$work/mysql80.err")")
+fi
+[ ${#servers[@]} -gt 0 ] || skip_all "no MySQL can run here: ${why[*]}"
+plan $((PER_SERVER * ${#servers[@]}))
+for w in "${why[@]}"; do diag "not tested: $w"; done
+diag_file "$work/mysql97-root.err" 5
+
+cert="$work/cert.pem" key="$work/key.pem"
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=localhost \
+  -keyout "$key" -out "$cert" >"$work/openssl.log" 2>&1 || diag_file "$work/openssl.log"
+
+# truth CMD...: 1 when CMD succeeds, else 0 (todo's first argument).
+truth() { if "$@"; then echo 1; else echo 0; fi; }
+
+# The schema the checks read and write, made as root over the socket.
+schema() { # socket
+  mariadb --no-defaults --socket="$1" -uroot shoaltest <<'SQL'
+DROP TABLE IF EXISTS t51, child51, parent51, log51, secret51;
+DROP VIEW IF EXISTS v51;
+DROP TABLE IF EXISTS base51;
+CREATE TABLE t51 (id INT PRIMARY KEY, v VARCHAR(20));
+INSERT INTO t51 VALUES (1, 'one'), (2, 'two'), (3, 'three');
+CREATE TABLE base51 (id INT PRIMARY KEY, n INT);
+INSERT INTO base51 VALUES (1, 10), (2, 20);
+CREATE VIEW v51 AS SELECT id, n * 2 AS n2 FROM base51;
+CREATE TABLE parent51 (id INT PRIMARY KEY);
+CREATE TABLE child51 (id INT PRIMARY KEY, pid INT,
+  FOREIGN KEY (pid) REFERENCES parent51 (id) ON DELETE CASCADE);
+INSERT INTO parent51 VALUES (1), (2);
+INSERT INTO child51 VALUES (10, 1), (20, 2);
+CREATE TABLE log51 (id INT AUTO_INCREMENT PRIMARY KEY, what VARCHAR(20));
+CREATE TRIGGER trg51 AFTER UPDATE ON base51 FOR EACH ROW
+  INSERT INTO log51 (what) VALUES (CONCAT('u', NEW.id));
+CREATE TABLE secret51 (id INT PRIMARY KEY, s VARCHAR(20));
+INSERT INTO secret51 VALUES (1, 'hidden');
+CREATE USER IF NOT EXISTS 'lim'@'%' IDENTIFIED WITH caching_sha2_password BY 'limpw';
+GRANT SELECT ON shoaltest.t51 TO 'lim'@'%';
+SQL
+}
+
+# The mariadb client through a port, in a way that never hangs the test.
+cli() { # port [mariadb args...]
+  local port=$1; shift
+  timeout 60 mariadb --no-defaults -h127.0.0.1 -P"$port" -uapp -ppw --connect-timeout=10 shoaltest "$@" 2>&1
+}
+
+# DBD::MariaDB with server-side prepared statements: the same SELECT
+# executed twice; prints its rows, then the node's cache hits before and
+# after the second execution (n/a straight to the server).
+perl_prepared() { # port
+  # shellcheck disable=SC2016 # perl's own variables, not the shell's
+  timeout 60 perl -MDBI -e '
+    my $dbh = DBI->connect("DBI:MariaDB:database=shoaltest;host=127.0.0.1;port=$ARGV[0];mariadb_server_prepare=1",
+                           "app", "pw", { RaiseError => 1, PrintError => 0 });
+    my $hits = sub { my $r = eval { $dbh->{mariadb_server_prepare} = 0;
+                       my $h = $dbh->selectall_arrayref("SHOW SHOAL STATUS");
+                       $dbh->{mariadb_server_prepare} = 1;
+                       (map { $_->[1] } grep { $_->[0] eq "Cache Hits" } @$h)[0] }; $r // "n/a" };
+    my $sth = $dbh->prepare("SELECT id, v FROM t51 WHERE id = ?");
+    $sth->execute(3); my $rows = $sth->fetchall_arrayref;
+    my $before = $hits->();
+    $sth->execute(3); my $again = $sth->fetchall_arrayref;
+    my $after = $hits->();
+    print join(";", map { join(",", @$_) } @$rows, @$again), "\n$before $after\n";' "$1" 2>&1
+}
+
+# One MySQL's checks: PER_SERVER of them, whatever fails.
+test_server() { # 97 | 80
+  local ver=$1 label port pid sock out direct n up_url mysql_cli=() before_n a b
+  if [ "$ver" = 97 ]; then label="MySQL 9.7"; else label="MySQL 8.0"; fi
+  port=$(free_port)
+  if [ "$ver" = 97 ]; then
+    mysql97_drop "$root" t51
+    pid=$(mysql97_start "$root" t51 "$port" 2>"$work/start$ver.err")
+    sock=$(mysql97_socket "$root" t51)
+  else
+    rm -rf "$work/mysql80"
+    pid=$(mysql80_start "$work/mysql80" "$port" 2>"$work/start$ver.err")
+    sock="$work/mysql80/sock"
+  fi
+  if ! is_pid "$pid"; then
+    diag_file "$work/start$ver.err"
+    not_ok "$label starts (port $port)"
+    skip_n $((PER_SERVER - 1)) "$label" "the server did not start"
+    return
+  fi
+  on_exit "stop_mdb $pid"
+  [ "$ver" = 97 ] && on_exit "cp '$root/var/lib/shoal-t51/error.log' '$work/mysql97-error.log'; mysql97_drop '$root' t51"
+  ok "$label starts (port $port, pid $pid)"
+  if mysql_create_app "$sock" 2>"$work/app$ver.err" && schema "$sock" >"$work/schema$ver.log" 2>&1; then
+    ok "$label: the app user (caching_sha2_password) and the test's tables"
+  else
+    diag_file "$work/app$ver.err"; diag_file "$work/schema$ver.log"
+    not_ok "$label: the app user (caching_sha2_password) and the test's tables"
+  fi
+  up_url="mysql://app:pw@127.0.0.1:$port/shoaltest"
+  if shoal_start "n$ver" --upstream-db-url "$up_url" --invalidation writes --auto-cache \
+    --auth-plugin caching_sha2_password --tls-cert "$cert" --tls-key "$key" --allowed-users lim:limpw; then
+    ok "$label: a node in writes mode with auto-cache starts"
+  else
+    not_ok "$label: a node in writes mode with auto-cache starts"
+    skip_n $((PER_SERVER - 3)) "$label" "no node"
+    return
+  fi
+  local np_var="n${ver}_PORT" nlog_var="n${ver}_LOG"
+  local np=${!np_var} nlog=${!nlog_var}
+
+  # ---- the mariadb client, plain and TLS
+  out=$(cli "$np" --skip-ssl -e '\s')
+  direct=$(cli "$port" --skip-ssl -e 'SELECT @@version' -N)
+  like "$out" "SSL:[[:space:]]+Not in use" "$label: mariadb logs in without TLS (caching_sha2_password)"
+  out=$(cli "$np" --ssl -e '\s')
+  like "$out" "SSL:[[:space:]]+Cipher in use" "$label: mariadb logs in with TLS"
+  like "$out" "Server version:[[:space:]]+$direct" "$label: mariadb sees the server's version ($direct)"
+
+  # ---- PyMySQL
+  before_n=$(tap_count)
+  DIRECT_PORT=$port NODE_PORT=$np LABEL="$label" "$PY" "$TESTLIB/51-mysql-basic.py"
+  n=$(($(tap_count) - before_n))
+  while [ "$n" -lt "$PY_CHECKS" ]; do not_ok "$label: a check of the python part did not run"; n=$((n + 1)); done
+
+  # ---- server-side prepared statements (DBD::MariaDB)
+  out=$(perl_prepared "$np")
+  direct=$(perl_prepared "$port")
+  is "$(head -n 1 <<<"$out")" "$(head -n 1 <<<"$direct")" "$label: a server-side prepared SELECT gives the server's rows"
+  read -r b a < <(tail -n 1 <<<"$out")
+  if [[ $b =~ ^[0-9]+$ && $a =~ ^[0-9]+$ ]] && [ "$a" -gt "$b" ]; then
+    ok "$label: its second execution is a cache hit"
+  else
+    not_ok "$label: its second execution is a cache hit"; diag "$out"
+  fi
+
+  # ---- MySQL 9.7's own client (the chroot's), where the chroot is here
+  if [ -f "$root/$MYSQL97_MARKER" ]; then
+    mysql_cli=(timeout 60 chroot "$root" mysql -h127.0.0.1 -uapp -ppw -N shoaltest)
+    out=$("${mysql_cli[@]}" -P"$np" --ssl-mode=REQUIRED -e 'SELECT v FROM t51 WHERE id = 3' 2>&1 | grep -v 'password on the command line')
+    is "$out" "three" "$label: MySQL 9.7's mysql client logs in through the node (TLS required)"
+    out=$("${mysql_cli[@]}" -P"$np" --compression-algorithms=zstd -e 'SELECT v FROM t51 WHERE id = 3' 2>&1 | grep -v 'password on the command line')
+    direct=$("${mysql_cli[@]}" -P"$port" --compression-algorithms=zstd -e 'SELECT v FROM t51 WHERE id = 3' 2>&1 | grep -v 'password on the command line')
+    todo "$(truth [ "$out|$direct" = "three|three" ])" \
+      "$label: MySQL's client with zstd compression through the node (got: $out)" \
+      "the node offers zlib only (no CLIENT_ZSTD_COMPRESSION_ALGORITHM): MySQL's client ends with 2066"
+  else
+    skip_n 2 "$label: MySQL's own client" "no MySQL 9.7 chroot, whose mysql client it is"
+  fi
+
+  # ---- a node whose upstream link is TLS: every login hung before ba8f63d
+  # (waited for here with cli's time limit: shoal_start's login wait has none)
+  local tp_var="tls${ver}_PORT"
+  if SHOAL_WAIT=greeting shoal_start "tls$ver" --upstream-db-url "$up_url" --invalidation writes \
+    --auto-cache --upstream-tls; then
+    out=$(cli "${!tp_var}" -N -e "SELECT v FROM t51 WHERE id = 3")
+    is "$out" "three" "$label: a node with --upstream-tls logs in and answers"
+    if [ "$out" = three ]; then
+      out=$(cli "${!tp_var}" -N -e "SHOW SESSION STATUS LIKE 'Ssl_cipher'")
+      like "$out" "Ssl_cipher[[:space:]]+TLS" "$label: its upstream session is encrypted ($out)"
+    else
+      skip "$label: its upstream session is encrypted" "no login"
+    fi
+    shoal_stop "tls$ver"
+  else
+    not_ok "$label: a node with --upstream-tls starts"
+    skip "$label: its upstream session is encrypted" "no node"
+  fi
+
+  # ---- binlog and auto invalidation: the follower reads MySQL's binlog
+  # (47-mysql-binlog checks what it does with it)
+  if shoal_start "bl$ver" --upstream-db-url "$up_url" --invalidation binlog; then
+    local bl_log_var="bl${ver}_LOG"
+    like "$(cat "${!bl_log_var}")" "invalidation: binlog \(set by invalidation\): the MySQL upstream's binlog is on" \
+      "$label: a node with --invalidation binlog runs (the follower starts at the first cached read)"
+    check "$label: ... and still runs" shoal_alive "bl$ver"
+    shoal_stop "bl$ver"
+  else
+    not_ok "$label: a node with --invalidation binlog runs"
+    skip "$label: ... and still runs" "no node"
+  fi
+  if shoal_start "auto$ver" --upstream-db-url "$up_url" --invalidation auto --auto-cache; then
+    local auto_log_var="auto${ver}_LOG"
+    out=$(cat "${!auto_log_var}")
+    like "$out" "invalidation: binlog \(auto\): the MySQL upstream's binlog is on with GTIDs" \
+      "$label: --invalidation auto chooses the binlog, saying why"
+    like "$out" "binlog: following MySQL" "$label: --invalidation auto follows the binlog (ROW, GTIDs on)"
+    shoal_stop "auto$ver"
+  else
+    not_ok "$label: --invalidation auto chooses the binlog"
+    skip "$label: --invalidation auto follows the binlog" "no node"
+  fi
+  unlike "$(grep -E ' (ERROR|FATAL) ' "$nlog" || true)" . "$label: no error in the node's log"
+  check "$label: the node still runs" shoal_alive "n$ver"
+  shoal_stop "n$ver"
+}
+
+for s in "${servers[@]}"; do test_server "$s"; done
+done_testing

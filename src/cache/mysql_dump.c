@@ -279,8 +279,8 @@ bool mysql_ev_gtid(const struct mysql_event *ev, uint8_t uuid[GTID_UUID_LEN], ui
 	binrd_take(&r, GTID_FLAGS_LEN);
 	u = binrd_take(&r, UUID_LEN);
 	*gno = binrd_le(&r, 8);
-	if (r.bad || *gno == 0)
-		return false;   /* cut short, or no transaction number */
+	if (r.bad || *gno == 0 || *gno > GTID_GNO_MAX)
+		return false;   /* cut short, or no transaction number MySQL could give */
 	memcpy(uuid, u, UUID_LEN);
 	return true;
 }

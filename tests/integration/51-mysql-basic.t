@@ -22,7 +22,7 @@ work="$BUILD_TEST/mysql-basic"
 mkdir -p "$work"
 root=${SHOAL_MYSQL97_ROOT:-$BUILD_TEST/mysql97}
 PY_CHECKS=23   # tests/integration/lib/51-mysql-basic.py
-PER_SERVER=$((PY_CHECKS + 20))
+PER_SERVER=$((PY_CHECKS + 21))
 
 fake_mode && skip_all "the checks are of the node's cache and invalidation (SHOAL_FAKE_DIRECT=1 has no node)"
 
@@ -179,6 +179,15 @@ test_server() { # 97 | 80
   DIRECT_PORT=$port NODE_PORT=$np LABEL="$label" "$PY" "$TESTLIB/51-mysql-basic.py"
   n=$(($(tap_count) - before_n))
   while [ "$n" -lt "$PY_CHECKS" ]; do not_ok "$label: a check of the python part did not run"; n=$((n + 1)); done
+
+  # ---- MySQL's limits in the key: a recursive CTE another session cached
+  # is refused (3636) to a session whose cte_max_recursion_depth it exceeds
+  local cte="WITH RECURSIVE s (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < 20)
+    SELECT COUNT(*) FROM s JOIN t51 ON t51.id = 1"
+  cli "$np" -N -e "$cte; $cte" >/dev/null
+  out=$(cli "$np" -N -e "SET SESSION cte_max_recursion_depth = 10; $cte")
+  direct=$(cli "$port" -N -e "SET SESSION cte_max_recursion_depth = 10; $cte")
+  is "$out" "$direct" "$label: a cached recursive CTE over a session's cte_max_recursion_depth: the server's error"
 
   # ---- server-side prepared statements (DBD::MariaDB)
   out=$(perl_prepared "$np")

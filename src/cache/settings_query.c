@@ -35,11 +35,14 @@
  * session reads rows other transactions have not committed (and may roll
  * back): it is neither served from the cache nor stores in it. */
 /* MySQL's own (8.0 and later): the recursion and regular expression limits
- * (errors 3636, 3699, 3698 where a cached answer would be given), and the
- * window functions' precision, which changes their results. */
+ * (errors 3636, 3699, 3698 where a cached answer would be given), the
+ * window functions' precision, which changes their results, and the
+ * optimizer's switches, by their digest: on MySQL they decide whether a
+ * statement runs at all (the hypergraph optimizer refuses some subquery
+ * transforms, error 3973; conformance, main.subquery_allany_hypergraph). */
 #define SETTINGS_SQL_MYSQL_KEY SETTINGS_SQL ",@@cte_max_recursion_depth,@@regexp_time_limit," \
-	"@@regexp_stack_limit,@@windowing_use_high_precision"
-#define SETTINGS_COLUMNS_MYSQL (SETTINGS_COLUMNS + 4)
+	"@@regexp_stack_limit,@@windowing_use_high_precision,SHA2(@@optimizer_switch,256)"
+#define SETTINGS_COLUMNS_MYSQL (SETTINGS_COLUMNS + 5)
 #define SETTINGS_SQL_MARIADB SETTINGS_SQL_MARIADB_KEY ",@@tx_isolation"
 #define SETTINGS_SQL_MYSQL SETTINGS_SQL_MYSQL_KEY ",@@transaction_isolation"
 #define ISOLATION_RU "READ-UNCOMMITTED"

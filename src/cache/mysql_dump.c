@@ -235,7 +235,7 @@ int mysql_dump_next(struct mysql_dump *d, struct mysql_event *ev, char *err, siz
 		if (rc != 0)
 			return rc;   /* one of the payload's events, or its error */
 		n = mysql_net_read_packet(d->m);
-		if (n == (unsigned long)~0UL) {
+		if (n == packet_error) {   /* (the connector's 32-bit -1; it has closed the link) */
 			d->server_error = mysql_errno(d->m);
 			snprintf(err, cap, "%s", mysql_error(d->m));
 			return -1;
@@ -279,8 +279,8 @@ bool mysql_ev_gtid(const struct mysql_event *ev, uint8_t uuid[GTID_UUID_LEN], ui
 	binrd_take(&r, GTID_FLAGS_LEN);
 	u = binrd_take(&r, UUID_LEN);
 	*gno = binrd_le(&r, 8);
-	if (r.bad || *gno == 0)
-		return false;   /* cut short, or no transaction number */
+	if (r.bad || *gno == 0 || *gno > GTID_GNO_MAX)
+		return false;   /* cut short, or no transaction number MySQL could give */
 	memcpy(uuid, u, UUID_LEN);
 	return true;
 }

@@ -128,8 +128,9 @@ const struct setting config_settings[] = {
 		  "upstream refuses such statements with its own error." },
 	{ .key = "compression", .env = "COMPRESSION", .flag = "compression", .type = T_BOOL,
 	  .off = OFF(compression), .metavar = "BOOL", .def = "true",
-	  .help = "Offer clients protocol compression (CLIENT_COMPRESS, zlib), as MariaDB "
-		  "does; a client that asks for it gets a compressed session. Off: not offered. "
+	  .help = "Offer clients protocol compression: zlib (CLIENT_COMPRESS), as MariaDB "
+		  "does, and zstd (CLIENT_ZSTD_COMPRESSION_ALGORITHM), as MySQL 8.0.18+ does; a "
+		  "client that asks for either gets a compressed session. Off: neither is offered. "
 		  "(The upstream links: upstream_compression.)" },
 	{ .key = "upstream_compression", .env = "UPSTREAM_COMPRESSION", .flag = "upstream-compression",
 	  .type = T_BOOL, .off = OFF(upstream_compression), .metavar = "BOOL", .def = "false",

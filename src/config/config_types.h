@@ -80,7 +80,7 @@ struct shoal_config {
 	int upstream_max_idle_ms;        /* idle pooled connections closed after; default 60000 */
 	bool multiplexing;               /* share upstream connections; default true */
 	bool local_infile;               /* relay LOAD DATA LOCAL INFILE; default true */
-	bool compression;                /* offer clients CLIENT_COMPRESS; default true */
+	bool compression;                /* offer clients zlib and zstd compression; default true */
 	bool upstream_compression;       /* compress the relay's upstream links; default false */
 	int handshake_timeout_ms;        /* default 10000 */
 	int client_idle_timeout_ms;      /* idle sessions closed after this; default 8 h, 0 = off */

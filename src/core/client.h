@@ -84,6 +84,7 @@ struct client {
 	uint8_t nonce[AUTH_NONCE_LEN];
 	uint8_t seq;                  /* next sequence id during login */
 	uint32_t caps;                /* negotiated */
+	uint8_t zstd_level;           /* CAP_ZSTD_COMPRESSION: the node's level (compress.h) */
 	uint16_t collation;
 	char user[HS_USER_MAX];
 	char db[HS_DB_MAX];

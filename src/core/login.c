@@ -65,10 +65,12 @@ static bool tls_on(const struct client *c)
 	return c->io.ssl != NULL;
 }
 
-/* CLIENT_COMPRESS when compression is on (the setting "compression"). */
+/* CLIENT_COMPRESS and CLIENT_ZSTD_COMPRESSION_ALGORITHM when compression
+ * is on (the setting "compression"): zlib for every client that has it,
+ * zstd for MySQL's clients that are told to use only that. */
 static uint32_t compress_caps(void)
 {
-	return g_config.compression ? CAP_COMPRESS : 0;
+	return g_config.compression ? CAP_COMPRESS | CAP_ZSTD_COMPRESSION : 0;
 }
 
 static const char *configured_plugin(void)
@@ -349,8 +351,16 @@ static void check_token(struct client *c, const uint8_t *tok, size_t len)
 	/* caching_sha2 checks the password itself: users whose clear password
 	 * the node has (the configured ones) */
 	known = users_login_clear(c->user, &l);
-	if (known && l.cred == USERS_CRED_NONE && len == 0) {
-		succeed(c, &l);
+	if (len == 0 || (len == 1 && tok[0] == 0)) {
+		/* an empty password: decided at once, as MySQL's server does (the
+		 * client has finished and waits for OK or ERR, not for a full
+		 * authentication request) */
+		if (known && (l.cred == USERS_CRED_NONE || (l.cred == USERS_CRED_CLEAR && !l.clear[0]))) {
+			succeed(c, &l);
+		} else {
+			users_login_clear_secrets(&l);
+			access_denied(c, false);
+		}
 		return;
 	}
 	if (!known || !sha2_is_cached(c->user)) {
@@ -420,6 +430,33 @@ static void authenticate(struct client *c, const struct hs_response *r)
 	client_set_state(c, CS_AUTH_SWITCH);
 }
 
+/* Of the compression the client asked for and was offered (c->caps): zlib
+ * when it has both flags, as MySQL's server chooses (its client then sends
+ * the level byte all the same, unread); zstd alone needs its level byte,
+ * within zstd's levels, refused as MySQL refuses it. false: refused. */
+static bool choose_compression(struct client *c, const struct hs_response *r)
+{
+	char msg[128];
+
+	if (c->caps & CAP_COMPRESS)
+		c->caps &= ~CAP_ZSTD_COMPRESSION;
+	if (!(c->caps & CAP_ZSTD_COMPRESSION))
+		return true; /* zlib, or no compression: no level to read */
+	if (r->zstd_level < 0) {
+		STAT_INC(protocol_errors);
+		fail_and_close(c, ERR_HANDSHAKE_ERROR, "08S01", "Bad handshake");
+		return false; /* the flag without its byte: the response is cut short */
+	}
+	if (r->zstd_level < COMPRESS_ZSTD_LEVEL_MIN || r->zstd_level > COMPRESS_ZSTD_LEVEL_MAX) {
+		snprintf(msg, sizeof(msg), "Invalid zstd compression level %d for algorithm 'zstd' (%d to %d)",
+			 r->zstd_level, COMPRESS_ZSTD_LEVEL_MIN, COMPRESS_ZSTD_LEVEL_MAX);
+		fail_and_close(c, ERR_WRONG_COMPRESSION_LEVEL_CLIENT, "HY000", msg);
+		return false; /* a level zstd has not */
+	}
+	c->zstd_level = compress_zstd_level(r->zstd_level);
+	return true;
+}
+
 static void on_handshake_response(struct client *c, const uint8_t *pl, uint32_t len)
 {
 	struct hs_response r;
@@ -449,6 +486,8 @@ static void on_handshake_response(struct client *c, const uint8_t *pl, uint32_t 
 		return;
 	}
 	c->caps = r.caps & (SHOAL_SERVER_CAPS | CAP_SSL | infile_caps() | compress_caps());
+	if (!choose_compression(c, &r))
+		return;
 	if (r.ext_caps & c->ext_caps_offered & MCAP_EXTENDED_METADATA)
 		c->caps |= CAP_X_EXT_METADATA;
 	if (r.ext_caps & c->ext_caps_offered & MCAP_STMT_BULK)
@@ -559,10 +598,12 @@ void login_change_user(struct client *c, const uint8_t *pl, uint32_t len)
 static void login_done(struct client *c)
 {
 	pkt_put_ok(&c->io.out, c->seq, 0, 0, ST_AUTOCOMMIT, 0, c->caps);
-	/* as MariaDB: the login's OK is sent plain, compression starts with
-	 * the first command (a COM_CHANGE_USER's OK is compressed already) */
-	if ((c->caps & CAP_COMPRESS) && !c->io.z &&
-	    sbuf_compress_start(&c->io, compress_limit(g_config.max_allowed_packet), false) < 0) {
+	/* as MariaDB and MySQL: the login's OK is sent plain, compression
+	 * starts with the first command (a COM_CHANGE_USER's OK is compressed
+	 * already); zstd (choose_compression) or zlib */
+	if ((c->caps & (CAP_COMPRESS | CAP_ZSTD_COMPRESSION)) && !c->io.z &&
+	    sbuf_compress_start(&c->io, compress_limit(g_config.max_allowed_packet), false,
+				(c->caps & CAP_ZSTD_COMPRESSION) ? c->zstd_level : 0) < 0) {
 		log_warn("client %u (%s): out of memory for compression", c->id, c->peer);
 		client_set_state(c, CS_CLOSING);
 	}

@@ -3,8 +3,9 @@
  * frames a client sends into the plain packet stream, and framing what the
  * node sends. Declared lengths are checked against the limit before any
  * memory is reserved for them, and a payload must inflate to exactly its
- * declared length. The zlib streams are per thread (a worker serves its
- * sessions one at a time) and are reset for every frame.
+ * declared length. The zlib streams and zstd contexts are per thread (a
+ * worker serves its sessions one at a time) and start afresh for every
+ * frame.
  */
 #define ZLIB_CONST
 #include "proto/compress.h"
@@ -13,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+#include <zstd.h>
+#include <zstd_errors.h>
 
 /* Level 1: most of the gain on result sets for a fraction of the CPU of
  * zlib's default (docs/benchmarks.md, "Protocol compression"). A hash
@@ -23,6 +26,8 @@
 #define RAW_COMPACT 65536
 
 static __thread z_stream *t_inflate, *t_deflate;
+static __thread ZSTD_CCtx *t_zcompress;
+static __thread ZSTD_DCtx *t_zdecompress;
 
 void compress_init(struct compress_state *z, uint32_t max_len)
 {
@@ -35,6 +40,14 @@ void compress_free(struct compress_state *z)
 	pbuf_free(&z->raw);
 	pbuf_free(&z->wire);
 	z->raw_pos = z->wire_pos = 0;
+}
+
+uint8_t compress_zstd_level(int client_level)
+{
+	if (client_level < COMPRESS_ZSTD_LEVEL_MIN)
+		return COMPRESS_ZSTD_LEVEL_MIN; /* (the caller checked it: never) */
+	return (uint8_t)(client_level < COMPRESS_ZSTD_LEVEL_SENT_MAX ? client_level
+								      : COMPRESS_ZSTD_LEVEL_SENT_MAX);
 }
 
 uint32_t compress_limit(uint32_t max_allowed_packet)
@@ -71,6 +84,10 @@ void compress_thread_end(void)
 		free(t_deflate);
 		t_deflate = NULL;
 	}
+	ZSTD_freeCCtx(t_zcompress);
+	t_zcompress = NULL;
+	ZSTD_freeDCtx(t_zdecompress);
+	t_zdecompress = NULL;
 }
 
 static z_stream *inflater(void)
@@ -127,6 +144,35 @@ static int inflate_payload(struct compress_state *z, const uint8_t *p, uint32_t 
 		return fail(z, ERR_NET_UNCOMPRESS_ERROR, "Couldn't uncompress communication packet");
 	plain->len += ulen;
 	return 0;
+}
+
+/* The same for zstd: the payload must be whole zstd frames (one, as MySQL
+ * sends it; zstd's decoder takes several in a row) making exactly ulen
+ * bytes. The output is bounded by ulen, already checked against the limit:
+ * a frame that would make more fails instead of growing anything. */
+static int unzstd_payload(struct compress_state *z, const uint8_t *p, uint32_t clen, uint32_t ulen,
+			  struct pbuf *plain)
+{
+	size_t got;
+
+	if (pbuf_reserve(plain, ulen) < 0)
+		return fail(z, ERR_OUT_OF_RESOURCES, "Out of memory");
+	if (!t_zdecompress && !(t_zdecompress = ZSTD_createDCtx()))
+		return fail(z, ERR_OUT_OF_RESOURCES, "Out of memory");
+	got = ZSTD_decompressDCtx(t_zdecompress, plain->data + plain->len, ulen, p, clen);
+	if (ZSTD_isError(got) || got != ulen)
+		return fail(z, ERR_NET_UNCOMPRESS_ERROR, "Couldn't uncompress communication packet");
+	plain->len += ulen;
+	return 0;
+}
+
+/* A compressed payload, by the algorithm the session negotiated. */
+static int expand_payload(struct compress_state *z, const uint8_t *p, uint32_t clen, uint32_t ulen,
+			  struct pbuf *plain)
+{
+	if (z->zstd_level)
+		return unzstd_payload(z, p, clen, ulen, plain);
+	return inflate_payload(z, p, clen, ulen, plain);
 }
 
 /* Client role: renumber the packets in p[0..n), the bytes just decoded
@@ -203,7 +249,7 @@ int compress_decode(struct compress_state *z, struct pbuf *plain, size_t plain_f
 		if (ulen == 0) {
 			if (pbuf_append(plain, h + COMPRESS_HEADER_LEN, clen) < 0)
 				return fail(z, ERR_OUT_OF_RESOURCES, "Out of memory");
-		} else if (inflate_payload(z, h + COMPRESS_HEADER_LEN, clen, ulen, plain) < 0) {
+		} else if (expand_payload(z, h + COMPRESS_HEADER_LEN, clen, ulen, plain) < 0) {
 			return -1;
 		}
 		if (z->client_role)
@@ -217,43 +263,64 @@ int compress_decode(struct compress_state *z, struct pbuf *plain, size_t plain_f
 	return frames;
 }
 
+/* Compress n plain bytes into dst, which has room for n - 1: a payload
+ * is sent compressed only if that makes it smaller. Returns the compressed
+ * length, 0 when it would not be smaller, -1 on failure. */
+static long deflate_into(const uint8_t *p, size_t n, uint8_t *dst)
+{
+	z_stream *s = deflater();
+	int rc;
+
+	if (!s)
+		return -1; /* out of memory */
+	s->next_in = p;
+	s->avail_in = (uInt)n;
+	s->next_out = dst;
+	s->avail_out = (uInt)n - 1;
+	rc = deflate(s, Z_FINISH);
+	if (rc == Z_STREAM_END)
+		return (long)s->total_out;
+	return rc == Z_OK || rc == Z_BUF_ERROR ? 0 : -1;
+}
+
+/* The same with zstd, one zstd frame (what MySQL sends and reads). */
+static long zstd_into(uint8_t level, const uint8_t *p, size_t n, uint8_t *dst)
+{
+	size_t r;
+
+	if (!t_zcompress && !(t_zcompress = ZSTD_createCCtx()))
+		return -1; /* out of memory */
+	r = ZSTD_compressCCtx(t_zcompress, dst, n - 1, p, n, level);
+	if (!ZSTD_isError(r))
+		return (long)r;
+	return ZSTD_getErrorCode(r) == ZSTD_error_dstSize_tooSmall ? 0 : -1;
+}
+
 /* One frame of n (<= COMPRESS_CHUNK) plain bytes: compressed when that
- * makes it smaller, else as it is. */
+ * makes it smaller, else as it is (uncompressed length 0). */
 static int put_frame(struct compress_state *z, const uint8_t *p, size_t n)
 {
-	uint8_t *h;
-	size_t clen = 0;
-	uint32_t ulen = 0;
+	uint8_t *h, *payload;
+	long clen = 0;
 
 	if (pbuf_reserve(&z->wire, COMPRESS_HEADER_LEN + n) < 0)
 		return -1;
 	h = z->wire.data + z->wire.len;
-	if (n >= COMPRESS_MIN_LEN) {
-		z_stream *s = deflater();
-		int rc;
-
-		if (!s)
-			return -1;
-		s->next_in = p;
-		s->avail_in = (uInt)n;
-		s->next_out = h + COMPRESS_HEADER_LEN;
-		s->avail_out = (uInt)n - 1; /* no larger than the payload itself */
-		rc = deflate(s, Z_FINISH);
-		if (rc == Z_STREAM_END) {
-			clen = s->total_out;
-			ulen = (uint32_t)n;
-		} else if (rc != Z_OK && rc != Z_BUF_ERROR) {
-			return -1;
-		}
+	payload = h + COMPRESS_HEADER_LEN;
+	if (n >= COMPRESS_MIN_LEN)
+		clen = z->zstd_level ? zstd_into(z->zstd_level, p, n, payload) : deflate_into(p, n, payload);
+	if (clen < 0)
+		return -1;
+	if (clen > 0) {
+		wr_u24(h, (uint32_t)clen);
+		wr_u24(h + 4, (uint32_t)n);
+	} else {
+		memcpy(payload, p, n);
+		wr_u24(h, (uint32_t)n);
+		wr_u24(h + 4, 0);
 	}
-	if (ulen == 0) {
-		memcpy(h + COMPRESS_HEADER_LEN, p, n);
-		clen = n;
-	}
-	wr_u24(h, (uint32_t)clen);
 	h[3] = z->seq++;
-	wr_u24(h + 4, ulen);
-	z->wire.len += COMPRESS_HEADER_LEN + clen;
+	z->wire.len += COMPRESS_HEADER_LEN + (clen > 0 ? (size_t)clen : n);
 	return 0;
 }
 

@@ -162,7 +162,12 @@ int hs_parse_response(const uint8_t *pl, size_t n, struct hs_response *out)
 		return -1;
 	if (read_auth(&c, out->caps, out) < 0)
 		return -1;
-	return read_tail(&c, out->caps, out);
+	if (read_tail(&c, out->caps, out) < 0)
+		return -1;
+	/* whether a level was needed, and is one zstd has, is for the caller:
+	 * only the capabilities both sides share decide (login.c) */
+	out->zstd_level = (out->caps & CAP_ZSTD_COMPRESSION) && pcur_left(&c) > 0 ? pcur_u8(&c) : -1;
+	return 0;
 }
 
 int hs_parse_change_user(const uint8_t *pl, size_t n, uint32_t caps, struct hs_response *out)
@@ -172,6 +177,7 @@ int hs_parse_change_user(const uint8_t *pl, size_t n, uint32_t caps, struct hs_r
 	size_t len;
 
 	memset(out, 0, sizeof(*out));
+	out->zstd_level = -1;
 	pcur_init(&c, pl, n);
 	if (pcur_u8(&c) != CMD_CHANGE_USER)
 		return -1;

@@ -30,6 +30,10 @@ struct hs_response {
 	char db[HS_DB_MAX];
 	bool has_db;
 	char plugin[HS_PLUGIN_MAX];
+	/* CAP_ZSTD_COMPRESSION in a handshake response: the byte after the
+	 * connect attributes (the zstd level, not checked here), or -1 when
+	 * none came; -1 also in a CMD_CHANGE_USER, which has none */
+	int zstd_level;
 };
 
 /* The capabilities Shoal offers clients (SSL is added when TLS is on). */
@@ -55,7 +59,10 @@ int hs_put_more_data(struct pbuf *b, uint8_t seq, const void *data, size_t n);
 
 /* A 32-byte SSL request (the response cut short with CAP_SSL set). */
 bool hs_is_ssl_request(const uint8_t *pl, size_t n);
-/* Parse a HandshakeResponse41. 0 on success, -1 if malformed or not 4.1. */
+/* Parse a HandshakeResponse41. 0 on success, -1 if malformed or not 4.1.
+ * With CAP_ZSTD_COMPRESSION the level is the byte right after the connect
+ * attributes; whatever follows it is not read (MariaDB's Connector/C sends
+ * the level as 4 bytes, of which MySQL's server reads the first, as here). */
 int hs_parse_response(const uint8_t *pl, size_t n, struct hs_response *out);
 /* Parse a CMD_CHANGE_USER payload (command byte included) given the
  * session's capabilities. 0 or -1. */

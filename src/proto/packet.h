@@ -49,6 +49,9 @@
 #define CAP_CAN_HANDLE_EXPIRED   (1u << 22)
 #define CAP_SESSION_TRACK        (1u << 23)
 #define CAP_DEPRECATE_EOF        (1u << 24)
+/* MySQL 8.0.18+: compressed frames whose payloads are zstd, not zlib; the
+ * handshake response then ends with the level byte (compress.h) */
+#define CAP_ZSTD_COMPRESSION     (1u << 26)
 
 /* MariaDB's extended capabilities (the upper 32 bits, sent in the greeting's
  * and the handshake response's filler when CLIENT_MYSQL is not set) */
@@ -62,8 +65,8 @@
  * offered: docs/architecture.md.) */
 #define MCAP_RELAYED             (MCAP_EXTENDED_METADATA | MCAP_STMT_BULK)
 /* Not wire bits: mark, in a session's negotiated capabilities (c->caps,
- * whose bits 25-31 no client gets from the node), a client that negotiated
- * MariaDB's extended metadata, or its bulk operations. */
+ * whose bits 25 and 27-31 no client gets from the node), a client that
+ * negotiated MariaDB's extended metadata, or its bulk operations. */
 #define CAP_X_EXT_METADATA       (1u << 28)
 #define CAP_X_BULK               (1u << 29)
 #define CAP_X_MARIADB            (CAP_X_EXT_METADATA | CAP_X_BULK)
@@ -107,6 +110,7 @@ static inline bool status_in_txn(uint16_t status)
 #define ERR_STMT_HAS_NO_OPEN_CURSOR 1421
 #define ERR_NOT_SUPPORTED_AUTH_MODE 1251
 #define ERR_SECURE_TRANSPORT_REQUIRED 3159
+#define ERR_WRONG_COMPRESSION_LEVEL_CLIENT 3923 /* MySQL's, for a zstd level outside 1..22 */
 #define ERR_CONN_HOST_ERROR      2003 /* client-side code: never sent to clients */
 /* Sent when the upstream is unreachable: a server-range code, since client
  * libraries (libmariadb) reject error packets carrying 2000..2999. */

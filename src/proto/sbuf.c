@@ -188,7 +188,7 @@ void sbuf_compress_error(const struct sbuf *s, uint16_t *code, const char **stat
 	*msg = s->z && s->z->err_msg ? s->z->err_msg : "Got an error reading communication packets";
 }
 
-int sbuf_compress_start(struct sbuf *s, uint32_t max_len, bool as_client)
+int sbuf_compress_start(struct sbuf *s, uint32_t max_len, bool as_client, uint8_t zstd_level)
 {
 	struct compress_state *z = malloc(sizeof(*z));
 
@@ -196,6 +196,7 @@ int sbuf_compress_start(struct sbuf *s, uint32_t max_len, bool as_client)
 		return -1;
 	compress_init(z, max_len);
 	z->client_role = as_client;
+	z->zstd_level = zstd_level;
 	/* what is queued (the login's OK) goes out as it is */
 	if (s->out.len > s->out_pos &&
 	    pbuf_append(&z->wire, s->out.data + s->out_pos, s->out.len - s->out_pos) < 0) {

@@ -56,8 +56,9 @@ void sbuf_shrink(struct sbuf *s);
 
 /* Compress from here on (what is queued in out is still sent plain):
  * frames may declare up to max_len bytes; as_client: the node is the
- * client of this link (compress.h). 0, or -1 out of memory. */
-int sbuf_compress_start(struct sbuf *s, uint32_t max_len, bool as_client);
+ * client of this link (compress.h); zstd_level: 0 for zlib frames, else
+ * zstd frames at that level (compress_zstd_level). 0, or -1 out of memory. */
+int sbuf_compress_start(struct sbuf *s, uint32_t max_len, bool as_client, uint8_t zstd_level);
 /* Free the compression state (sbuf_close does it too). */
 void sbuf_compress_free(struct sbuf *s);
 /* Compressed: decode the frames read so far into in, while in holds less

@@ -114,7 +114,11 @@ static uint32_t kept_ext_caps(uint32_t client_caps)
  * connector asks for none. */
 static bool patch_greeting(struct upstream *u, uint8_t *buf, size_t len)
 {
-	/* upstream_compression: the server's CLIENT_COMPRESS stays offered */
+	/* upstream_compression: the server's CLIENT_COMPRESS stays offered.
+	 * Its CLIENT_ZSTD_COMPRESSION_ALGORITHM never does (want never has
+	 * it), whatever the clients negotiated with the node: the link's
+	 * compression is the node's own, zlib, which the client role of
+	 * compress.c follows (a connector with zstd would prefer it) */
 	uint32_t want = u->want_caps | (g_config.upstream_compression ? CAP_COMPRESS : 0);
 	uint8_t *p = buf + PKT_HEADER_LEN;
 	size_t n = rd_u24(buf), off;
@@ -358,8 +362,9 @@ static void become_ready(struct upstream *u)
 	if (pvio && pvio->ctls)
 		u->io.ssl = (SSL *)pvio->ctls->ssl;
 	/* upstream_compression: the connector negotiated it and ran the setup
-	 * compressed; the relay's frames go on from the next command */
-	if (u->mysql->net.compress && sbuf_compress_start(&u->io, COMPRESS_MAX_LEN, true) < 0) {
+	 * compressed; the relay's frames go on from the next command. zlib
+	 * frames: the greeting it read offered no zstd (patch_greeting) */
+	if (u->mysql->net.compress && sbuf_compress_start(&u->io, COMPRESS_MAX_LEN, true, 0) < 0) {
 		snprintf(u->err, sizeof(u->err), "out of memory");
 		fail(u);
 		return;

@@ -8,10 +8,11 @@
 # the cache with the server's answer, UPDATE and INSERT invalidating it,
 # views, foreign keys and triggers, session settings, SHOW, errors, KILL,
 # prepared statements (SQL and DBD::MariaDB's server-side), another login's
-# grants, a node whose upstream link is TLS. What does not work yet is
-# checked as TAP TODO, with the reason: zstd compression of the client
-# protocol. Binlog and auto invalidation start and follow MySQL's binlog
-# (47-mysql-binlog tests the follower).
+# grants, a node whose upstream link is TLS, zstd protocol compression
+# (MySQL's client with --compression-algorithms=zstd, at its default level
+# and at 22 with a query it compresses; levels out of 1..22 by hand refused
+# with 3923 as the server refuses them). Binlog and auto invalidation start
+# and follow MySQL's binlog (47-mysql-binlog tests the follower).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=../../scripts/lib/mysql.sh
@@ -21,7 +22,7 @@ work="$BUILD_TEST/mysql-basic"
 mkdir -p "$work"
 root=${SHOAL_MYSQL97_ROOT:-$BUILD_TEST/mysql97}
 PY_CHECKS=23   # tests/integration/lib/51-mysql-basic.py
-PER_SERVER=$((PY_CHECKS + 18))
+PER_SERVER=$((PY_CHECKS + 24))
 
 fake_mode && skip_all "the checks are of the node's cache and invalidation (SHOAL_FAKE_DIRECT=1 has no node)"
 
@@ -47,8 +48,30 @@ cert="$work/cert.pem" key="$work/key.pem"
 openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=localhost \
   -keyout "$key" -out "$cert" >"$work/openssl.log" 2>&1 || diag_file "$work/openssl.log"
 
-# truth CMD...: 1 when CMD succeeds, else 0 (todo's first argument).
-truth() { if "$@"; then echo 1; else echo 0; fi; }
+# How a server answers handshake responses asking for zstd
+# (CLIENT_ZSTD_COMPRESSION_ALGORITHM, the level byte after the plugin name)
+# at levels 0, 23 and 3, then for zstd and zlib (CLIENT_COMPRESS) with level
+# 0: "ERR code sqlstate", or the first byte of its answer (0x01: the
+# caching_sha2 exchange goes on), comma-separated.
+zstd_levels() { # port
+  timeout 60 "$PY" - "$1" <<'PY' 2>&1
+import sys, rawmysql as r
+out = []
+for level, zlib in ((0, 0), (23, 0), (3, 0), (0, r.CLIENT_COMPRESS)):
+    try:
+        c = r.Conn("127.0.0.1", int(sys.argv[1]))
+        g = c.read_greeting()
+        p = c.handshake_response("app", r.sha2_token("pw", g.nonce), "shoaltest",
+                                 r.DEFAULT_CAPS | (1 << 26) | zlib, plugin="caching_sha2_password")
+        c.write_packet(p + bytes([level]), 1)
+        _, a = c.read_packet()
+        out.append("ERR %d %s" % r.parse_err(a)[:2] if a[:1] == b"\xff" else "0x%02x" % a[0])
+        c.close()
+    except Exception as e:
+        out.append(repr(e))
+print(",".join(out))
+PY
+}
 
 # The schema the checks read and write, made as root over the socket.
 schema() { # socket
@@ -73,6 +96,8 @@ CREATE TABLE secret51 (id INT PRIMARY KEY, s VARCHAR(20));
 INSERT INTO secret51 VALUES (1, 'hidden');
 CREATE USER IF NOT EXISTS 'lim'@'%' IDENTIFIED WITH caching_sha2_password BY 'limpw';
 GRANT SELECT ON shoaltest.t51 TO 'lim'@'%';
+CREATE USER IF NOT EXISTS 'nopw'@'%' IDENTIFIED WITH caching_sha2_password BY '';
+GRANT SELECT ON shoaltest.t51 TO 'nopw'@'%';
 SQL
 }
 
@@ -133,7 +158,7 @@ test_server() { # 97 | 80
   fi
   up_url="mysql://app:pw@127.0.0.1:$port/shoaltest"
   if shoal_start "n$ver" --upstream-db-url "$up_url" --invalidation writes --auto-cache \
-    --auth-plugin caching_sha2_password --tls-cert "$cert" --tls-key "$key" --allowed-users lim:limpw; then
+    --auth-plugin caching_sha2_password --tls-cert "$cert" --tls-key "$key" --allowed-users lim:limpw,nopw:; then
     ok "$label: a node in writes mode with auto-cache starts"
   else
     not_ok "$label: a node in writes mode with auto-cache starts"
@@ -157,6 +182,28 @@ test_server() { # 97 | 80
   n=$(($(tap_count) - before_n))
   while [ "$n" -lt "$PY_CHECKS" ]; do not_ok "$label: a check of the python part did not run"; n=$((n + 1)); done
 
+  # ---- MySQL's limits in the key: a recursive CTE another session cached
+  # is refused (3636) to a session whose cte_max_recursion_depth it exceeds
+  local cte="WITH RECURSIVE s (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < 20)
+    SELECT COUNT(*) FROM s JOIN t51 ON t51.id = 1"
+  cli "$np" -N -e "$cte; $cte" >/dev/null
+  out=$(cli "$np" -N -e "SET SESSION cte_max_recursion_depth = 10; $cte")
+  direct=$(cli "$port" -N -e "SET SESSION cte_max_recursion_depth = 10; $cte")
+  is "$out" "$direct" "$label: a cached recursive CTE over a session's cte_max_recursion_depth: the server's error"
+
+  # ---- optimizer_switch in the key: under the hypergraph optimizer (9.x),
+  # a subquery transform the server refuses (3973) after a switch another
+  # answer was cached under (8.0 refuses the hypergraph switch itself: the
+  # server's answers either way)
+  cli "$port" -e "DROP TABLE IF EXISTS ot51, it51; CREATE TABLE ot51 (v INT); CREATE TABLE it51 (val INT);
+    INSERT INTO ot51 VALUES (1), (2); INSERT INTO it51 VALUES (1)" >/dev/null
+  local hq="SELECT v >= ALL (SELECT val FROM it51) AS b, SUM((SELECT b)) OVER () AS s FROM ot51"
+  local hs="SET optimizer_switch = 'hypergraph_optimizer=on'; $hq; $hq;
+    SET optimizer_switch = 'semijoin=off,subquery_to_derived=on'; $hq"
+  out=$(cli "$np" -N --force -e "$hs" | tr '\n' ' ')
+  direct=$(cli "$port" -N --force -e "$hs" | tr '\n' ' ')
+  is "$out" "$direct" "$label: an optimizer_switch the server refuses a statement under: the server's answer"
+
   # ---- server-side prepared statements (DBD::MariaDB)
   out=$(perl_prepared "$np")
   direct=$(perl_prepared "$port")
@@ -168,18 +215,37 @@ test_server() { # 97 | 80
     not_ok "$label: its second execution is a cache hit"; diag "$out"
   fi
 
+  # ---- the zstd level byte, by hand (MySQL's client keeps its level within
+  # 1..22): out of range, the node refuses the login as the server does;
+  # with zlib asked for too, zlib is chosen and the byte not even read
+  out=$(zstd_levels "$np")
+  direct=$(zstd_levels "$port")
+  is "$out|$direct" "ERR 3923 HY000,ERR 3923 HY000,0x01,0x01|ERR 3923 HY000,ERR 3923 HY000,0x01,0x01" \
+    "$label: handshakes asking zstd at level 0, 23, 3, and zstd with zlib at 0: 3923 (HY000) twice, then the logins go on, as the server's"
+
   # ---- MySQL 9.7's own client (the chroot's), where the chroot is here
   if [ -f "$root/$MYSQL97_MARKER" ]; then
     mysql_cli=(timeout 60 chroot "$root" mysql -h127.0.0.1 -uapp -ppw -N shoaltest)
     out=$("${mysql_cli[@]}" -P"$np" --ssl-mode=REQUIRED -e 'SELECT v FROM t51 WHERE id = 3' 2>&1 | grep -v 'password on the command line')
     is "$out" "three" "$label: MySQL 9.7's mysql client logs in through the node (TLS required)"
+    # an empty password with caching_sha2_password: decided at once (the
+    # client waits for OK or ERR; a full-authentication request was read as
+    # a malformed packet, 2027)
+    out=$(timeout 60 chroot "$root" mysql -h127.0.0.1 -P"$np" -unopw -N shoaltest -e 'SELECT v FROM t51 WHERE id = 3' 2>&1)
+    is "$out" "three" "$label: MySQL 9.7's client logs in through the node with an empty password"
+    out=$(timeout 60 chroot "$root" mysql -h127.0.0.1 -P"$np" -ulim -N shoaltest -e 'SELECT 1' 2>&1 | grep -o 'ERROR [0-9]*')
+    is "$out" "ERROR 1045" "$label: ... and a user with a password who sends none is refused (1045)"
     out=$("${mysql_cli[@]}" -P"$np" --compression-algorithms=zstd -e 'SELECT v FROM t51 WHERE id = 3' 2>&1 | grep -v 'password on the command line')
     direct=$("${mysql_cli[@]}" -P"$port" --compression-algorithms=zstd -e 'SELECT v FROM t51 WHERE id = 3' 2>&1 | grep -v 'password on the command line')
-    todo "$(truth [ "$out|$direct" = "three|three" ])" \
-      "$label: MySQL's client with zstd compression through the node (got: $out)" \
-      "the node offers zlib only (no CLIENT_ZSTD_COMPRESSION_ALGORITHM): MySQL's client ends with 2066"
+    is "$out|$direct" "three|three" "$label: MySQL's client with zstd compression through the node, as directly"
+    # a query over 50 bytes (the client compresses it) at the client's
+    # highest level; the node answers at its own (3)
+    q="SELECT v FROM t51 WHERE id = 3 AND v <> 'a literal that makes the query longer than fifty bytes'"
+    out=$("${mysql_cli[@]}" -P"$np" --compression-algorithms=zstd --zstd-compression-level=22 -e "$q" 2>&1 | grep -v 'password on the command line')
+    direct=$("${mysql_cli[@]}" -P"$port" --compression-algorithms=zstd --zstd-compression-level=22 -e "$q" 2>&1 | grep -v 'password on the command line')
+    is "$out|$direct" "three|three" "$label: ... at zstd level 22, a query the client compresses, as directly"
   else
-    skip_n 2 "$label: MySQL's own client" "no MySQL 9.7 chroot, whose mysql client it is"
+    skip_n 5 "$label: MySQL's own client" "no MySQL 9.7 chroot, whose mysql client it is"
   fi
 
   # ---- a node whose upstream link is TLS: every login hung before ba8f63d

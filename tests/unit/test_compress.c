@@ -8,7 +8,11 @@
  * login's OK sent plain before the first frame; the client role (an
  * upstream link): frame ids from 0 at each command, not at a LOAD DATA
  * file's id 0, and the server's packets renumbered as the plain protocol
- * counts them, a header cut across frames included.
+ * counts them, a header cut across frames included. zstd sessions
+ * (CLIENT_ZSTD_COMPRESSION_ALGORITHM): the same round trips with zstd
+ * payloads, a frame zstd made at another level, stored frames, corrupt,
+ * mis-declared and wrong-algorithm payloads refused, the level the node
+ * compresses at, and the sbuf hook.
  */
 #define ZLIB_CONST
 #include "proto/compress.h"
@@ -19,6 +23,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <zstd.h>
+
+/* The first bytes of a zstd frame (its magic number, little-endian). */
+static const uint8_t zstd_magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
 
 static uint8_t *pattern(size_t n, int incompressible)
 {
@@ -32,42 +40,55 @@ static uint8_t *pattern(size_t n, int incompressible)
 	return p;
 }
 
-/* Walk the frames of wire: their count, and whether each id follows. */
-static int count_frames(const struct pbuf *w, uint8_t first_seq, int *seq_ok, int *n_plain)
+/* Walk the frames of wire: their count, whether each id follows, and
+ * whether each compressed payload is of the algorithm (zstd's magic, or a
+ * zlib header). */
+static int count_frames(const struct pbuf *w, uint8_t first_seq, int *seq_ok, int *n_plain, bool zstd,
+			int *algo_ok)
 {
 	size_t off = 0;
 	int n = 0;
 
 	*seq_ok = 1;
 	*n_plain = 0;
+	*algo_ok = 1;
 	while (off + COMPRESS_HEADER_LEN <= w->len) {
 		uint32_t clen = rd_u24(w->data + off);
+		const uint8_t *pl = w->data + off + COMPRESS_HEADER_LEN;
 
 		if (w->data[off + 3] != (uint8_t)(first_seq + n))
 			*seq_ok = 0;
 		if (rd_u24(w->data + off + 4) == 0)
 			(*n_plain)++;
+		else if (clen < 4 || (zstd ? memcmp(pl, zstd_magic, 4) != 0 : (pl[0] & 0x0f) != 8))
+			*algo_ok = 0;
 		off += COMPRESS_HEADER_LEN + clen;
 		n++;
 	}
 	return off == w->len ? n : -1;
 }
 
-static void round_trip(size_t n, int incompressible, int want_frames, int want_plain, const char *name)
+/* n bytes framed by a session at zstd_level (0: zlib) and decoded by
+ * another: the frames, the stored ones, the bytes, the next id. */
+static void round_trip(size_t n, int incompressible, int want_frames, int want_plain, uint8_t zstd_level,
+		       const char *name)
 {
 	struct compress_state tx, rx;
 	struct pbuf plain = {0};
 	uint8_t *p = pattern(n, incompressible);
-	int seq_ok, n_plain, frames;
+	int seq_ok, n_plain, frames, algo_ok;
 	char label[128];
 
 	compress_init(&tx, COMPRESS_MAX_LEN);
 	compress_init(&rx, COMPRESS_MAX_LEN);
+	tx.zstd_level = rx.zstd_level = zstd_level;
 	frames = compress_encode(&tx, p, n);
 	snprintf(label, sizeof(label), "%s: %d frames made", name, want_frames);
 	is_int(frames, want_frames, label);
-	snprintf(label, sizeof(label), "%s: frames walk to the end, ids 0.. in order", name);
-	ok(count_frames(&tx.wire, 0, &seq_ok, &n_plain) == want_frames && seq_ok, "%s", label);
+	snprintf(label, sizeof(label), "%s: frames walk to the end, ids 0.. in order, %s payloads", name,
+		 zstd_level ? "zstd" : "zlib");
+	ok(count_frames(&tx.wire, 0, &seq_ok, &n_plain, zstd_level != 0, &algo_ok) == want_frames && seq_ok &&
+	   algo_ok, "%s", label);
 	snprintf(label, sizeof(label), "%s: %d sent with uncompressed length 0", name, want_plain);
 	is_int(n_plain, want_plain, label);
 	if (!incompressible && n >= 1000) {
@@ -291,7 +312,7 @@ static void test_sbuf(void)
 	}
 	sbuf_init(&s, sv[0]);
 	pbuf_append(&s.out, okpkt, sizeof(okpkt));
-	is_int(sbuf_compress_start(&s, COMPRESS_MAX_LEN, false), 0, "sbuf: compression starts");
+	is_int(sbuf_compress_start(&s, COMPRESS_MAX_LEN, false, 0), 0, "sbuf: compression starts");
 	is_int(sbuf_out_pending(&s), sizeof(okpkt), "sbuf: the queued OK is still pending");
 	pbuf_append(&s.out, rows, 2000);
 	is_int(sbuf_flush(&s), SBUF_OK, "sbuf: flushed");
@@ -380,15 +401,151 @@ static void test_client_role(void)
 	pbuf_free(&plain);
 }
 
+/* Frames a zstd session reads: one zstd made at a level the node never
+ * uses (a client's own), stored frames both ways; and the node's level. */
+static void test_zstd_frames(void)
+{
+	struct compress_state rx;
+	struct pbuf plain = {0};
+	uint8_t src[3000], z[4000];
+	size_t zlen;
+	static const uint8_t pkt[] = { 1, 0, 0, 0, 0x0e };   /* COM_PING */
+	static const uint8_t big[] = "a payload of more than fifty bytes, sent as it is by a client";
+
+	for (size_t i = 0; i < sizeof(src); i++)
+		src[i] = (uint8_t)("SELECT id, v FROM t51 WHERE id = 3;"[i % 35]);
+	zlen = ZSTD_compress(z, sizeof(z), src, sizeof(src), 19);
+	compress_init(&rx, COMPRESS_MAX_LEN);
+	rx.zstd_level = 3;
+	put_raw_frame(&rx.raw, (uint32_t)zlen, 0, sizeof(src), z, zlen);
+	ok(!ZSTD_isError(zlen) && compress_decode(&rx, &plain, 0, COMPRESS_MAX_LEN) == 1 &&
+	   plain.len == sizeof(src) && memcmp(plain.data, src, sizeof(src)) == 0,
+	   "zstd: a frame zstd made at level 19 (a client's level) decodes");
+	/* stored frames (uncompressed length 0), as with zlib */
+	plain.len = 0;
+	put_raw_frame(&rx.raw, sizeof(pkt), 1, 0, pkt, sizeof(pkt));
+	put_raw_frame(&rx.raw, sizeof(big), 2, 0, big, sizeof(big));
+	is_int(compress_decode(&rx, &plain, 0, COMPRESS_MAX_LEN), 2, "zstd: uncompressed-length-0 frames decode");
+	ok(plain.len == sizeof(pkt) + sizeof(big) && memcmp(plain.data, pkt, sizeof(pkt)) == 0 &&
+	   memcmp(plain.data + sizeof(pkt), big, sizeof(big)) == 0, "  as their payloads, in order");
+	compress_encode(&rx, pkt, sizeof(pkt));
+	ok(rx.wire.data[3] == 3 && rd_u24(rx.wire.data + 4) == 0 &&
+	   memcmp(rx.wire.data + COMPRESS_HEADER_LEN, pkt, sizeof(pkt)) == 0,
+	   "zstd: a reply under 50 bytes is stored, with the id that follows (3)");
+	compress_free(&rx);
+	pbuf_free(&plain);
+	is_int(compress_zstd_level(1), 1, "zstd: a client's level 1 is the node's");
+	is_int(compress_zstd_level(3), 3, "zstd: level 3 (MySQL's default) too");
+	is_int(compress_zstd_level(4), COMPRESS_ZSTD_LEVEL_SENT_MAX, "zstd: level 4: the node compresses at 3");
+	is_int(compress_zstd_level(22), COMPRESS_ZSTD_LEVEL_SENT_MAX, "zstd: level 22: at 3");
+}
+
+/* A zstd session refuses what is not a zstd payload of its declared
+ * length with 1157, as the zlib path does; and a zlib one refuses zstd. */
+static void test_zstd_corrupt(void)
+{
+	struct compress_state rx;
+	struct pbuf plain = {0};
+	uint8_t junk[64], zs[256], zl[256], src[200];
+	size_t zslen;
+	uLongf zllen = sizeof(zl);
+
+	memset(src, 'q', sizeof(src));
+	zslen = ZSTD_compress(zs, sizeof(zs), src, sizeof(src), 3);
+	compress2(zl, &zllen, src, sizeof(src), 6);
+	for (size_t i = 0; i < sizeof(junk); i++)
+		junk[i] = (uint8_t)(i * 37 + 11);
+	memcpy(zs + zslen, "xx", 2);
+
+	struct { uint8_t level; uint32_t ulen; const uint8_t *p; size_t n; const char *name; } cases[] = {
+		{ 3, 200, junk, sizeof(junk), "not zstd data" },
+		{ 3, 201, zs, zslen, "declared one byte longer than it makes" },
+		{ 3, 199, zs, zslen, "declared one byte shorter" },
+		{ 3, 200, zs, zslen - 3, "cut short" },
+		{ 3, 200, zs, 0, "an empty payload with a length" },
+		{ 3, 200, zs, zslen + 2, "bytes after the frame" },
+		{ 3, 200, zl, zllen, "a zlib payload in a zstd session" },
+		{ 0, 200, zs, zslen, "a zstd payload in a zlib session" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		compress_init(&rx, COMPRESS_MAX_LEN);
+		rx.zstd_level = cases[i].level;
+		plain.len = 0;
+		put_raw_frame(&rx.raw, (uint32_t)cases[i].n, 0, cases[i].ulen, cases[i].p, cases[i].n);
+		if (!ok(decode_err(&rx, &plain) == ERR_NET_UNCOMPRESS_ERROR, "zstd corrupt: %s: 1157", cases[i].name))
+			printf("#   got %d\n", rx.err_code);
+		compress_free(&rx);
+	}
+	compress_init(&rx, COMPRESS_MAX_LEN);
+	rx.zstd_level = 3;
+	plain.len = 0;
+	put_raw_frame(&rx.raw, (uint32_t)zslen, 0, 200, zs, zslen);
+	ok(decode_err(&rx, &plain) == 0 && plain.len == 200 && memcmp(plain.data, src, 200) == 0,
+	   "zstd: the same payload, declared right, decodes (after failures on this thread's context)");
+	compress_free(&rx);
+	pbuf_free(&plain);
+}
+
+/* sbuf with a zstd session: the OK plain, then zstd frames; a client's
+ * zstd frame read back into `in`. */
+static void test_zstd_sbuf(void)
+{
+	int sv[2];
+	struct sbuf s;
+	uint8_t buf[4096];
+	static const uint8_t okpkt[] = { 7, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0 };
+	struct compress_state peer;
+	struct pbuf plain = {0};
+	uint8_t *rows = pattern(2000, 0);
+	size_t n;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0) {
+		ok(0, "socketpair");
+		return;
+	}
+	sbuf_init(&s, sv[0]);
+	pbuf_append(&s.out, okpkt, sizeof(okpkt));
+	is_int(sbuf_compress_start(&s, COMPRESS_MAX_LEN, false, 3), 0, "sbuf zstd: compression starts");
+	pbuf_append(&s.out, rows, 2000);
+	is_int(sbuf_flush(&s), SBUF_OK, "sbuf zstd: flushed");
+	n = read_all(sv[1], buf, sizeof(buf));
+	ok(n > sizeof(okpkt) + COMPRESS_HEADER_LEN + 4 && memcmp(buf, okpkt, sizeof(okpkt)) == 0 &&
+	   memcmp(buf + sizeof(okpkt) + COMPRESS_HEADER_LEN, zstd_magic, 4) == 0,
+	   "sbuf zstd: the OK went out plain, then a zstd frame");
+	compress_init(&peer, COMPRESS_MAX_LEN);
+	peer.zstd_level = 1;
+	pbuf_append(&peer.raw, buf + sizeof(okpkt), n - sizeof(okpkt));
+	ok(compress_decode(&peer, &plain, 0, COMPRESS_MAX_LEN) == 1 && plain.len == 2000 &&
+	   memcmp(plain.data, rows, 2000) == 0, "sbuf zstd: the rows, whole");
+	peer.wire.len = 0;
+	peer.seq = 0;
+	compress_encode(&peer, rows, 1500);
+	if (write(sv[1], peer.wire.data, peer.wire.len) != (ssize_t)peer.wire.len)
+		ok(0, "write");
+	sbuf_read(&s, 65536);
+	ok(sbuf_decode(&s) == 0 && sbuf_in_len(&s) == 1500 && memcmp(sbuf_in_ptr(&s), rows, 1500) == 0,
+	   "sbuf zstd: a client's zstd frame decoded into `in`");
+	sbuf_close(&s);
+	close(sv[1]);
+	compress_free(&peer);
+	pbuf_free(&plain);
+	free(rows);
+}
+
 int main(void)
 {
-	round_trip(0, 0, 0, 0, "empty");
-	round_trip(11, 0, 1, 1, "11 bytes");
-	round_trip(49, 0, 1, 1, "49 bytes");
-	round_trip(1000, 0, 1, 0, "1000 repetitive bytes");
-	round_trip(65536, 0, 1, 0, "one whole chunk");
-	round_trip(200000, 0, 4, 0, "200000 repetitive bytes");
-	round_trip(100000, 1, 2, 2, "100000 random bytes");
+	round_trip(0, 0, 0, 0, 0, "empty");
+	round_trip(11, 0, 1, 1, 0, "11 bytes");
+	round_trip(49, 0, 1, 1, 0, "49 bytes");
+	round_trip(1000, 0, 1, 0, 0, "1000 repetitive bytes");
+	round_trip(65536, 0, 1, 0, 0, "one whole chunk");
+	round_trip(200000, 0, 4, 0, 0, "200000 repetitive bytes");
+	round_trip(100000, 1, 2, 2, 0, "100000 random bytes");
+	round_trip(49, 0, 1, 1, 3, "zstd: 49 bytes");
+	round_trip(1000, 0, 1, 0, 3, "zstd: 1000 repetitive bytes");
+	round_trip(65536, 0, 1, 0, 1, "zstd level 1: one whole chunk");
+	round_trip(200000, 0, 4, 0, 3, "zstd: 200000 repetitive bytes");
+	round_trip(100000, 1, 2, 2, 3, "zstd: 100000 random bytes");
 	test_split_reads();
 	test_plain_frames();
 	test_bad_lengths();
@@ -396,6 +553,9 @@ int main(void)
 	test_decode_limit();
 	test_sbuf();
 	test_client_role();
+	test_zstd_frames();
+	test_zstd_corrupt();
+	test_zstd_sbuf();
 	compress_thread_end();
 	return done_testing();
 }

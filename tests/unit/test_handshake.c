@@ -2,7 +2,8 @@
  * test_handshake.c: unit tests for src/proto/handshake.c: the exact byte layout of
  * the greeting, auth-switch and auth-more-data packets; HandshakeResponse41
  * parsing with every optional part, with the 1-byte and NUL-terminated auth
- * forms, length limits, attribute validation; every truncated prefix of
+ * forms, length limits, attribute validation, the zstd level byte after the
+ * attributes (MySQL's one byte, Connector/C's four); every truncated prefix of
  * several responses and CMD_CHANGE_USER payloads (copied to exact-size heap
  * blocks so ASan catches any over-read); the SSL request test; and a
  * deterministic fuzz pass over random and mutated inputs.
@@ -99,8 +100,9 @@ static void test_greeting(void)
 	is_int(o, want, "  nothing after the plugin name's NUL");
 	ok(((uint32_t)rd_u16(p + 1 + vlen + 1 + 13) | ((uint32_t)rd_u16(p + 1 + vlen + 1 + 18) << 16)) == caps,
 	   "  low|high caps reassemble to the offered caps");
-	ok(!(caps & CAP_COMPRESS) && (caps & CAP_DEPRECATE_EOF) && (caps & CAP_PLUGIN_AUTH),
-	   "  SHOAL_SERVER_CAPS: no COMPRESS; DEPRECATE_EOF and PLUGIN_AUTH offered");
+	ok(!(caps & (CAP_COMPRESS | CAP_ZSTD_COMPRESSION)) && (caps & CAP_DEPRECATE_EOF) &&
+	   (caps & CAP_PLUGIN_AUTH),
+	   "  SHOAL_SERVER_CAPS: no COMPRESS nor ZSTD (the setting adds them); DEPRECATE_EOF and PLUGIN_AUTH offered");
 
 	/* full byte image */
 	{
@@ -284,6 +286,7 @@ static void test_parse_full(void)
 	build_response(&b, FULL_CAPS, "alice", token, 20, "shop", PLUGIN_NATIVE, true, NULL);
 	put_u8(&b, 3);
 	is_int(parse_exact(b.data, b.len, &r), 0, "a trailing byte after the attributes is ignored");
+	is_int(r.zstd_level, -1, "  and is no zstd level without CLIENT_ZSTD_COMPRESSION_ALGORITHM");
 	pbuf_free(&b);
 
 	/* empty attribute block */
@@ -659,6 +662,51 @@ static void test_change_user(void)
 
 /* ---- fuzz ----------------------------------------------------------------- */
 
+/* CLIENT_ZSTD_COMPRESSION_ALGORITHM: the level is the byte right after
+ * the connect attributes (MySQL's client, 8.0.18+), whatever its value
+ * (login.c checks the range); Connector/C sends it as int<4>. */
+static void test_parse_zstd(void)
+{
+	struct pbuf b = {0};
+	struct hs_response r;
+	uint32_t caps = FULL_CAPS | CAP_ZSTD_COMPRESSION;
+	static const int levels[] = { 1, 3, 22, 0, 23, 255 };
+
+	for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++) {
+		build_response(&b, caps, "alice", token, 32, "shop", PLUGIN_SHA2, true, NULL);
+		put_u8(&b, (uint8_t)levels[i]);
+		ok(parse_exact(b.data, b.len, &r) == 0, "zstd: level byte %d after the attributes: parsed",
+		   levels[i]);
+		ok(r.zstd_level == levels[i] && strcmp(r.plugin, PLUGIN_SHA2) == 0 && strcmp(r.db, "shop") == 0,
+		   "  level %d, and the fields before it as without it", levels[i]);
+		pbuf_free(&b);
+	}
+	/* Connector/C (MariaDB's, with its zstd plugin): int<4>, of which
+	 * MySQL's server reads the first byte */
+	build_response(&b, caps, "alice", token, 32, "shop", PLUGIN_SHA2, true, NULL);
+	put_u32(&b, 3);
+	is_int(parse_exact(b.data, b.len, &r), 0, "zstd: Connector/C's 4-byte level: parsed");
+	is_int(r.zstd_level, 3, "  level 3 (its first byte; the rest unread)");
+	pbuf_free(&b);
+	/* no attributes flag: the byte follows the plugin name */
+	build_response(&b, caps & ~CAP_CONNECT_ATTRS, "alice", token, 32, "shop", PLUGIN_NATIVE, false, NULL);
+	put_u8(&b, 19);
+	is_int(parse_exact(b.data, b.len, &r), 0, "zstd: without connect attributes: parsed");
+	ok(r.zstd_level == 19 && strcmp(r.plugin, PLUGIN_NATIVE) == 0, "  level 19 after the plugin name");
+	pbuf_free(&b);
+	/* the flag without its byte: parsed, the login refuses it (1043) */
+	build_response(&b, caps, "alice", token, 32, "shop", PLUGIN_SHA2, true, NULL);
+	is_int(parse_exact(b.data, b.len, &r), 0, "zstd: the flag with no level byte: parsed");
+	is_int(r.zstd_level, -1, "  level -1 (none came)");
+	pbuf_free(&b);
+	/* COM_CHANGE_USER has none, whatever the session negotiated */
+	build_change_user(&b, true, "bob", token, 20, "inventory", 45, PLUGIN_NATIVE, true, NULL);
+	put_u8(&b, 3);
+	is_int(parse_cu_exact(b.data, b.len, caps, &r), 0, "zstd: a change user in a zstd session: parsed");
+	is_int(r.zstd_level, -1, "  no level read from it");
+	pbuf_free(&b);
+}
+
 static uint32_t rng = 0x12345678;
 
 static uint32_t rnd(void)
@@ -726,6 +774,7 @@ int main(void)
 	test_parse_forms();
 	test_parse_limits();
 	test_parse_attrs();
+	test_parse_zstd();
 	test_ssl_request();
 	test_change_user();
 	test_fuzz();

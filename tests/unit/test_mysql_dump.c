@@ -292,6 +292,12 @@ static void test_gtid(void)
 
 	gtid_body(&b, 0, true);
 	ok(!gtid_cut(&b, b.n, 0, uuid, &gno), "gno 0: refused");
+	gtid_body(&b, GTID_GNO_MAX, true);
+	ok(gtid_cut(&b, b.n, 0, uuid, &gno) && gno == GTID_GNO_MAX, "gno 2^63 - 2 (MySQL's largest): taken");
+	gtid_body(&b, GTID_GNO_MAX + 1, true);
+	ok(!gtid_cut(&b, b.n, 0, uuid, &gno), "gno 2^63 - 1: refused (no GTID set could hold it)");
+	gtid_body(&b, 1ull << 63, true);
+	ok(!gtid_cut(&b, b.n, 0, uuid, &gno), "gno 2^63: refused");
 }
 
 /* ---- QUERY ------------------------------------------------------------------------------ */

@@ -235,7 +235,7 @@ int mysql_dump_next(struct mysql_dump *d, struct mysql_event *ev, char *err, siz
 		if (rc != 0)
 			return rc;   /* one of the payload's events, or its error */
 		n = mysql_net_read_packet(d->m);
-		if (n == (unsigned long)~0UL) {
+		if (n == packet_error) {   /* (the connector's 32-bit -1; it has closed the link) */
 			d->server_error = mysql_errno(d->m);
 			snprintf(err, cap, "%s", mysql_error(d->m));
 			return -1;

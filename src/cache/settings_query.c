@@ -34,8 +34,17 @@
 /* Last, and not part of the key: the isolation level. A READ UNCOMMITTED
  * session reads rows other transactions have not committed (and may roll
  * back): it is neither served from the cache nor stores in it. */
+/* MySQL's own (8.0 and later): the recursion and regular expression limits
+ * (errors 3636, 3699, 3698 where a cached answer would be given), the
+ * window functions' precision, which changes their results, and the
+ * optimizer's switches, by their digest: on MySQL they decide whether a
+ * statement runs at all (the hypergraph optimizer refuses some subquery
+ * transforms, error 3973; conformance, main.subquery_allany_hypergraph). */
+#define SETTINGS_SQL_MYSQL_KEY SETTINGS_SQL ",@@cte_max_recursion_depth,@@regexp_time_limit," \
+	"@@regexp_stack_limit,@@windowing_use_high_precision,SHA2(@@optimizer_switch,256)"
+#define SETTINGS_COLUMNS_MYSQL (SETTINGS_COLUMNS + 5)
 #define SETTINGS_SQL_MARIADB SETTINGS_SQL_MARIADB_KEY ",@@tx_isolation"
-#define SETTINGS_SQL_MYSQL SETTINGS_SQL ",@@transaction_isolation"
+#define SETTINGS_SQL_MYSQL SETTINGS_SQL_MYSQL_KEY ",@@transaction_isolation"
 #define ISOLATION_RU "READ-UNCOMMITTED"
 
 const char *cache_settings_sql(struct cache_session *cs, bool mariadb, size_t *len)
@@ -45,7 +54,7 @@ const char *cache_settings_sql(struct cache_session *cs, bool mariadb, size_t *l
 		*len = sizeof(SETTINGS_SQL_MARIADB) - 1;
 		return SETTINGS_SQL_MARIADB;
 	}
-	cs->settings_cols = SETTINGS_COLUMNS + 1;
+	cs->settings_cols = SETTINGS_COLUMNS_MYSQL + 1;
 	*len = sizeof(SETTINGS_SQL_MYSQL) - 1;
 	return SETTINGS_SQL_MYSQL;
 }

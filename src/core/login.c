@@ -351,8 +351,16 @@ static void check_token(struct client *c, const uint8_t *tok, size_t len)
 	/* caching_sha2 checks the password itself: users whose clear password
 	 * the node has (the configured ones) */
 	known = users_login_clear(c->user, &l);
-	if (known && l.cred == USERS_CRED_NONE && len == 0) {
-		succeed(c, &l);
+	if (len == 0 || (len == 1 && tok[0] == 0)) {
+		/* an empty password: decided at once, as MySQL's server does (the
+		 * client has finished and waits for OK or ERR, not for a full
+		 * authentication request) */
+		if (known && (l.cred == USERS_CRED_NONE || (l.cred == USERS_CRED_CLEAR && !l.clear[0]))) {
+			succeed(c, &l);
+		} else {
+			users_login_clear_secrets(&l);
+			access_denied(c, false);
+		}
 		return;
 	}
 	if (!known || !sha2_is_cached(c->user)) {

@@ -207,8 +207,8 @@ static bool read_sysvar(struct reader *r, struct sql_set_item *it)
 		return false;
 	next(r);
 	if (touching_next(r, &n) && sql_is_punct(&n, '.')) {
-		if (word_is(&r->t, "GLOBAL"))
-			it->scope = SQL_SCOPE_GLOBAL;
+		if (word_is(&r->t, "GLOBAL") || word_is(&r->t, "PERSIST") || word_is(&r->t, "PERSIST_ONLY"))
+			it->scope = SQL_SCOPE_GLOBAL;   /* (MySQL's @@persist.x: global, and kept) */
 		else if (!word_is(&r->t, "SESSION") && !sql_kw_is(&r->t, KW_LOCAL))
 			return false;   /* db.name: no variable */
 		else if (it->scope == SQL_SCOPE_NONE)

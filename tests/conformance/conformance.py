@@ -23,6 +23,12 @@ Subcommands (see docs/conformance.md):
           it completes directly and two direct runs give the same bytes, in
           both protocols.
 
+--mysql runs MySQL 9.7's mysqltest and cases (Debian's mysql-testsuite)
+the same way, in the chroot of scripts/lib/mysql.sh, against MySQL 9.7
+servers started there (MySQLMode, MySQLServer; docs/conformance.md,
+MySQL mode); `select --mysql` keeps a case whose one direct text run
+gives its own .result.
+
 The server is either started here (scripts/start-mariadb on a free port,
 data under --server-dir) or an already running one (--server-port with
 --server-socket). The node is src/shoal (--shoal) started with
@@ -30,6 +36,7 @@ data under --server-dir) or an already running one (--server-port with
 """
 
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -81,6 +88,42 @@ SELECT_PROTOCOLS = PROTOCOLS
 PROTOCOL_NAMES = {"text": "text", "ps": "--ps-protocol", "cursor": "--cursor-protocol"}
 
 
+class MySQLMode:
+    """--mysql: MySQL's own mysqltest and cases (Debian's mysql-testsuite)
+    from the MySQL 9.7 chroot of scripts/lib/mysql.sh, against private
+    MySQL 9.7 servers started in that chroot. mysqltest and the clients a
+    case runs ($MYSQL, $MYSQL_DUMP, ...) run inside the chroot too (it
+    shares the host's network); the chroot's paths are what they see,
+    ROOT + path what the harness reads."""
+
+    TEST_DIR = "/usr/lib/mysql-test"
+    MYSQLTEST = "/usr/lib/mysql-test/bin/mysqltest"
+    CHARSETS_DIR = "/usr/share/mysql/charsets"
+    # mtr's options (include/default_mysqld.cnf, lib/My/ConfigFactory.pm)
+    # that change what cases print or whether they run; the performance
+    # schema's sizes and instruments are left at the server's defaults.
+    # Name resolution is on, as under mtr (MySQLServer.start): a login
+    # from 127.0.0.1 is then root@localhost (the chroot's /etc/hosts says
+    # so), which is what the cases print.
+    SERVER_ARGS = ["--explain-format=TRADITIONAL_STRICT", "--log-output=file",
+                   "--log-bin-trust-function-creators=1",
+                   "--connect-timeout=60", "--innodb-buffer-pool-size=24M",
+                   "--innodb-redo-log-capacity=10M", "--log-error-verbosity=3"]
+    # mtr's time zone for the server and the clients
+    TZ = "GMT-3"
+
+    def __init__(self):
+        self.on = False
+        self.root = None
+
+    def host(self, path):
+        """A chroot path as the host sees it."""
+        return self.root + path
+
+
+MYSQL = MySQLMode()
+
+
 def log(msg):
     print("== " + msg, file=sys.stderr, flush=True)
 
@@ -102,8 +145,13 @@ def free_port():
 
 def case_paths(case):
     """'main.func_analyse' or 'compat/oracle.sp-cursor' -> (test file, suite dir).
-    Suite 'shoal' is this directory's own cases (tests/conformance/shoal)."""
+    Suite 'shoal' is this directory's own cases (tests/conformance/shoal).
+    In MySQL mode the paths are the chroot's (as mysqltest sees them):
+    main is t/ and r/ of the mysql-test directory, a suite suite/NAME/t."""
     suite, _, name = case.partition(".")
+    if MYSQL.on:
+        sdir = MYSQL.TEST_DIR if suite == "main" else os.path.join(MYSQL.TEST_DIR, "suite", suite)
+        return os.path.join(sdir, "t", name + ".test"), sdir
     if suite == "shoal":
         sdir = os.path.join(HERE, "shoal")
         return os.path.join(sdir, name + ".test"), sdir
@@ -113,6 +161,12 @@ def case_paths(case):
     sdir = os.path.join(MTR_DIR, "suite", suite)
     tdir = os.path.join(sdir, "t") if os.path.isdir(os.path.join(sdir, "t")) else sdir
     return os.path.join(tdir, name + ".test"), sdir
+
+
+def result_path(case):
+    """MySQL mode: the case's own .result, as a host path."""
+    test, sdir = case_paths(case)
+    return MYSQL.host(os.path.join(sdir, "r", os.path.basename(test)[:-5] + ".result"))
 
 
 def read_case_list(path):
@@ -363,9 +417,133 @@ class Server:
                     pass
 
 
+class MySQLServer(Server):
+    """--mysql: a MySQL 9.7 of the chroot (scripts/lib/mysql.sh's
+    mysql97_start: binary log, ROW, GTIDs always on), started here with a
+    fresh data directory /var/lib/shoal-NAME (NAME from --out, so each
+    worker has its own) unless --keep-server finds it running. Its vardir
+    (secure_file_priv, tmpdir, the client defaults files, the outputs
+    while mysqltest writes them) is /var/lib/shoal-NAME-var inside the
+    chroot. root@localhost logs in without a password, over the socket and
+    (name resolution on) over TCP from 127.0.0.1."""
+
+    def __init__(self, args):
+        self.started = False
+        self.keep = args.keep_server
+        self.binlog = True
+        self.pid = None
+        self.conn = None
+        self.out = os.path.abspath(args.out)
+        self.name = "cf-" + hashlib.sha1(self.out.encode()).hexdigest()[:10]
+        self.vardir = "/var/lib/shoal-%s-var" % self.name       # as the chroot sees it
+        self.host_vardir = MYSQL.host(self.vardir)
+        self.dir = MYSQL.host("/var/lib/shoal-" + self.name)     # the data directory
+        self.chroot_sock = "/run/shoal-%s.sock" % self.name
+        self.sock = MYSQL.host(self.chroot_sock)
+        self.port = None
+
+    def running(self):
+        pid = read_pid(os.path.join(self.out, "mysqld.pid"))
+        port = read_pid(os.path.join(self.out, "mysqld.port"))
+        if not pid or not port or pid_gone(pid):
+            return False
+        r = subprocess.run(["mariadb-admin", "--no-defaults", "--socket=" + self.sock, "-uroot", "ping"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if r.returncode != 0:
+            return False
+        self.pid, self.port = pid, port
+        return True
+
+    def start(self):
+        for d in ("tmp", "log"):
+            os.makedirs(os.path.join(self.host_vardir, d), exist_ok=True)
+        if self.running():
+            log("reusing the MySQL on port %d (pid %d)" % (self.port, self.pid))
+            self.started = True
+            return
+        stop_pid(read_pid(os.path.join(self.out, "mysqld.pid")), 60)
+        # name resolution reads the chroot's /etc/hosts, which debootstrap's
+        # minimal base does not make: without it 127.0.0.1 is no localhost
+        # (1130, "Host '127.0.0.1' is not allowed") and the server asks DNS
+        hosts = MYSQL.host("/etc/hosts")
+        if not os.path.exists(hosts):
+            with open(hosts, "w") as f:
+                f.write("# made by tests/conformance/conformance.py --mysql\n"
+                        "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n")
+        self.port = free_port()
+        opts = MYSQL.SERVER_ARGS + ["--secure-file-priv=" + self.vardir, "--tmpdir=" + self.vardir + "/tmp"]
+        env = dict(os.environ, TZ=MYSQL.TZ)
+        # mysql97_drop first: a fresh data directory (initialized by
+        # mysql97_start), nothing of an earlier run's cases in it
+        # mysql97_start's options but --skip-name-resolve: its OFF form
+        # does not undo it (the server still takes 127.0.0.1 for no name)
+        script = ('. scripts/lib/common.sh && . scripts/lib/mysql.sh && '
+                  'eval "$(declare -f _mysql_common_opts | sed \'1s/^_mysql_common_opts/_mysql_opts_all/\')" && '
+                  '_mysql_common_opts() { _mysql_opts_all | grep -vx -- --skip-name-resolve; } && '
+                  'mysql97_drop "$1" "$2" && mysql97_start "$@"')
+        with open(os.path.join(self.out, "mysqld.start.out"), "w") as err:
+            r = subprocess.run(["bash", "-c", script, "_", MYSQL.root, self.name, str(self.port)] + opts,
+                               cwd=SRCDIR, stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL,
+                               env=env, start_new_session=True)
+        pid = r.stdout.decode().strip().splitlines()[-1:] if r.returncode == 0 else []
+        if not pid or not pid[0].isdigit():
+            raise SystemExit("conformance: MySQL did not start (see %s/mysqld.start.out and %s/error.log)" %
+                             (self.out, self.dir))
+        self.pid = int(pid[0])
+        for f, v in (("mysqld.pid", self.pid), ("mysqld.port", self.port)):
+            with open(os.path.join(self.out, f), "w") as fh:
+                fh.write("%d\n" % v)
+        self.started = True
+
+    def binlog_on(self):
+        return True
+
+    def prepare(self):
+        """mtr's schemas: test, and mtr.add_suppression() (mtr_warnings.sql)."""
+        self.sql("CREATE DATABASE IF NOT EXISTS test; CREATE DATABASE IF NOT EXISTS mtr;")
+        self.sql("CREATE TABLE IF NOT EXISTS test_suppressions (pattern VARCHAR(255)) ENGINE=InnoDB;"
+                 "DROP PROCEDURE IF EXISTS add_suppression;"
+                 "CREATE DEFINER=root@localhost PROCEDURE add_suppression(pattern VARCHAR(255))"
+                 " INSERT INTO test_suppressions (pattern) VALUES (pattern);", db="mtr")
+        self.baseline = self.snapshot()
+        self.close_conn()
+
+    def remove_leftovers(self):
+        for d in (os.path.join(self.host_vardir, "tmp"), os.path.join(self.dir, "test")):
+            if not os.path.isdir(d):
+                continue
+            for f in os.listdir(d):
+                p = os.path.join(d, f)
+                if os.path.isdir(p) and not os.path.islink(p):
+                    shutil.rmtree(p, ignore_errors=True)
+                else:
+                    try:
+                        os.unlink(p)
+                    except OSError:
+                        pass
+        if os.path.isdir(os.path.join(self.dir, "test")):
+            os.rmdir(os.path.join(self.dir, "test"))
+
+    def snapshot(self):
+        dbs = {r[0] for r in self.query("SELECT schema_name FROM information_schema.schemata")}
+        users = {(r[0], r[1]) for r in self.query("SELECT user, host FROM mysql.user")}
+        gvars = {r[0]: (r[1] if len(r) > 1 else "") for r in self.query("SHOW GLOBAL VARIABLES")}
+        return {"dbs": dbs, "users": users, "vars": gvars}
+
+    def reset_replicas(self):
+        """MySQL's forms: a replica channel a case left is stopped and
+        forgotten; SET PERSIST's file (mysqld-auto.cnf) is emptied."""
+        for stmt in ("STOP REPLICA", "RESET REPLICA ALL", "RESET PERSIST"):
+            try:
+                self.query(stmt)
+            except RuntimeError:
+                pass
+
+
 # Global variables that change by themselves: never restored.
 VOLATILE_VARS = {"gtid_binlog_pos", "gtid_binlog_state", "gtid_current_pos", "gtid_slave_pos",
-                 "timestamp", "innodb_buffer_pool_load_at_startup"}
+                 "timestamp", "innodb_buffer_pool_load_at_startup",
+                 "gtid_executed", "gtid_purged"}
 
 
 def read_pid(path):
@@ -426,7 +604,19 @@ class Node:
         url = "mysql://root:@127.0.0.1:%d" % self.server.port
         cmd = [self.bin, "--upstream-db-url", url, "--listen-address", "127.0.0.1:%d" % self.port,
                "--metrics-address", "127.0.0.1:0", "--admin-address", "127.0.0.1:0",
-               "--workers", "2"] + self.extra
+               "--workers", "2"]
+        # MySQL mode: the node offers its default plugin to clients,
+        # mysql_native_password, which MySQL 9.7's clients still speak
+        # (the server has dropped it; the node logs in upstream with
+        # caching_sha2_password). With --auth-plugin caching_sha2_password
+        # a 9.7 client with an empty password (root's, every case's) gets
+        # 2027 "Malformed packet" from the node: docs/conformance.md,
+        # MySQL mode. The node offers TLS, as the server does (cases
+        # that run a client with --ssl-mode=REQUIRED), with a
+        # self-signed certificate made here once.
+        if MYSQL.on:
+            cmd += self.tls_args()
+        cmd += self.extra
         with open(self.log, "a") as lf:
             lf.write("=== %s start: %s\n" % (time.strftime("%F %T"), " ".join(shlex.quote(c) for c in cmd)))
             lf.flush()
@@ -442,6 +632,17 @@ class Node:
                 return
             time.sleep(0.1)
         raise SystemExit("conformance: the node did not accept logins (see %s)" % self.log)
+
+    def tls_args(self):
+        d = os.path.dirname(self.log)
+        cert, key = os.path.join(d, "node-cert.pem"), os.path.join(d, "node-key.pem")
+        if not (os.path.exists(cert) and os.path.exists(key)):
+            r = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "30",
+                                "-subj", "/CN=localhost", "-keyout", key, "-out", cert],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            if r.returncode != 0:
+                return []  # no openssl: no TLS (the cases that need it fail)
+        return ["--tls-cert", cert, "--tls-key", key]
 
     def alive(self):
         return self.proc is not None and self.proc.poll() is None
@@ -482,6 +683,61 @@ def write_defaults(path, port, server):
         f.write("[mysqldump]\nloose-skip-ssl\n[mysqlbinlog]\ndisable-force-if-open\n")
 
 
+def write_defaults_mysql(path, port):
+    """MySQL mode's client defaults file (host path; the clients read it
+    inside the chroot): mtr's [client] and its per-program groups
+    (include/default_client.cnf, default_mysqld.cnf), TLS off as mtr has
+    it for mysqltest."""
+    with open(path, "w") as f:
+        f.write("[client]\nhost=127.0.0.1\nport=%d\nuser=root\npassword=\nprotocol=tcp\n"
+                "ssl-mode=DISABLED\ncharacter-sets-dir=%s\n" % (port, MYSQL.CHARSETS_DIR))
+        for g in ("mysql", "mysqlshow", "mysqlimport", "mysqlcheck", "mysql_upgrade", "mysqltest"):
+            f.write("[%s]\ndefault-character-set=utf8mb4\n" % g)
+        f.write("[mysqlbinlog]\ndisable-force-if-open\n")
+
+
+def run_env_mysql(server, cnf, port, target):
+    """mtr's environment for MySQL's cases (mysql-test-run.pl), chroot paths."""
+    env = dict(os.environ)
+    vardir = server.vardir
+    d = " --defaults-file=" + cnf
+    env.update({
+        "MYSQL_TEST_DIR": MYSQL.TEST_DIR, "MYSQL_TEST_DIR_ABS": MYSQL.TEST_DIR,
+        "MYSQLTEST_VARDIR": vardir, "MYSQLTEST_VARDIR_ABS": vardir, "MYSQLTEST_REAL_VARDIR": vardir,
+        "MYSQL_TMP_DIR": vardir + "/tmp", "MYSQL_BINDIR": "/usr", "MYSQL_BASEDIR": "/usr",
+        "MYSQL_BIN_PATH": "/usr/bin", "MYSQL_CLIENT_BIN_PATH": "/usr/bin",
+        "MYSQL_SHAREDIR": "/usr/share/mysql", "MYSQL_CHARSETSDIR": MYSQL.CHARSETS_DIR,
+        "MYSQL_TEST_LOGIN_FILE": vardir + "/tmp/.mylogin.cnf",
+        "MASTER_MYPORT": str(port), "MYSQL_TEST_ROOT": "YES",
+        # the server's socket bypasses the node: through the node it is absent
+        "MASTER_MYSOCK": server.chroot_sock if target == "direct" else vardir + "/no-socket",
+        "MYSQL": "mysql" + d, "MYSQL_OPTIONS": d, "MYSQL_DUMP": "mysqldump" + d,
+        "MYSQL_SHOW": "mysqlshow" + d, "MYSQL_CHECK": "mysqlcheck" + d, "MYSQL_IMPORT": "mysqlimport" + d,
+        "MYSQLADMIN": "mysqladmin", "MYSQL_SLAP": "mysqlslap" + d, "MYSQL_BINLOG": "mysqlbinlog" + d,
+        "MYSQL_MY_PRINT_DEFAULTS": "my_print_defaults", "MYSQL_TZINFO_TO_SQL": "mysql_tzinfo_to_sql",
+        "LC_ALL": "C", "LC_COLLATE": "C", "LC_CTYPE": "C", "TZ": MYSQL.TZ,
+    })
+    return env
+
+
+def run_cmd_mysql(case, proto, target, port, server, outfile):
+    """MySQL mode: mysqltest's command line (run in the chroot, in the
+    mysql-test directory), its environment, and where it writes its output
+    (a chroot path under the vardir: moved to OUTFILE after the run)."""
+    test, sdir = case_paths(case)
+    vardir = server.vardir
+    cnf = vardir + "/%s.cnf" % target
+    write_defaults_mysql(MYSQL.host(cnf), port)
+    result = vardir + "/%s.result" % target
+    cmd = ["chroot", MYSQL.root, "env", "-C", MYSQL.TEST_DIR, MYSQL.MYSQLTEST, "--defaults-file=" + cnf,
+           "--host=127.0.0.1", "--port=%d" % port, "--user=root", "--protocol=tcp", "--ssl-mode=DISABLED",
+           "--database=test", "--silent", "--basedir=" + MYSQL.TEST_DIR + "/", "--tmpdir=" + vardir + "/tmp",
+           "--logdir=" + vardir + "/log", "--character-sets-dir=" + MYSQL.CHARSETS_DIR,
+           "--test-file=" + test, "--tail-lines=0", "--record", "--result-file=" + result,
+           "--max-connect-retries=3", "--connect-timeout=10"]
+    return cmd, run_env_mysql(server, cnf, port, target), MYSQL.host(result)
+
+
 def run_env(vardir, cnf, port, server, target):
     env = dict(os.environ)
     d = "--defaults-file=" + cnf
@@ -506,6 +762,43 @@ def run_case(case, proto, target, port, server, outfile, timeout):
     """One mariadb-test run. Returns (status, seconds, message): status is
     'ok', 'failed' (non-zero exit), 'skipped' (the case skipped itself) or
     'timeout'."""
+    if MYSQL.on:
+        cmd, env, written = run_cmd_mysql(case, proto, target, port, server, outfile)
+        cwd = "/"
+    else:
+        cmd, env, written, cwd = mariadb_test_cmd(case, target, port, server, outfile)
+    if proto == "ps":
+        cmd.append("--ps-protocol")
+    elif proto == "cursor":
+        cmd.append("--cursor-protocol")  # (it implies --ps-protocol)
+    for f in {outfile, written}:
+        if os.path.exists(f):
+            os.unlink(f)
+    t0 = time.time()
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                         env=env, cwd=cwd, start_new_session=True)
+    try:
+        out, _ = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        out, _ = p.communicate()
+        return "timeout", time.time() - t0, "no answer within %d s" % timeout
+    secs = time.time() - t0
+    if written != outfile and os.path.exists(written):
+        shutil.move(written, outfile)
+    text = out.decode(errors="replace").strip()
+    if p.returncode == 62:
+        return "skipped", secs, text[-300:]
+    if p.returncode != 0:
+        return "failed", secs, text[-600:]
+    return "ok", secs, ""
+
+
+def mariadb_test_cmd(case, target, port, server, outfile):
+    """mariadb-test's command line, environment, output file and directory."""
     test, sdir = case_paths(case)
     vardir = server.vardir
     cnf = os.path.join(vardir, "%s.cnf" % target)
@@ -517,32 +810,7 @@ def run_case(case, proto, target, port, server, outfile, timeout):
            "--suite-dir=" + sdir + "/", "--test-file=" + test, "--tail-lines=0",
            "--record", "--result-file=" + outfile, "--max-connect-retries=3",
            "--connect-timeout=10"]
-    if proto == "ps":
-        cmd.append("--ps-protocol")
-    elif proto == "cursor":
-        cmd.append("--cursor-protocol")  # (it implies --ps-protocol)
-    if os.path.exists(outfile):
-        os.unlink(outfile)
-    t0 = time.time()
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                         env=run_env(vardir, cnf, port, server, target), cwd=MTR_DIR,
-                         start_new_session=True)
-    try:
-        out, _ = p.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        try:
-            os.killpg(p.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        out, _ = p.communicate()
-        return "timeout", time.time() - t0, "no answer within %d s" % timeout
-    secs = time.time() - t0
-    text = out.decode(errors="replace").strip()
-    if p.returncode == 62:
-        return "skipped", secs, text[-300:]
-    if p.returncode != 0:
-        return "failed", secs, text[-600:]
-    return "ok", secs, ""
+    return cmd, run_env(vardir, cnf, port, server, target), outfile, MTR_DIR
 
 
 def same_files(a, b):
@@ -656,6 +924,10 @@ def read_done(resfile, cases, protos):
     return done
 
 
+def make_server(args):
+    return MySQLServer(args) if MYSQL.on else Server(args)
+
+
 class Worker:
     """One MariaDB and one node of their own, judging the runs handed out
     by the shared queue. With --jobs 1 its directory is --out itself; with
@@ -666,7 +938,7 @@ class Worker:
         if args.jobs > 1:
             self.args.out = os.path.join(args.out, "w%d" % k)
             os.makedirs(self.args.out, exist_ok=True)
-        self.server = Server(self.args)
+        self.server = make_server(self.args)
         self.node = None
         self.error = None
 
@@ -827,8 +1099,29 @@ CONNECT_USER = re.compile(r"^[ \t]*-*[ \t]*connect\b[ \t]*\(?[ \t]*[^,\n]*,[ \t]
                           re.I | re.M)
 
 
+# MySQL's forms of the same (--mysql): its restart and component
+# includes, and TLS (the node's TLS is its own, not the server's).
+EXCLUDE_MYSQL = re.compile(
+    r"restart_server|kill_server|have_component|INSTALL COMPONENT|UNINSTALL COMPONENT|have_openssl|"
+    r"have_mysqlx|have_ndb|MYSQLD_CMD|\$MYSQLXTEST|have_ssl|force_restart|have_grep|have_util_",
+    re.I)
+
+
 def static_candidate(case):
     test, _ = case_paths(case)
+    if MYSQL.on:
+        test = MYSQL.host(test)
+        # a case with server options of its own (NAME-master.opt, NAME.cnf)
+        # needs a server mtr would start for it alone
+        base = test[:-5]
+        if any(os.path.exists(base + x) for x in ("-master.opt", ".cnf", "-master.sh")):
+            return False
+        try:
+            with open(test, errors="replace") as f:
+                if EXCLUDE_MYSQL.search(f.read()):
+                    return False
+        except OSError:
+            return False
     try:
         with open(test, errors="replace") as f:
             text = f.read()
@@ -844,6 +1137,8 @@ def static_candidate(case):
 
 def suite_cases(suite):
     d = os.path.dirname(case_paths(suite + ".x")[0])
+    if MYSQL.on:
+        d = MYSQL.host(d)
     return sorted("%s.%s" % (suite, f[:-5]) for f in os.listdir(d) if f.endswith(".test"))
 
 
@@ -867,23 +1162,30 @@ def cmd_select(args):
     already in it are not tried again). The candidates: --candidates FILE,
     else the static candidates of --suites."""
     os.makedirs(args.out, exist_ok=True)
-    server = Server(args)
-    blargs = argparse.Namespace(**vars(args))
-    blargs.out, blargs.binlog, blargs.server_port = os.path.join(args.out, "binlog"), True, None
-    binlog_server = Server(blargs)
+    server = make_server(args)
+    if MYSQL.on:
+        # one server: MySQL's always writes its binary log; one direct
+        # text run a case, compared with its .result (select_one_mysql)
+        binlog_server = None
+    else:
+        blargs = argparse.Namespace(**vars(args))
+        blargs.out, blargs.binlog, blargs.server_port = os.path.join(args.out, "binlog"), True, None
+        binlog_server = Server(blargs)
     listed = set(read_case_list(args.list)) if os.path.exists(args.list) else set()
     todo = read_case_list(args.candidates) if args.candidates else select_candidates(args)
     todo = [c for c in todo if c not in listed]
     kept = 0
     try:
         for srv in (server, binlog_server):
-            srv.start()
-            srv.prepare()
+            if srv:
+                srv.start()
+                srv.prepare()
         logf = open(os.path.join(args.out, "select.log"), "a")
         for i, case in enumerate(todo):
             if i % 50 == 0:
                 log("%d of %d tried, %d kept" % (i, len(todo), kept))
-            why = select_one(case, args, server, binlog_server)
+            why = (select_one_mysql(case, args, server) if MYSQL.on else
+                   select_one(case, args, server, binlog_server))
             logf.write("%s %s\n" % (case, why))
             logf.flush()
             if why.startswith("keep"):
@@ -892,7 +1194,8 @@ def cmd_select(args):
                     lf.write("%s  # %s\n" % (case, why[5:]))
     finally:
         server.stop()
-        binlog_server.stop()
+        if binlog_server:
+            binlog_server.stop()
     log("kept %d of %d" % (kept, len(todo)))
     return 0
 
@@ -921,6 +1224,25 @@ def select_one(case, args, server, binlog_server):
     if isinstance(why, str):
         return why.replace("drop text", "drop text (binlog)", 1)
     return "keep %.1f s" % (total / 2)
+
+
+def select_one_mysql(case, args, server):
+    """MySQL mode: a case is kept when one direct run (text protocol)
+    runs to its end within --timeout and --max-seconds and its output is
+    its own .result, byte for byte (MySQL's verdict that it passes: so the
+    output does not vary by itself where the case did not mask it)."""
+    d = os.path.join(args.out, "select")
+    os.makedirs(d, exist_ok=True)
+    f = os.path.join(d, case.replace("/", "-") + ".text")
+    why = select_run(case, "text", args, server, f)
+    if isinstance(why, str):
+        return why
+    if not os.path.exists(result_path(case)):
+        return "drop text: no .result"
+    if not same_files(result_path(case), f):
+        return "drop text: not its .result (%s)" % first_difference(result_path(case), f).replace(
+            "direct", ".result", 1).replace("node", "run", 1)
+    return "keep %.1f s" % why
 
 
 def select_run(case, proto, args, server, outfile):
@@ -953,6 +1275,13 @@ def main():
         p.add_argument("--timeout", type=int, default=120, help="seconds per run (default 120)")
         p.add_argument("--binlog", action="store_true",
                        help="start the private MariaDB with its binary log (log_bin, ROW, server id 1)")
+        p.add_argument("--mysql", action="store_true",
+                       help="MySQL mode: MySQL 9.7's mysqltest and cases (mysql-testsuite) from the "
+                            "chroot --mysql-root, against private MySQL 9.7 servers started there")
+        p.add_argument("--mysql-root", default=os.environ.get("SHOAL_MYSQL97_ROOT") or
+                       os.path.join(SRCDIR, "build-test", "mysql97"),
+                       help="the MySQL 9.7 chroot (scripts/lib/mysql.sh; default $SHOAL_MYSQL97_ROOT, "
+                            "else build-test/mysql97)")
 
     r = sub.add_parser("run", help="run cases directly and through a node")
     common(r)
@@ -987,7 +1316,14 @@ def main():
     if args.cmd == "select" and not (args.suites or args.candidates):
         ap.error("select needs --suites or --candidates")
     args.out = os.path.abspath(args.out)  # mariadb-test runs in the mysql-test directory
-    if shutil.which("mariadb-test") is None:
+    if args.mysql:
+        MYSQL.on, MYSQL.root = True, os.path.realpath(args.mysql_root)
+        if args.server_port:
+            ap.error("--mysql starts its own servers: not with --server-port")
+        if not os.access(MYSQL.host(MYSQL.MYSQLTEST), os.X_OK):
+            raise SystemExit("conformance: no %s in the chroot %s (the package mysql-testsuite: "
+                             "scripts/conformance --mysql installs it)" % (MYSQL.MYSQLTEST, MYSQL.root))
+    elif shutil.which("mariadb-test") is None:
         raise SystemExit("conformance: mariadb-test is not installed (Debian package mariadb-test)")
     return cmd_run(args) if args.cmd == "run" else cmd_select(args)
 

@@ -21,6 +21,9 @@
 #     upstream PREPARE per query (the node answers them, binlog mode);
 #   - a REVOKE made directly reaches another login's cached reads (the
 #     privilege change in the binlog);
+#   - MySQL's roles: a default role, a role granted but not active, SET
+#     ROLE and SET ROLE NONE give the server's answers, and a default
+#     role's reads are hits;
 #   - a warm restart: 2,000 keys of one table, SIGTERM, 20 rows changed while
 #     down, started again from the snapshot (its position a MySQL GTID set):
 #     0 answers differ, the upstream runs at most 40 of the keys' SELECTs.
@@ -39,7 +42,7 @@ mkdir -p "$work"
 root=${SHOAL_MYSQL97_ROOT:-$BUILD_TEST/mysql97}
 ROUNDS=${MYSQL_FENCE_ROUNDS:-100}
 MAX_S=$((ROUNDS / 4 + 60))
-PER_SERVER=31
+PER_SERVER=36
 
 servers=() why=()
 if mysql97_root "$root" 2>"$work/mysql97-root.err"; then
@@ -119,7 +122,7 @@ start_node() { # name
   shoal_start "$1" --upstream-db-url "mysql://app:pw@127.0.0.1:$PORT/shoaltest" --auto-cache \
     --invalidation binlog --data-dir "$work/$1" --drain-handoff-ms 0 \
     --metrics-address "127.0.0.1:$MPORT" --cache-snapshot "$work/$LABEL_ID.snap" --cache-ttl-ms 600000 \
-    --allowed-users lim47:limpw
+    --allowed-users lim47:limpw,ro47:ropw,rn47:rnpw
 }
 # read_all NODE_PORT: the 2,000 keys through the node and directly; prints
 # how many answers differ
@@ -327,6 +330,33 @@ test_server() { # 97 | 80
   direct -e "REVOKE SELECT ON shoaltest.t FROM 'lim47'@'%'"   # (pa47 keeps its login's schema)
   check "$label: after a direct REVOKE, the node refuses it (1142) from the cache's answer" \
     poll_lim_denied "SELECT v FROM t WHERE id = 3"
+
+  # ---- roles: a default role, one granted but not active, SET ROLE, SET
+  # ROLE NONE; each answer through the node is the server's own, and the
+  # default role's reads become hits
+  direct -e "CREATE ROLE r47; GRANT SELECT ON shoaltest.t TO r47;
+    CREATE USER 'ro47'@'%' IDENTIFIED WITH caching_sha2_password BY 'ropw';
+    GRANT r47 TO 'ro47'@'%'; SET DEFAULT ROLE r47 TO 'ro47'@'%';
+    CREATE USER 'rn47'@'%' IDENTIFIED WITH caching_sha2_password BY 'rnpw';
+    GRANT r47 TO 'rn47'@'%'; GRANT SELECT ON shoaltest.pa47 TO 'rn47'@'%'" 2>&1
+  local u sql got want pairs=("ro47:ropw|SELECT v FROM t WHERE id = 2" "rn47:rnpw|SELECT v FROM t WHERE id = 2"
+    "rn47:rnpw|SET ROLE r47; SELECT v FROM t WHERE id = 2" "ro47:ropw|SET ROLE NONE; SELECT v FROM t WHERE id = 2")
+  for u in "${pairs[@]}"; do
+    sql=${u#*|}; u=${u%%|*}
+    timeout 30 mariadb --no-defaults -h127.0.0.1 -P"$PORT" -u"${u%%:*}" -p"${u#*:}" --ssl -e "SELECT 1" >/dev/null 2>&1
+    got=$(timeout 30 mariadb --no-defaults -h127.0.0.1 -P"$NP" -u"${u%%:*}" -p"${u#*:}" shoaltest -N -e "$sql" 2>&1 | tail -n 1)
+    want=$(timeout 30 mariadb --no-defaults -h127.0.0.1 -P"$PORT" -u"${u%%:*}" -p"${u#*:}" --ssl shoaltest -N -e "$sql" 2>&1 | tail -n 1)
+    is "${got/127.0.0.1/HOST}" "${want/127.0.0.1/HOST}" "$label: ${u%%:*}: $sql: the server's answer"
+  done
+  a=$(hits)
+  timeout 30 mariadb --no-defaults -h127.0.0.1 -P"$NP" -uro47 -propw shoaltest -N \
+    -e "SELECT v FROM t WHERE id = 2; SELECT v FROM t WHERE id = 2" >/dev/null 2>&1
+  b=$(hits)
+  if [ $((b - a)) -ge 1 ]; then
+    ok "$label: a default role's reads are served from the cache ($((b - a)) hits of 2)"
+  else
+    not_ok "$label: a default role's reads are served from the cache"
+  fi
 
   # ---- warm restart: 2,000 keys, SIGTERM, 20 rows changed while down
   is "$(read_all "$NP")" 0 "$label: 2,000 keys read through the node: none differs"

@@ -33,6 +33,10 @@ static void pins(void)
 	is_int(cl("SET @a = 1"), SV_PIN_FOREVER, "SET @user var pins");
 	is_int(cl("SET GLOBAL max_allowed_packet = 2048") & SV_GLOBAL, SV_GLOBAL, "SET GLOBAL: SV_GLOBAL");
 	is_int(cl("SET @@global.sql_mode = ''") & SV_GLOBAL, SV_GLOBAL, "SET @@global.x: SV_GLOBAL");
+	is_int(cl("SET PERSIST sql_mode = ''") & SV_GLOBAL, SV_GLOBAL, "SET PERSIST x (MySQL): SV_GLOBAL");
+	is_int(cl("SET @@persist.sql_mode = ''") & SV_GLOBAL, SV_GLOBAL, "SET @@persist.x: SV_GLOBAL");
+	is_int(cl("SET @@PERSIST_ONLY.max_connections = 10") & SV_GLOBAL, SV_GLOBAL,
+	       "SET @@PERSIST_ONLY.x: SV_GLOBAL");
 	is_int(cl("SET sql_mode = '', GLOBAL wait_timeout = 10") & SV_GLOBAL, SV_GLOBAL,
 	       "a global assignment among session ones: SV_GLOBAL");
 	is_int(cl("SET GLOBAL wait_timeout = 1 + 1") & (SV_GLOBAL | SV_PIN_FOREVER), SV_GLOBAL | SV_PIN_FOREVER,

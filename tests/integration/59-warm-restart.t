@@ -44,7 +44,7 @@ set -uo pipefail
 
 if fake_mode; then skip_all "warm restart: needs a node (SHOAL_FAKE_DIRECT=1)"; fi
 
-plan 115
+plan 117
 work="$BUILD_TEST/t59"
 rm -rf "$work"
 mkdir -p "$work"
@@ -92,6 +92,32 @@ refill_done() {
   if [ "${r:-0}" -ge 2000 ]; then echo "$((r + p))/$(refill failed)"; else echo "read $r, present $p"; fi
 }
 misses() { curl -s "http://127.0.0.1:$MPORT/metrics" | awk 'index($1, "shoal_cache_misses_total{") == 1 { s += $2 } END { print s + 0 }'; }
+hits() { curl -s "http://127.0.0.1:$MPORT/metrics" | awk 'index($1, "shoal_cache_hits_total{") == 1 { s += $2 } END { print s + 0 }'; }
+# wait_start_proven: the stream's start is proven visible (fills are stored
+# from then on; before, each is answered and not kept), within 60 s
+wait_start_proven() {
+  local i
+  for i in $(seq 1 600); do
+    curl -s "http://127.0.0.1:$MPORT/status.json" | grep -q '"fence_start_pending": *false' && return 0
+    sleep 0.1
+  done
+  return 1
+}
+# select1_stored PORT: the start check's SELECT 1 is read until it is a hit.
+# Whether the start check's own fill was stored depends on the machine's
+# load: it is refused while the stream's start is not yet proven visible
+# (57-fence-start). After this the file always holds 2,001 entries.
+select1_stored() {
+  local i h0 h1
+  for i in $(seq 1 200); do
+    h0=$(hits)
+    mariadb --no-defaults -h127.0.0.1 -P"$1" -uapp -ppw -N -e 'select 1' >/dev/null 2>&1   # (lib.sh's text)
+    h1=$(hits)
+    [ "$h1" -gt "$h0" ] && return 0
+    sleep 0.05
+  done
+  return 1
+}
 # the keys' SELECTs the upstream ran (not the grant checks' PREPAREs, one per
 # shape and user: docs/caching.md, "Privileges")
 upstream_selects() { bl_root -N -e "SELECT COUNT(*) FROM mysql.general_log WHERE command_type = 'Query' AND argument LIKE '${1:-SELECT v FROM w}%'"; }
@@ -127,8 +153,10 @@ EOF
 # ---- a cold start, filled, stopped
 if start_node n1 --invalidation binlog; then ok "a node in binlog mode starts (no snapshot yet)"; else bail "the node starts"; fi
 like "$(cat "$n1_LOG")" "cache snapshot .*cache.snap: none yet; the node starts cold" "no file yet: it says it starts cold"
+check "the stream's start is proven visible before the keys are filled" wait_start_proven
 is "$(read_all "$n1_PORT" 30)" 0 "2,000 keys read through it (w0's 20 read 30 times more): none differs"
 is "$(read_all "$n1_PORT")" 0 "read again (hits): none differs"
+check "the start check's SELECT 1 is stored (a hit): the 2,001st entry" select1_stored "$n1_PORT"
 shoal_stop n1
 like "$(cat "$n1_LOG")" "cache snapshot .*cache.snap written at the stop: 2001 entries" "SIGTERM: 2,001 entries written (with the start check's SELECT 1)"
 cp "$snap" "$work/full.snap"

@@ -416,6 +416,21 @@ static bool names_needed(const struct sess_state *have, const struct sess_state 
 	return false;
 }
 
+/* What a variable the wanted state does not set goes back to: the value a
+ * new session has. DEFAULT is that for most, but MySQL (8.0 and 9.7) leaves
+ * a session's foreign_key_checks and unique_checks as they are on DEFAULT,
+ * so a pooled connection kept another session's 0 (conformance, MySQL
+ * mode: main.foreign_key_fkc); their global value is a new session's on
+ * both servers. */
+static const char *reset_value(const char *name)
+{
+	if (strcmp(name, "foreign_key_checks") == 0)
+		return "@@global.foreign_key_checks";
+	if (strcmp(name, "unique_checks") == 0)
+		return "@@global.unique_checks";
+	return "DEFAULT";
+}
+
 int sv_sync_sql(const struct sess_state *have, const struct sess_state *want,
 		bool *init_db, struct pbuf *sql)
 {
@@ -436,6 +451,6 @@ int sv_sync_sql(const struct sess_state *have, const struct sess_state *want,
 	}
 	for (uint16_t i = 0; i < have->n_vars; i++)
 		if (!find_var(want, have->vars[i].name) && !(names && is_names_var(have->vars[i].name)))
-			rc |= put_assignment(sql, &first, have->vars[i].name, "DEFAULT");
+			rc |= put_assignment(sql, &first, have->vars[i].name, reset_value(have->vars[i].name));
 	return rc ? -1 : 0;
 }

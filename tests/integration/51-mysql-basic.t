@@ -22,7 +22,7 @@ work="$BUILD_TEST/mysql-basic"
 mkdir -p "$work"
 root=${SHOAL_MYSQL97_ROOT:-$BUILD_TEST/mysql97}
 PY_CHECKS=23   # tests/integration/lib/51-mysql-basic.py
-PER_SERVER=$((PY_CHECKS + 24))
+PER_SERVER=$((PY_CHECKS + 25))
 
 fake_mode && skip_all "the checks are of the node's cache and invalidation (SHOAL_FAKE_DIRECT=1 has no node)"
 
@@ -203,6 +203,14 @@ test_server() { # 97 | 80
   out=$(cli "$np" -N --force -e "$hs" | tr '\n' ' ')
   direct=$(cli "$port" -N --force -e "$hs" | tr '\n' ' ')
   is "$out" "$direct" "$label: an optimizer_switch the server refuses a statement under: the server's answer"
+
+  # ---- a session's foreign_key_checks = 0 stays its own: MySQL's DEFAULT
+  # leaves it as it is, so a pooled connection went to the next sessions
+  # with 0 (conformance, MySQL mode, main.foreign_key_fkc). 10 new sessions
+  # (2 workers, each a pool) read it after one set it and left.
+  cli "$np" -e "SET SESSION foreign_key_checks = 0, unique_checks = 0; SELECT 1" >/dev/null
+  out=$(for i in $(seq 1 10); do cli "$np" -N -e "SELECT @@foreign_key_checks, @@unique_checks"; done | sort | uniq -c | awk '{print $1, $2, $3}')
+  is "$out" "10 1 1" "$label: another session's foreign_key_checks = 0 and unique_checks = 0 reach no new session"
 
   # ---- server-side prepared statements (DBD::MariaDB)
   out=$(perl_prepared "$np")

@@ -165,6 +165,22 @@ static void sync_sql(void)
 	ok(sv_sync_sql(&b, &a, &init_db, &sql) == 0 && sql.len &&
 	   memcmp(sql.data, "SET @@session.time_zone = DEFAULT, @@session.sql_mode = DEFAULT", sql.len) == 0,
 	   "  back: the variables to DEFAULT (%.*s)", (int)sql.len, sql.data);
+	{
+		struct sess_state f;
+
+		sv_init(&f);
+		strcpy(f.db, "db1");
+		cl("SET foreign_key_checks = 0, unique_checks = 0, sql_safe_updates = 1");
+		sv_apply(&f, &d);
+		static const char want[] = "SET @@session.foreign_key_checks = @@global.foreign_key_checks, "
+			"@@session.unique_checks = @@global.unique_checks, @@session.sql_safe_updates = DEFAULT";
+
+		ok(sv_sync_sql(&f, &a, &init_db, &sql) == 0 && sql.len == sizeof(want) - 1 &&
+		   memcmp(sql.data, want, sql.len) == 0,
+		   "  back: foreign_key_checks and unique_checks to their global value, which MySQL's "
+		   "DEFAULT does not give");
+		sv_free(&f);
+	}
 	cl("SET NAMES latin1");
 	sv_apply(&b, &d);
 	ok(sv_sync_sql(&a, &b, &init_db, &sql) == 0 && sql.len > 13 && memcmp(sql.data, "SET NAMES latin1, ", 18) == 0,

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hex.h"
+
 void gtid_set_init(struct gtid_set *s)
 {
 	memset(s, 0, sizeof(*s));
@@ -294,17 +296,6 @@ bool gtid_tag_parse(const char *text, size_t len, char out[GTID_TAG_MAX + 1])
 
 /* ---- uuids ---- */
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static bool dash_at(size_t i)
 {
 	return i == 8 || i == 13 || i == 18 || i == 23;
@@ -325,7 +316,7 @@ bool gtid_uuid_parse(const char *text, size_t len, uint8_t out[GTID_UUID_LEN])
 				return false;   /* a dash missing */
 			continue;
 		}
-		v = hexval(text[i]);
+		v = hex_value(text[i]);
 		if (v < 0)
 			return false;   /* not a hex digit */
 		if (nib % 2 == 0)

@@ -85,20 +85,20 @@ _mysql97_apt() {
 # mysql97_root DIR: the chroot, made once. It is built in DIR.partial and
 # renamed when complete, so that DIR is either absent or whole.
 mysql97_root() {
-  local dir=${1:?usage: mysql97_root DIR} part mirror log start=$SECONDS want p
+  local dir=${1:?usage: mysql97_root DIR} part mirror log start=$SECONDS missing_pkgs p
   dir=$(realpath -m "$dir")
   if [ -f "$dir/$MYSQL97_MARKER" ]; then
     # reused; packages asked for since it was made are added
-    want=()
+    missing_pkgs=()
     for p in $SHOAL_MYSQL97_PACKAGES; do
-      grep -qxF -- "$p" "$dir/$MYSQL97_MARKER" || want+=("$p")
+      grep -qxF -- "$p" "$dir/$MYSQL97_MARKER" || missing_pkgs+=("$p")
     done
-    [ ${#want[@]} -eq 0 ] && return 0
-    if ! _mysql97_apt "$dir" "$dir.apt.log" "${want[@]}"; then
-      _mysql_err "apt-get install ${want[*]} in $dir failed (log: $dir.apt.log)"
+    [ ${#missing_pkgs[@]} -eq 0 ] && return 0
+    if ! _mysql97_apt "$dir" "$dir.apt.log" "${missing_pkgs[@]}"; then
+      _mysql_err "apt-get install ${missing_pkgs[*]} in $dir failed (log: $dir.apt.log)"
       return 1
     fi
-    printf '%s\n' "${want[@]}" >>"$dir/$MYSQL97_MARKER"
+    printf '%s\n' "${missing_pkgs[@]}" >>"$dir/$MYSQL97_MARKER"
     return 0
   fi
   if [ -e "$dir" ]; then

@@ -15,8 +15,8 @@
 #     login proxysql.cnf has; the nodes' ports and admin password; register
 #     wants exactly proxysql.cnf's hostgroup 30; the state file in a named
 #     volume of its own; restart and depends_on;
-#   - the MariaDB init SQL of the compose file sets up real replication
-#     between two private MariaDB servers, with sakila; two nodes started
+#   - the MariaDB variant's init SQL (docker-compose.mariadb.yml) sets up
+#     real replication between two private MariaDB servers, with sakila; two nodes started
 #     with the compose file's environment serve the seed's leaderboard query
 #     from the replica, hit on repeat, and compute the digest that
 #     proxysql.cnf routes; the Dockerfile's HEALTHCHECK command passes on a
@@ -27,6 +27,10 @@
 #     does not answer, then changes nothing; the process becomes `shoal-ha
 #     watch --auto-route`, polls the nodes and warms the leaderboard digest
 #     by itself; SIGTERM ends it with 0; a configuration error is not retried;
+#   - the MySQL default's command lines and init files (01-users.sql,
+#     02-sakila.sh) on MySQL 8.0.39 where the machine has it, else 9.7:
+#     replication by GTID, and a node with the compose environment follows
+#     the replica's binlog and answers the leaderboard;
 #   - every metric name and label in alerts.yml and the dashboard is in a
 #     live node's /metrics; promtool checks and unit-tests the rules;
 #   - systemd-analyze verifies the unit; its stop timeout covers the drain;
@@ -36,6 +40,8 @@
 # About 60-90 s (one build, two MariaDB servers, sakila).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=../../scripts/lib/mysql.sh
+. "$SRCDIR/scripts/lib/mysql.sh"
 
 if fake_mode; then
   skip_all "deploy files are checked against real nodes (fake mode)"
@@ -48,7 +54,7 @@ fi
 # systemd 8, the agent's unit and config 4, replication 9, the two nodes 12,
 # the agents' entrypoint 9, HEALTHCHECK 4, metric names 3, promtool 4, the
 # Dockerfile's build 5, .dockerignore 2
-plan 113
+plan 119
 D="$SRCDIR/deploy"
 AGENT_BIN="$SRCDIR/ha/shoal-ha"
 work="$BUILD_TEST/deploy98"
@@ -80,7 +86,7 @@ is_(sett["metrics_address"][1], "0.0.0.0:6034", "the node's METRICS_ADDRESS defa
 # Compose.
 c = yaml.safe_load(open(D + "/docker-compose.yml"))
 svcs = c["services"]
-is_(sorted(svcs), sorted(["mariadb-source", "mariadb-replica", "shoal-1", "shoal-2", "proxysql-1",
+is_(sorted(svcs), sorted(["db-source", "db-replica", "shoal-1", "shoal-2", "proxysql-1",
                           "proxysql-2", "shoal-ha-1", "shoal-ha-2", "prometheus", "grafana"]),
     "compose: the seed's services and an agent beside each proxy")
 nodes = {n: s for n, s in svcs.items() if re.match(r"shoal-\d+$", n)}
@@ -121,10 +127,10 @@ hg = {}
 for s in servers:
     hg.setdefault(s["hostgroup_id"], []).append((s["hostname"], s["port"], s["weight"]))
 is_(sorted(hg), [10, 20, 30], "proxysql.cnf: hostgroups 10, 20, 30")
-is_(hg[10], [("mariadb-source", 3306, 1)], "hostgroup 10: the source")
-is_(hg[20], [("mariadb-replica", 3306, 1)], "hostgroup 20: the replica")
+is_(hg[10], [("db-source", 3306, 1)], "hostgroup 10: the source")
+is_(hg[20], [("db-replica", 3306, 1)], "hostgroup 20: the replica")
 lport = {n: int(s["environment"]["LISTEN_ADDRESS"].rsplit(":", 1)[1]) for n, s in nodes.items()}
-want30 = sorted([(n, lport[n], 1000) for n in nodes] + [("mariadb-replica", 3306, 1)])
+want30 = sorted([(n, lport[n], 1000) for n in nodes] + [("db-replica", 3306, 1)])
 is_(sorted(hg[30]), want30, "hostgroup 30: both nodes at weight 1000 (their LISTEN_ADDRESS port), the replica at weight 1")
 hosts = {s["hostname"] for s in servers} | {s["hostname"] for s in p["proxysql_servers"]}
 ok(hosts <= set(svcs), "proxysql.cnf: every host is a compose service", repr(hosts - set(svcs)))
@@ -143,16 +149,16 @@ url = nodes["shoal-1"]["environment"]["UPSTREAM_DB_URL"]
 m = re.match(r"mysql://([^:]+):([^@]+)@([^:/]+):(\d+)/(\w+)$", url)
 users = {u["username"]: u["password"] for u in p["mysql_users"]}
 is_(users.get(m.group(1)), m.group(2), "ProxySQL's backend user is the nodes' upstream user (%s)" % m.group(1))
-is_((m.group(3), int(m.group(4))), ("mariadb-replica", 3306), "the nodes' upstream is the replica")
+is_((m.group(3), int(m.group(4))), ("db-replica", 3306), "the nodes' upstream is the replica")
 mv = p["mysql_variables"]
 for n, s in sorted(nodes.items()):
     is_((s["environment"]["MONITOR_USER"], s["environment"]["MONITOR_PASSWORD"]),
         (mv["monitor_username"], mv["monitor_password"]), "%s: MONITOR_USER/PASSWORD are ProxySQL's monitor user" % n)
-init = open(D + "/mariadb/source/01-users.sql").read()
-ok("CREATE USER '%s'@'%%' IDENTIFIED BY '%s'" % (mv["monitor_username"], mv["monitor_password"]) in init,
-   "the source's init SQL creates the monitor user")
-ok("CREATE USER '%s'@'%%' IDENTIFIED BY '%s'" % (m.group(1), m.group(2)) in init,
-   "the source's init SQL creates the application user")
+for kind in ("mysql", "mariadb"):
+    init = open(D + "/%s/source/01-users.sql" % kind).read()
+    ok("CREATE USER '%s'@'%%' IDENTIFIED BY '%s'" % (mv["monitor_username"], mv["monitor_password"]) in init
+       and "CREATE USER '%s'@'%%' IDENTIFIED BY '%s'" % (m.group(1), m.group(2)) in init,
+       "the %s source's init SQL creates the monitor user and the application user" % kind)
 open(os.environ.get("WORK", "/tmp") + "/digest", "w").write(r["digest"])
 
 # The agent's services: their settings are shoal-ha's (its --help), not the node's.
@@ -353,10 +359,10 @@ on_exit "mstop '$src'"
 on_exit "mstop '$rep'"
 compose_args() { # SERVICE: its command lines from the compose file
   "$PY" -c 'import yaml,sys; print("\n".join(yaml.safe_load(open(sys.argv[1]))["services"][sys.argv[2]]["command"]))' \
-    "$D/docker-compose.yml" "$1"
+    "$D/docker-compose.mariadb.yml" "$1"
 }
-mapfile -t sargs < <(compose_args mariadb-source)
-mapfile -t rargs < <(compose_args mariadb-replica)
+mapfile -t sargs < <(compose_args db-source)
+mapfile -t rargs < <(compose_args db-replica)
 if mstart "$src" "$sport" "${sargs[@]}" && mstart "$rep" "$rport" "${rargs[@]}"; then
   ok "source and replica start with the compose file's options (${sargs[*]} / ${rargs[*]})"
 else
@@ -365,7 +371,7 @@ else
 fi
 check "the source's init SQL runs (01-users.sql)" root_sql "$src" <"$D/mariadb/source/01-users.sql"
 check "sakila loads on the source (02-sakila.sql)" root_sql "$src" <"$DATADIR/sakila/sakila.sql"
-sed -e "s/'mariadb-source'/'127.0.0.1'/" -e "s/MASTER_PORT = 3306/MASTER_PORT = $sport/" \
+sed -e "s/'db-source'/'127.0.0.1'/" -e "s/MASTER_PORT = 3306/MASTER_PORT = $sport/" \
   "$D/mariadb/replica/01-replication.sql" >"$work/replica.sql"
 check "the replica's init SQL runs (CHANGE MASTER, START SLAVE)" root_sql "$rep" <"$work/replica.sql"
 want=$(root_sql "$src" -N -e 'SELECT COUNT(*) FROM sakila.payment')
@@ -400,7 +406,7 @@ node_env() { # SERVICE: NAME=value lines
 declare -A NPORT NMET NADM NPID
 for n in shoal-1 shoal-2; do
   NPORT[$n]=$(free_port) NMET[$n]=$(free_port) NADM[$n]=$(free_port)
-  node_env "$n" | sed -e "s#@mariadb-replica:3306/#@127.0.0.1:$rport/#" \
+  node_env "$n" | sed -e "s#@db-replica:3306/#@127.0.0.1:$rport/#" \
     -e "s#^LISTEN_ADDRESS=.*#LISTEN_ADDRESS=127.0.0.1:${NPORT[$n]}#" \
     -e "s#^METRICS_ADDRESS=.*#METRICS_ADDRESS=127.0.0.1:${NMET[$n]}#" >"$work/$n.env"
   mapfile -t env <"$work/$n.env"
@@ -457,7 +463,7 @@ pxport=$(free_port) pxdown=$(free_port)
 mkdir -p "$work/bin"
 ln -sf "$AGENT_BIN" "$work/bin/shoal-ha"
 export HOSTMAP="shoal-1:3307=127.0.0.1:${NPORT[shoal-1]} shoal-2:3307=127.0.0.1:${NPORT[shoal-2]} \
-mariadb-replica:3306=127.0.0.1:$rport mariadb-source:3306=127.0.0.1:$sport \
+db-replica:3306=127.0.0.1:$rport db-source:3306=127.0.0.1:$sport \
 proxysql-1:6032=127.0.0.1:$pxport proxysql-2:6032=127.0.0.1:$pxdown"
 export NODEMAP="shoal-1=127.0.0.1:${NPORT[shoal-1]}:${NMET[shoal-1]}:${NADM[shoal-1]} \
 shoal-2=127.0.0.1:${NPORT[shoal-2]}:${NMET[shoal-2]}:${NADM[shoal-2]}"
@@ -627,6 +633,97 @@ else
   for t in "promtool check rules" "promtool test rules" "promtool check config" "promtool check metrics"; do
     skip "$t" "promtool is not installed (Debian package prometheus)"
   done
+fi
+
+# ------------------------------------------------------------ the MySQL default, natively
+# The compose file's own databases are MySQL 8.0 (docker-compose.yml;
+# MariaDB above is docker-compose.mariadb.yml's): a source and a replica
+# with the compose command lines (over scripts/lib/mysql.sh's options),
+# its init files run as the public image runs them (01-users.sql, then
+# 02-sakila.sh sourced with docker_process_sql, replica last), then a node
+# started with the compose environment follows the replica's binlog and
+# answers the leaderboard. On MySQL 8.0.39 where the machine has it, else
+# on the MySQL 9.7 chroot (its binlog and caching_sha2 logins are 8.0's).
+MYSQL_CHECKS=6
+mroot=${SHOAL_MYSQL97_ROOT:-$BUILD_TEST/mysql97}
+mkind=""
+if mysql80_dir >/dev/null 2>"$work/mysql80.err"; then
+  mkind=8.0
+elif mysql97_root "$mroot" 2>"$work/mysql97.err"; then
+  mkind=9.7
+fi
+mysql_default_pair() {
+  local msp mrp mspid mrpid ssock rsock sa ra out n
+  msp=$(free_port) mrp=$(free_port)
+  mapfile -t sa < <("$PY" -c 'import yaml,sys; print("\n".join(yaml.safe_load(open(sys.argv[1]))["services"][sys.argv[2]]["command"]))' "$D/docker-compose.yml" db-source)
+  mapfile -t ra < <("$PY" -c 'import yaml,sys; print("\n".join(yaml.safe_load(open(sys.argv[1]))["services"][sys.argv[2]]["command"]))' "$D/docker-compose.yml" db-replica)
+  if [ "$mkind" = 8.0 ]; then
+    mspid=$(mysql80_start "$work/m80s" "$msp" "${sa[@]}" 2>"$work/m-start.err")
+    mrpid=$(mysql80_start "$work/m80r" "$mrp" "${ra[@]}" 2>>"$work/m-start.err")
+    ssock="$work/m80s/sock" rsock="$work/m80r/sock"
+  else
+    mysql97_drop "$mroot" t98s
+    mysql97_drop "$mroot" t98r
+    mspid=$(mysql97_start "$mroot" t98s "$msp" "${sa[@]}" 2>"$work/m-start.err")
+    mrpid=$(mysql97_start "$mroot" t98r "$mrp" "${ra[@]}" 2>>"$work/m-start.err")
+    ssock=$(mysql97_socket "$mroot" t98s) rsock=$(mysql97_socket "$mroot" t98r)
+    on_exit "mysql97_drop '$mroot' t98s; mysql97_drop '$mroot' t98r"
+  fi
+  on_exit "stop_mdb $mspid; stop_mdb $mrpid"
+  if ! is_pid "$mspid" || ! is_pid "$mrpid"; then
+    diag_file "$work/m-start.err"
+    not_ok "MySQL $mkind source and replica start with the compose file's command lines"
+    skip_n $((MYSQL_CHECKS - 1)) "the MySQL default" "the servers did not start"
+    return
+  fi
+  ok "MySQL $mkind source and replica start with the compose file's command lines (${sa[*]} / ${ra[*]})"
+  docker_process_sql() { mariadb --no-defaults --socket="$ssock" -uroot; }
+  # shellcheck disable=SC1090 # the init file, as the image sources it (sakila's path moved here)
+  out=$( { docker_process_sql <"$D/mysql/source/01-users.sql" &&
+    . <(sed "s#/usr/share/shoal-demo/sakila.sql#$DATADIR/sakila/sakila.sql#" "$D/mysql/source/02-sakila.sh"); } 2>&1)
+  n=$(mariadb --no-defaults --socket="$ssock" -uroot -N -e 'SELECT COUNT(*) FROM sakila.payment' 2>&1)
+  is "$out|$n" "|16049" \
+    "  the source's init files run (01-users.sql, 02-sakila.sh: sakila, MyISAM made InnoDB under GTIDs)"
+  sed -e "s/'db-source'/'127.0.0.1'/" -e "s/SOURCE_PORT = 3306/SOURCE_PORT = $msp/" \
+    "$D/mysql/replica/01-replication.sql" | mariadb --no-defaults --socket="$rsock" -uroot >"$work/m-repl.out" 2>&1
+  n=""
+  for _ in $(seq 1 240); do
+    n=$(mariadb --no-defaults -h127.0.0.1 -P"$mrp" -uapp -ppw -N -e 'SELECT COUNT(*) FROM sakila.payment' 2>/dev/null)
+    [ "$n" = 16049 ] && break
+    sleep 0.25
+  done
+  is "$n" 16049 "  the replica's init SQL (CHANGE REPLICATION SOURCE, GTID auto-position): sakila and app arrive by replication"
+  node_env shoal-1 | sed -e "s#@db-replica:3306/#@127.0.0.1:$mrp/#" \
+    -e "s#^LISTEN_ADDRESS=.*#LISTEN_ADDRESS=127.0.0.1:$(free_port)#" -e "/^PROXYSQL_/d" \
+    -e "s#^METRICS_ADDRESS=.*#METRICS_ADDRESS=127.0.0.1:$(free_port)#" >"$work/mnode.env"
+  mapfile -t env <"$work/mnode.env"
+  env -i PATH="$PATH" "${env[@]}" ADMIN_ADDRESS="127.0.0.1:$(free_port)" DATA_DIR="$work/mnode-data" \
+    "$SHOAL_BIN" >"$SHOAL_LOG_DIR/98-deploy-files.mysql-node.log" 2>&1 </dev/null &
+  local npid=$! np
+  on_exit "kill -TERM $npid"
+  np=$(sed -n 's/^LISTEN_ADDRESS=127.0.0.1://p' "$work/mnode.env")
+  local up=0 lbq
+  for _ in $(seq 1 100); do nq "$np" -e 'SELECT 1' >/dev/null 2>&1 && { up=1; break; }; sleep 0.1; done
+  lbq=$(cat "$DATADIR/leaderboard.sql")
+  is "$up|$(nq "$np" -e "$lbq" 2>&1 | wc -l)" "1|25" "  a node with the compose environment logs in as app and answers the leaderboard (25 rows)"
+  like "$(grep -m1 'invalidation:' "$SHOAL_LOG_DIR/98-deploy-files.mysql-node.log")" 'invalidation: binlog \(auto\)' \
+    "  it follows the replica's binlog (the users file grants app the replication privileges)"
+  mariadb --no-defaults --socket="$ssock" -uroot -e "UPDATE sakila.payment SET amount = amount + 500 WHERE payment_id = 1"
+  local top=""
+  for _ in $(seq 1 100); do
+    top=$(nq "$np" -e "$lbq" 2>/dev/null | head -n 1 | cut -f1)
+    [ "$top" = 1 ] && break
+    sleep 0.1
+  done
+  is "$top" 1 "  a write on the source reaches the node's cached leaderboard through the replica (customer 1 on top)"
+  kill -TERM "$npid"
+  stop_mdb "$mspid"
+  stop_mdb "$mrpid"
+}
+if [ -n "$mkind" ]; then
+  mysql_default_pair
+else
+  skip_n $MYSQL_CHECKS "the MySQL default natively" "no MySQL here: $(tail -n 1 "$work/mysql80.err"); $(grep '^mysql:' "$work/mysql97.err" | tail -n 1)"
 fi
 
 # ------------------------------------------------------------ Dockerfile build

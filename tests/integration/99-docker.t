@@ -16,9 +16,15 @@
 #     cache, and `docker stop` ends it with status 0 well within 10 s;
 #     another with -e METRICS_ADDRESS=0.0.0.0:16034 turns healthy too (the
 #     HEALTHCHECK is `shoal --health`, which reads METRICS_ADDRESS);
+#   - the databases of deploy/docker-compose.yml: MySQL 8.0 (its default),
+#     from a test image of the machine's MySQL 8.0.39 build
+#     (../shared/peers/mysql-8.0) where there is one; else MariaDB 10.11,
+#     through docker-compose.mariadb.yml, from a test image of Debian's
+#     packages; either way the other variant's merged file is checked with
+#     `docker-compose config`;
 #   - with $PROXYSQL_BIN: deploy/docker-compose.yml with Debian's
-#     docker-compose 1.29 (tests/integration/lib/docker/compose.test.yml
-#     swaps the public images for local ones) plays seed 004: the digest from
+#     docker-compose 1.29 (tests/integration/lib/docker/compose.test*.yml
+#     swap the public images for local ones) plays seed 004: the digest from
 #     stats_mysql_query_digest, rule 50 applied on proxysql-1 and pulled by
 #     proxysql-2, reads through both proxies, hits on both nodes, `docker
 #     stop` of one node under load with 0 client errors, its return, both
@@ -29,6 +35,8 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$SRCDIR/scripts/lib/common.sh"
 . "$SRCDIR/scripts/lib/docker.sh"
+# shellcheck source=../../scripts/lib/mysql.sh
+. "$SRCDIR/scripts/lib/mysql.sh"
 
 if fake_mode; then
   skip_all "needs the node's image (fake mode)"
@@ -53,7 +61,7 @@ fi
 if ! ipt_err=$(iptables -t nat -S 2>&1 >/dev/null); then
   skip_all "no network privilege here (iptables -t nat: $(head -n 1 <<<"$ipt_err")): dockerd cannot start; in a container, run it with --privileged"
 fi
-PLAN=31
+PLAN=33
 plan $PLAN
 
 work="$BUILD_TEST/docker99"
@@ -64,7 +72,9 @@ tag=t99-$$
 project=shoal99$$
 seed=shoal-1-$tag
 D="$SRCDIR/deploy"
-compose=(docker-compose -p "$project" -f "$D/docker-compose.yml" -f "$TESTLIB/docker/compose.test.yml")
+# the MySQL default, or the MariaDB variant (set once the images are built)
+compose=(docker-compose -p "$project" -f "$D/docker-compose.yml" -f "$TESTLIB/docker/compose.test.yml"
+  -f "$TESTLIB/docker/compose.test-mysql.yml")
 timed() { echo "$1 $2" >>"$times"; diag "wall time: $1 $2 s"; }
 
 cleanup99() {
@@ -127,6 +137,38 @@ else
   diag_file "$work/mariadb-build.log" 30
 fi
 timed mariadb_image $((SECONDS - t))
+# The compose file's default databases are MySQL 8.0: a test image of the
+# machine's 8.0.39 build where it has one, else the MariaDB variant.
+t=$SECONDS
+db_kind=MariaDB
+if m80=$(mysql80_dir 2>"$work/mysql80.err"); then
+  ctx=$(mktemp -d "$work/mysql-ctx.XXXX")
+  cp -a "$m80" "$ctx/mysql-8.0" && cp "$TESTLIB/docker/mysql-entrypoint.sh" "$TESTLIB/docker/mysql.Dockerfile" "$ctx/"
+  if docker build -q -f "$ctx/mysql.Dockerfile" -t shoal-test/mysql:8.0 "$ctx" >"$work/mysql-build.log" 2>&1; then
+    ok "the test MySQL 8.0 image (the machine's 8.0.39 build on the base image)"
+    db_kind=MySQL
+  else
+    not_ok "the test MySQL 8.0 image"
+    diag_file "$work/mysql-build.log" 30
+  fi
+  rm -rf "$ctx"
+else
+  skip "the test MySQL 8.0 image" "no MySQL 8.0 build here ($(tail -n 1 "$work/mysql80.err")): the compose flow runs the MariaDB variant"
+fi
+timed mysql_image $((SECONDS - t))
+other=(-f "$D/docker-compose.yml" -f "$D/docker-compose.mariadb.yml")
+other_label="docker-compose.mariadb.yml over it (MariaDB)"
+if [ "$db_kind" = MariaDB ]; then
+  compose=(docker-compose -p "$project" -f "$D/docker-compose.yml" -f "$D/docker-compose.mariadb.yml"
+    -f "$TESTLIB/docker/compose.test.yml" -f "$TESTLIB/docker/compose.test-mariadb.yml")
+  other=(-f "$D/docker-compose.yml")
+  other_label="docker-compose.yml alone (MySQL 8.0)"
+fi
+imgs=$(docker-compose "${other[@]}" config 2>"$work/other-config.err" |
+  "$PY" -c 'import sys, yaml; s = yaml.safe_load(sys.stdin)["services"]; print(s["db-source"]["image"], s["db-replica"]["image"])' 2>>"$work/other-config.err")
+like "$imgs" '^(mysql:8\.0 mysql:8\.0|mariadb:10\.11 mariadb:10\.11)$' \
+  "the variant not run here, $other_label: docker-compose config reads it ($imgs)"
+[ -n "$imgs" ] || diag_file "$work/other-config.err"
 
 # The replica (and source) of the compose file: also the seed run's upstream.
 export SHOAL_NODE1_PORT SHOAL_NODE1_HTTP_PORT SHOAL_NODE2_PORT SHOAL_NODE2_HTTP_PORT SHOAL_PROXYSQL1_PORT \
@@ -138,10 +180,10 @@ for v in SHOAL_NODE1_PORT SHOAL_NODE1_HTTP_PORT SHOAL_NODE2_PORT SHOAL_NODE2_HTT
   printf -v "$v" %s "$(free_port)"
 done
 t=$SECONDS
-if "${compose[@]}" up -d --no-build mariadb-source mariadb-replica >"$work/compose-db.log" 2>&1; then
-  ok "compose: the MariaDB source and replica are up and healthy (replication running, sakila loaded) ($((SECONDS - t)) s)"
+if "${compose[@]}" up -d --no-build db-source db-replica >"$work/compose-db.log" 2>&1; then
+  ok "compose: the $db_kind source and replica are up and healthy (replication running, sakila loaded) ($((SECONDS - t)) s)"
 else
-  not_ok "compose: the MariaDB source and replica are up and healthy"
+  not_ok "compose: the $db_kind source and replica are up and healthy"
   diag_file "$work/compose-db.log" 30
 fi
 timed compose_databases $((SECONDS - t))
@@ -193,6 +235,14 @@ like "$(docker inspect -f '{{range .State.Health.Log}}{{.ExitCode}} {{.Output}}{
   '0 shoal --health: healthy: http://127\.0\.0\.1:16034/health answered 200' \
   "  its health log: shoal --health asked 127.0.0.1:16034"
 docker rm -f "$seed-m" >/dev/null 2>&1
+# On MySQL the node follows the replica's binlog: it fills its cache once
+# the stream is up (status.json's cache_serving), which the wait makes
+# sure of rather than a sleep (and that the stream's start is proven).
+for _ in $(seq 150); do
+  st=$(curl -s "http://127.0.0.1:$sh/status.json")
+  grep -q '"cache_serving": *true' <<<"$st" && grep -q '"fence_start_pending": *false' <<<"$st" && break
+  sleep 0.2
+done
 mariadb --no-defaults -h127.0.0.1 -P"$sp" -uapp -ppw sakila -N -B -e "$lb" 2>&1 | rows >"$work/seed.txt"
 if cmp -s "$work/seed.txt" "$work/want.txt" && [ "$(wc -l <"$work/want.txt")" = 25 ]; then
   ok "  the leaderboard through the container: the replica's 25 rows"
@@ -309,13 +359,13 @@ else
   q=$(curl -s "http://127.0.0.1:$SHOAL_NODE1_HTTP_PORT/metrics" | awk '/^shoal_queries_total/ {s += $2} END {print s + 0}')
   like "$h0:$q" "^1:[1-9]" "  and gets reads again ($q of 10)"
 
-  fb0=$(px1 "SELECT Queries FROM stats_mysql_connection_pool WHERE hostgroup = 30 AND srv_host = 'mariadb-replica'")
+  fb0=$(px1 "SELECT Queries FROM stats_mysql_connection_pool WHERE hostgroup = 30 AND srv_host = 'db-replica'")
   "$PY" "$TESTLIB/docker_load.py" "$SHOAL_PROXYSQL1_PORT" "$c1" "$c2" >"$work/stop2.json" 2>"$work/stop2.err"
   r=$("$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["errors"], d["stops"][1]["answers"], " ".join(s["exit"] for s in d["stops"]), max(s["stop_s"] for s in d["stops"]))' "$work/stop2.json" 2>/dev/null)
   read -r e a x1 x2 s <<<"${r:-x x x x x}"
   is "$e" 0 "docker stop both nodes under load: 0 client errors"
   is "$x1 $x2" "0 0" "  both exit 0 (longest stop $s s)"
-  fb1=$(px1 "SELECT Queries FROM stats_mysql_connection_pool WHERE hostgroup = 30 AND srv_host = 'mariadb-replica'")
+  fb1=$(px1 "SELECT Queries FROM stats_mysql_connection_pool WHERE hostgroup = 30 AND srv_host = 'db-replica'")
   if [ "${fb1:-0}" -gt "${fb0:-0}" ] 2>/dev/null; then
     ok "  the replica (weight 1 in hostgroup 30) serves the reads once both are gone ($fb0 -> $fb1 queries; $a answers after the second stop)"
   else

@@ -3,7 +3,7 @@
 -- sakila) using GTIDs. The replication threads start again by themselves
 -- after the entrypoint restarts the server.
 CHANGE MASTER TO
-  MASTER_HOST = 'mariadb-source',
+  MASTER_HOST = 'db-source',
   MASTER_PORT = 3306,
   MASTER_USER = 'repl',
   MASTER_PASSWORD = 'replpw',

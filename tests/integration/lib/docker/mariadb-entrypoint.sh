@@ -1,7 +1,7 @@
 #!/bin/bash
 # The test MariaDB image's entrypoint (mariadb.Dockerfile): on the first
 # start, create the data directory, set the root password and run the init
-# SQL files with the server's own options (so a source's binary log records
+# files (*.sql, *.sh) with the server's own options (so a source's binary log records
 # them), then run mariadbd with the given options on all addresses.
 set -euo pipefail
 [ "${1:0:1}" = - ] && set -- mariadbd "$@"
@@ -23,10 +23,18 @@ ALTER USER 'root'@'localhost' IDENTIFIED BY '${MARIADB_ROOT_PASSWORD:?}';
 CREATE USER 'root'@'%' IDENTIFIED BY '${MARIADB_ROOT_PASSWORD}';
 GRANT ALL ON *.* TO 'root'@'%' WITH GRANT OPTION;
 SQL
-  for f in /docker-entrypoint-initdb.d/*.sql; do
-    [ -e "$f" ] || continue
-    echo "init: $f"
-    mariadb --socket="$sock" -uroot -p"$MARIADB_ROOT_PASSWORD" <"$f"
+  # as the public image: *.sql run as root, *.sh are sourced with
+  # docker_process_sql (SQL from standard input, as root)
+  docker_process_sql() { mariadb --socket="$sock" -uroot -p"$MARIADB_ROOT_PASSWORD"; }
+  for f in /docker-entrypoint-initdb.d/*; do
+    case $f in
+      *.sql) echo "init: $f"; docker_process_sql <"$f" ;;
+      *.sh)
+        echo "init: $f"
+        # shellcheck disable=SC1090 # the init files of the image's user
+        . "$f"
+        ;;
+    esac
   done
   mariadb-admin --socket="$sock" -uroot -p"$MARIADB_ROOT_PASSWORD" shutdown
   wait "$pid" || true

@@ -2,7 +2,8 @@
  * loadgen: a closed-loop MySQL-protocol load generator for scripts/bench.
  * It owns everything the benchmark needs to drive thousands of client
  * connections from one process: the client side of the handshake
- * (mysql_native_password, scramble with OpenSSL SHA1), COM_QUERY and
+ * (mysql_native_password, scramble with OpenSSL SHA1; caching_sha2_password's
+ * fast path when the server switches to it, as MySQL does), COM_QUERY and
  * COM_STMT_PREPARE/COM_STMT_EXECUTE, skipping result rows without keeping
  * them, and latency percentiles from a fixed histogram (nothing is
  * allocated per query).
@@ -439,6 +440,23 @@ static void scramble(uint8_t out[20], const uint8_t salt[20], const char *pw)
 		out[i] = h1[i] ^ h3[i];
 }
 
+/* caching_sha2_password's answer to a nonce: SHA256(pw) XOR
+ * SHA256(SHA256(SHA256(pw)) . nonce). The server accepts it only while the
+ * account's password is in its cache (after one login over TLS or a
+ * socket); otherwise it asks for the full exchange, which is not done here. */
+static void scramble_sha2(uint8_t out[32], const uint8_t nonce[20], const char *pw)
+{
+	uint8_t h1[32], h2[32], h3[32], cat[52];
+
+	SHA256((const uint8_t *)pw, strlen(pw), h1);
+	SHA256(h1, 32, h2);
+	memcpy(cat, h2, 32);
+	memcpy(cat + 32, nonce, 20);
+	SHA256(cat, 52, h3);
+	for (int i = 0; i < 32; i++)
+		out[i] = h1[i] ^ h3[i];
+}
+
 /* Parse the server greeting (protocol 10) and send the login. */
 static int on_greeting(struct conn *c, const uint8_t *p, size_t n)
 {
@@ -517,8 +535,10 @@ static void logged_in(struct conn *c)
 	next_query(c);
 }
 
-/* The server's answer to the login: OK, ERR, or a switch to
- * mysql_native_password with a new salt. */
+/* The server's answer to the login: OK, ERR, a switch to
+ * mysql_native_password or caching_sha2_password with a new salt, or
+ * caching_sha2_password's verdict (1, then 3: fast path taken, the OK
+ * follows; 1, then 4: full exchange wanted, refused here). */
 static int on_auth(struct conn *c, const uint8_t *p, size_t n)
 {
 	if (n && p[0] == 0) {
@@ -527,13 +547,22 @@ static int on_auth(struct conn *c, const uint8_t *p, size_t n)
 	}
 	if (n >= 3 && p[0] == 0xff)
 		return p[1] | p[2] << 8;
+	if (n == 2 && p[0] == 0x01)
+		return p[1] == 3 ? 0 : E_AUTH;
 	if (n && p[0] == 0xfe) {
 		const uint8_t *nul = memchr(p + 1, 0, n - 1);
-		uint8_t resp[20];
-		if (!nul || strcmp((const char *)p + 1, "mysql_native_password") || p + n - (nul + 1) < 20)
+		uint8_t resp[32];
+		if (!nul || p + n - (nul + 1) < 20)
 			return E_AUTH;
-		scramble(resp, nul + 1, o.pass);
-		return send_packet(c, (uint8_t)(c->seq + 1), resp, 20) < 0 ? 1 : 0;
+		if (!strcmp((const char *)p + 1, "mysql_native_password")) {
+			scramble(resp, nul + 1, o.pass);
+			return send_packet(c, (uint8_t)(c->seq + 1), resp, 20) < 0 ? 1 : 0;
+		}
+		if (!strcmp((const char *)p + 1, "caching_sha2_password")) {
+			scramble_sha2(resp, nul + 1, o.pass);
+			return send_packet(c, (uint8_t)(c->seq + 1), resp, 32) < 0 ? 1 : 0;
+		}
+		return E_AUTH;
 	}
 	return E_AUTH;
 }

@@ -97,7 +97,10 @@ static void setup(void)
 	char sql[256];
 
 	for (int t = 0; t < ntables; t++) {
-		snprintf(sql, sizeof(sql), "CREATE OR REPLACE TABLE st%d (id INT PRIMARY KEY, v BIGINT)", t);
+		/* DROP and CREATE, not CREATE OR REPLACE: MySQL has no OR REPLACE */
+		snprintf(sql, sizeof(sql), "DROP TABLE IF EXISTS st%d", t);
+		must(m, sql);
+		snprintf(sql, sizeof(sql), "CREATE TABLE st%d (id INT PRIMARY KEY, v BIGINT)", t);
 		must(m, sql);
 		snprintf(sql, sizeof(sql), "INSERT INTO st%d VALUES (1, 0), (2, 0)", t);
 		must(m, sql);

@@ -22,7 +22,7 @@ section_autoroute() {
     bl_sql <tests/data/sakila/sakila.sql
   fi
   log "auto-route: phases of ${AR_PHASE_S:-$([ "${BENCH_QUICK:-0}" = 1 ] && echo 20 || echo 60)} s, two agents for ${AR_SOAK_S:-$([ "${BENCH_QUICK:-0}" = 1 ] && echo 60 || echo 300)} s (log: build-bench/logs/autoroute.log)"
-  if ! SRCDIR="$SRCDIR" WORK="$B/autoroute" BL_PORT="$BL_PORT" BL_SOCK="$BL_DIR/sock" NODE_BIN="$NODE_BIN" \
+  if ! SRCDIR="$SRCDIR" WORK="$B/autoroute" BL_PORT="$BL_PORT" BL_SOCK="$BL_SOCK" NODE_BIN="$NODE_BIN" \
     PROXYSQL_BIN="$bin" BENCH_QUICK="${quick:-0}" OUT="$B/block-autoroute.md" \
     /usr/bin/python3 tests/bench/autoroute.py >"$LOGS/autoroute.out" 2>"$LOGS/autoroute.log"; then
     tail -n 30 "$LOGS/autoroute.log" >&2

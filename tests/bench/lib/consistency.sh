@@ -6,12 +6,19 @@
 # Sourced by scripts/bench, which sets the variables used here. Each section
 # writes $B/block-NAME.md and adds its target rows to $B/targets.md.
 
-BL_PORT="" BL_PID="" BL_DIR=""
+BL_PORT="" BL_PID="" BL_DIR="" BL_SOCK=""
 
 # binlog_mdb_up: start (once) the MariaDB with binlog, with sbtest prepared.
+# A MySQL upstream (BENCH_UPSTREAM) has its binlog on already: it is used.
 binlog_mdb_up() {
   [ -n "$BL_PID" ] && kill -0 "$BL_PID" 2>/dev/null && return 0
+  if [ "$UPSTREAM" != mariadb ]; then
+    # shellcheck disable=SC2154 # mdb_pid: set by scripts/bench
+    BL_PORT=$MDB_PORT BL_PID=$mdb_pid BL_SOCK=$MDB_SOCK
+    return 0
+  fi
   BL_DIR=${BENCH_MDB_BINLOG_DIR:-$B/mariadb-binlog}
+  BL_SOCK=$BL_DIR/sock
   BL_PORT=$(free_port)
   log "starting a private MariaDB with its binlog on 127.0.0.1:$BL_PORT ($BL_DIR)"
   BL_PID=$(export MARIADB_EXTRA_ARGS="--log-bin=binlog --binlog-format=ROW --server-id=1"
@@ -26,7 +33,7 @@ binlog_mdb_up() {
     sysbench oltp_point_select "${SB_CONN[@]}" --mysql-port="$BL_PORT" prepare >>"$LOGS/bl-prepare.log" 2>&1
   fi
 }
-bl_sql() { mariadb --no-defaults --socket="$BL_DIR/sock" -uroot "$@"; }
+bl_sql() { mariadb --no-defaults --socket="$BL_SOCK" -uroot "$@"; }
 
 # bl_node NAME [args...]: a node on the binlog MariaDB (start_node's way).
 bl_node() {
@@ -57,7 +64,7 @@ section_staleness() {
   bl_node stale --auto-cache
   hits0=$(msum "$NODE_MPORT" shoal_cache_hits_total)
   miss0=$(msum "$NODE_MPORT" shoal_cache_misses_total)
-  log "staleness: a writer at 500 UPDATEs/s on MariaDB, 4 readers through the node, $STALE_DUR s"
+  log "staleness: a writer at 500 UPDATEs/s on $UP_NAME, 4 readers through the node, $STALE_DUR s"
   line=$("$BIN/staleness" -u "127.0.0.1:$BL_PORT" -n "127.0.0.1:$NODE_PORT" -s -T 50 -r 500 -R 4 -d "$STALE_DUR" -o "$B/staleness.cdf" 2>>"$LOGS/staleness.err") ||
     line="failed=1"
   hits1=$(msum "$NODE_MPORT" shoal_cache_hits_total)
@@ -67,7 +74,7 @@ section_staleness() {
   stop_node
   p99=$(kv p99_ms "$line")
   {
-    echo "A writer connected straight to MariaDB (binlog on) updates row 1 of one of 50 tables"
+    echo "A writer connected straight to $UP_NAME (binlog on) updates row 1 of one of 50 tables"
     echo "(round robin) at 500 writes/s; 4 readers poll \`SELECT v FROM st<j> WHERE id = 1\` over the"
     echo "50 tables through a node in binlog mode (\`--auto-cache\`, the defaults), $STALE_DUR s"
     echo "(\`tests/bench/staleness.c\`). Staleness of a write: from its UPDATE returning to the end of"

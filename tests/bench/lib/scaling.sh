@@ -17,7 +17,7 @@ wait_mdb_quiet() {
     [ -n "$n" ] && [ "$n" -lt 20 ] && return 0
     sleep 0.2
   done
-  log "MariaDB still has $n client threads"
+  log "$UP_NAME still has $n client threads"
 }
 
 # cache_node_up: the node the point selects and the profile use, started
@@ -117,14 +117,14 @@ section_scaling() {
     echo "user+system time from \`/proc/PID/stat\` over the measured window ÷ queries)."
     echo "\"upstream peak\": largest \`$UPSTREAM_METRIC\` seen on \`/metrics\` (polled every 0.5 s)"
     echo "during the node's run; \"loadgen µs/q\": the load generator's own CPU per query."
-    echo "MariaDB direct is skipped above its max_connections ($MDB_MAXCONN). \"Other load\": CPU used by"
+    echo "$UP_NAME direct is skipped above its max_connections ($MDB_MAXCONN). \"Other load\": CPU used by"
     echo "processes other than the three servers and the load generator (other users of this"
     echo "machine), in % of all cores, during that run: a run with high other load is not comparable."
     for m in ps text; do
       echo
       echo "**$([ $m = ps ] && echo "Prepared (binary protocol)" || echo "Text protocol")**"
       echo
-      echo "| conns | node established | **node** qps / p95 / CPU µs | node errors | upstream peak | loadgen µs/q | floor qps / p95 / CPU µs | MariaDB qps / p95 / CPU µs | MariaDB errors | node/floor CPU | other load % (node / floor / MariaDB run) |"
+      echo "| conns | node established | **node** qps / p95 / CPU µs | node errors | upstream peak | loadgen µs/q | floor qps / p95 / CPU µs | $UP_NAME qps / p95 / CPU µs | $UP_NAME errors | node/floor CPU | other load % (node / floor / $UP_NAME run) |"
       echo "|---|---|---|---|---|---|---|---|---|---|---|"
       for n in $CONNS; do scaling_row "$m" "$n"; done
     done

@@ -181,7 +181,7 @@ section_leaderboard() {
     echo "with the load generator at 1, 4 and 8 connections: directly ($LB_DUR s) and through a node"
     echo "with \`--auto-cache\` after the one miss that fills it ($DUR s after $WARM s of warm-up; $hits hits /"
     echo "$misses misses while measured). The floor's \`SELECT 1\` (one row, one column) is the"
-    echo "cheapest answer the same client can get. The cached answer compared with MariaDB's, row"
+    echo "cheapest answer the same client can get. The cached answer compared with $UP_NAME's, row"
     echo "by row: $same."
     echo
     echo "| concurrency | direct p50 ms | direct qps | **cached p50 ms** | **cached qps** | direct p50 ÷ cached p50 | cached qps ÷ direct qps | floor p50 ms | floor qps | cached p50 ÷ floor p50 | errors (direct / cached) |"

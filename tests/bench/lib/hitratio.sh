@@ -3,14 +3,20 @@
 # under writes (issue 40): how much of a cache keeps serving while rows of
 # its table change, with row-precise invalidation and with the table-wide
 # one (invalidation_granularity = table), at 20 and at 500 writes a second.
-# Uses the binlog MariaDB of consistency.sh. Sourced by scripts/bench.
+# Uses the binlog MariaDB of consistency.sh (or the MySQL of
+# BENCH_UPSTREAM). Sourced by scripts/bench.
 
 # hitratio_table: hitratio.t (10,000 rows, k with 100 values) and the
 # marker table, made afresh.
 hitratio_table() {
+  # (MySQL has no seq_1_to_N: a recursive CTE, deep enough)
+  local rows="INSERT INTO hitratio.t SELECT seq, seq % 100 + 1, 0 FROM seq_1_to_10000"
+  [ "$UPSTREAM" = mariadb ] || rows="SET SESSION cte_max_recursion_depth = 10000;
+    INSERT INTO hitratio.t WITH RECURSIVE s (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < 10000)
+      SELECT n, n % 100 + 1, 0 FROM s"
   bl_sql -e "DROP DATABASE IF EXISTS hitratio; CREATE DATABASE hitratio; USE hitratio;
     CREATE TABLE hitratio.t (id INT PRIMARY KEY, k INT, v INT, KEY (k)) ENGINE=InnoDB;
-    INSERT INTO hitratio.t SELECT seq, seq % 100 + 1, 0 FROM seq_1_to_10000;
+    $rows;
     CREATE TABLE hitratio.mark (id INT PRIMARY KEY, v INT) ENGINE=InnoDB;
     INSERT INTO hitratio.mark VALUES (1, 0);
     GRANT ALL ON hitratio.* TO 'app'@'%'"
@@ -41,11 +47,11 @@ section_hitratio() {
     done
   done
   {
-    echo "A table of 10,000 rows (\`id\` the primary key, \`k\` indexed, 100 values) on MariaDB with its"
+    echo "A table of 10,000 rows (\`id\` the primary key, \`k\` indexed, 100 values) on $UP_NAME with its"
     echo "binlog on, one AUTO_CACHE node in binlog mode (1 h TTL), one reader through it (PyMySQL,"
     echo "text protocol) for ${HITRATIO_DUR} s each: 1,000 ids by primary key (\`SELECT v FROM t WHERE id = N\`),"
     echo "then the 100 \`SELECT COUNT(*), SUM(v) FROM t WHERE k = N\`, random keys, all warmed first."
-    echo "Meanwhile a writer connected straight to MariaDB updates random rows (\`UPDATE t SET v = v + 1"
+    echo "Meanwhile a writer connected straight to $UP_NAME updates random rows (\`UPDATE t SET v = v + 1"
     echo "WHERE id = R\`), paced to the rate asked (the rate reached is shown). From the cache: the node's"
     echo "hits over the reads made; every other read went to the upstream (a miss, or a read whose answer"
     echo "was not stored because the table's visibility fence was open). Then, the writes stopped and their last one seen through the"

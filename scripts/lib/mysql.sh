@@ -255,6 +255,25 @@ mysql80_start() {
   echo "$pid"
 }
 
+# mysql_servers_here ROOT WORKDIR: the MySQL servers that can run here,
+# 97 (the chroot in ROOT, made if missing) and 80 (mysql80_dir), in
+# MYSQL_SERVERS; for each that cannot, "MySQL 9.7: why" in MYSQL_MISSING.
+# The reasons' full text is in WORKDIR/mysql97-root.err and mysql80.err.
+mysql_servers_here() {
+  local root=${1:?usage: mysql_servers_here ROOT WORKDIR} work=${2:?}
+  MYSQL_SERVERS=() MYSQL_MISSING=()
+  if mysql97_root "$root" 2>"$work/mysql97-root.err"; then
+    MYSQL_SERVERS+=(97)
+  else
+    MYSQL_MISSING+=("MySQL 9.7: $(grep '^mysql:' "$work/mysql97-root.err" | tail -n 1)")
+  fi
+  if mysql80_dir >/dev/null 2>"$work/mysql80.err"; then
+    MYSQL_SERVERS+=(80)
+  else
+    MYSQL_MISSING+=("MySQL 8.0: $(tail -n 1 "$work/mysql80.err")")
+  fi
+}
+
 # mysql_create_app SOCKET: the tests' login, as scripts/start-mariadb makes
 # it for MariaDB, with MySQL's default plugin named (9.x has no other).
 mysql_create_app() {

@@ -44,17 +44,8 @@ ROUNDS=${MYSQL_FENCE_ROUNDS:-100}
 MAX_S=$((ROUNDS / 4 + 60))
 PER_SERVER=36
 
-servers=() why=()
-if mysql97_root "$root" 2>"$work/mysql97-root.err"; then
-  servers+=(97)
-else
-  why+=("MySQL 9.7: $(grep '^mysql:' "$work/mysql97-root.err" | tail -n 1)")
-fi
-if mysql80_dir >/dev/null 2>"$work/mysql80.err"; then
-  servers+=(80)
-else
-  why+=("MySQL 8.0: $(tail -n 1 "$work/mysql80.err")")
-fi
+mysql_servers_here "$root" "$work"
+servers=("${MYSQL_SERVERS[@]}") why=("${MYSQL_MISSING[@]}")
 [ ${#servers[@]} -gt 0 ] || skip_all "no MySQL can run here: ${why[*]}"
 REPLICA_CHECKS=4
 n_replica=0

@@ -34,17 +34,8 @@ mkdir -p "$work"
 root=${SHOAL_MYSQL97_ROOT:-$BUILD_TEST/mysql97}
 PER_SERVER=22
 
-servers=() why=()
-if mysql97_root "$root" 2>"$work/mysql97-root.err"; then
-  servers+=(97)
-else
-  why+=("MySQL 9.7: $(grep '^mysql:' "$work/mysql97-root.err" | tail -n 1)")
-fi
-if mysql80_dir >/dev/null 2>"$work/mysql80.err"; then
-  servers+=(80)
-else
-  why+=("MySQL 8.0: $(tail -n 1 "$work/mysql80.err")")
-fi
+mysql_servers_here "$root" "$work"
+servers=("${MYSQL_SERVERS[@]}") why=("${MYSQL_MISSING[@]}")
 [ ${#servers[@]} -gt 0 ] || skip_all "no MySQL can run here: ${why[*]}"
 plan $((PER_SERVER * ${#servers[@]}))
 for w in "${why[@]}"; do diag "not tested: $w"; done
